@@ -1,0 +1,153 @@
+"""Input checks shared by every estimator and step function.
+
+One place produces the error messages, so that they read the same everywhere and tests can pin
+them. Each message says what is wrong and what to do about it.
+"""
+
+import numbers
+
+import numpy as np
+
+
+def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, dtype=np.float64):
+    """Return ``X`` as a finite float array, or raise a ``ValueError`` that says what to fix.
+
+    Parameters
+    ----------
+    X : array-like
+        Data, one sample per row (``N x D``).
+    name : str
+        How the message names the argument.
+    ensure_2d : bool
+        Require a 2-D array (a 1-D array gets a hint on how to reshape it).
+    min_samples, min_features : int
+        Smallest acceptable number of rows and columns.
+    """
+    try:
+        A = np.asarray(X, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} must be a numeric array (one sample per row); converting it failed: {exc}"
+        ) from None
+    if ensure_2d:
+        if A.ndim == 1:
+            raise ValueError(
+                f"{name} must be 2-D (n_samples, n_features) but is 1-D with shape {A.shape}; "
+                f"use {name}.reshape(-1, 1) for one feature or {name}.reshape(1, -1) for one sample."
+            )
+        if A.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-D (n_samples, n_features) but has shape {A.shape}; "
+                "flatten each sample to one row first."
+            )
+        if A.shape[0] < min_samples:
+            raise ValueError(
+                f"{name} has {A.shape[0]} sample(s) but at least {min_samples} are needed."
+            )
+        if A.shape[1] < min_features:
+            raise ValueError(
+                f"{name} has {A.shape[1]} feature(s) but at least {min_features} are needed."
+            )
+    check_finite(A, name=name)
+    return A
+
+
+def check_finite(A, *, name="X"):
+    """Raise a ``ValueError`` naming the first non-finite entries of ``A``."""
+    bad = ~np.isfinite(A)
+    if bad.any():
+        where = np.argwhere(bad)
+        n_nan = int(np.isnan(A).sum())
+        n_inf = int(bad.sum()) - n_nan
+        first = ", ".join(str(tuple(int(i) for i in w)) for w in where[:3])
+        raise ValueError(
+            f"{name} contains {n_nan} NaN and {n_inf} infinite value(s) (first at {first}); "
+            "remove or impute them before fitting."
+        )
+    return A
+
+
+def check_n_components(n_components, upper, *, what="n_samples", name="n_components"):
+    """Check ``1 <= n_components <= upper`` (an integer) and return it as ``int``."""
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {n_components!r}.")
+    if n_components < 1:
+        raise ValueError(f"{name} must be at least 1, got {n_components}.")
+    if n_components > upper:
+        raise ValueError(
+            f"{name}={n_components} is too large: at most {upper} ({what}) are possible here; "
+            f"choose {name} <= {upper}."
+        )
+    return int(n_components)
+
+
+def check_positive(value, name, *, integer=False, allow_zero=False):
+    """Check that a scalar parameter is a positive (or non-negative) finite number."""
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        word = "an integer" if integer else "a number"
+        raise TypeError(f"{name} must be {word}, got {value!r}.")
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value}.")
+    return value
+
+
+def check_random_state(seed):
+    """Turn ``None``, an int or a ``Generator`` into a ``numpy.random.Generator``."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(2**31))
+    raise TypeError(
+        f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}."
+    )
+
+
+def check_dissimilarity(Delta, *, name="the dissimilarity matrix", atol=1e-8):
+    """Check a precomputed dissimilarity matrix: square, finite, symmetric, non-negative, zero diagonal.
+
+    Returns the matrix as float64 (symmetrised exactly, so round-off does not leak into
+    eigenvectors).
+    """
+    Delta = check_array(Delta, name=name)
+    n, m = Delta.shape
+    if n != m:
+        raise ValueError(
+            f"{name} must be square (n_samples x n_samples) but has shape {Delta.shape}; "
+            "pass dissimilarity='euclidean' to give data instead of distances."
+        )
+    scale = max(float(np.abs(Delta).max()), 1.0)
+    asym = float(np.abs(Delta - Delta.T).max())
+    if asym > atol * scale:
+        i, j = np.unravel_index(np.argmax(np.abs(Delta - Delta.T)), Delta.shape)
+        raise ValueError(
+            f"{name} is not symmetric: entry ({i}, {j}) = {Delta[i, j]:.6g} but ({j}, {i}) = "
+            f"{Delta[j, i]:.6g}; symmetrise it, e.g. (Delta + Delta.T) / 2."
+        )
+    if Delta.min() < 0:
+        i, j = np.unravel_index(np.argmin(Delta), Delta.shape)
+        raise ValueError(
+            f"{name} has negative entries (smallest {Delta[i, j]:.6g} at ({i}, {j})); "
+            "dissimilarities must be >= 0."
+        )
+    diag = float(np.abs(np.diag(Delta)).max())
+    if diag > atol * scale:
+        raise ValueError(
+            f"{name} must have a zero diagonal (a point is at distance 0 from itself), "
+            f"but its largest diagonal entry is {diag:.6g}."
+        )
+    Delta = (Delta + Delta.T) / 2
+    np.fill_diagonal(Delta, 0.0)
+    return Delta
+
+
+def check_is_fitted(estimator, attribute):
+    """Raise a helpful error when ``transform`` is called before ``fit``."""
+    if not hasattr(estimator, attribute):
+        name = type(estimator).__name__
+        raise RuntimeError(
+            f"This {name} is not fitted yet; call fit(X) (or fit_transform(X)) first."
+        )
