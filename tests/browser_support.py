@@ -1,0 +1,71 @@
+"""Shared pieces of the browser tests: a local static server and a headless Chromium.
+
+Chromium is Debian's (``/usr/bin/chromium``), driven by Playwright; Playwright's own browser
+download is never used. Without Chromium the browser tests skip locally but fail when ``CI`` or
+``MLNOTES_REQUIRE_BROWSER`` is set, so CI cannot pass by skipping them.
+"""
+
+import contextlib
+import functools
+import http.server
+import os
+import pathlib
+import shutil
+import threading
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("MLNOTES_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--disable-dev-shm-usage",
+]
+
+
+def browser_required():
+    return bool(os.environ.get("CI") or os.environ.get("MLNOTES_REQUIRE_BROWSER"))
+
+
+def _unavailable(reason):
+    if browser_required():
+        pytest.fail(f"{reason} (required because CI / MLNOTES_REQUIRE_BROWSER is set; "
+                    "install it with: apt-get install -y chromium)")
+    pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def launch_chromium():
+    """Yield a Playwright ``Browser`` running headless system Chromium."""
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        _unavailable(f"Chromium not found at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve_directory(path):
+    """Serve ``path`` on 127.0.0.1 (a free port) in a thread; yield the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
