@@ -1,0 +1,901 @@
+r"""Stochastic neighbour embedding: SNE, symmetric SNE and t-SNE.
+
+The three methods share their parts, kept separate (as openTSNE does) so that a chapter, a
+widget or a test can use each on its own:
+
+1. **affinities** in the data space: conditional Gaussians :math:`p_{j|i}` whose bandwidths
+   :math:`\sigma_i` are found by binary search on the perplexity
+   (:func:`conditional_affinities`), and their symmetrised joint version
+   :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N` (:func:`joint_affinities`);
+2. **an objective and its gradient**: the Kullback–Leibler divergence between the data
+   affinities and the embedding affinities, with the closed-form gradient derived in the notes
+   (:func:`sne_objective_gradient`, :func:`symmetric_sne_objective_gradient`,
+   :func:`tsne_objective_gradient`);
+3. **an initialisation** (:func:`initial_embedding`) and **an optimiser**
+   (:func:`gradient_descent`, run in two phases by :func:`optimize`): gradient descent with
+   momentum, adaptive per-coordinate gains and early exaggeration, with a per-iteration callback
+   and a recorded history that a widget can replay.
+
+The estimators :class:`SNE`, :class:`SymmetricSNE` and :class:`TSNE` are thin compositions of
+these parts. The optimisation schedule (250 exaggerated iterations at momentum 0.5, then momentum
+0.8; gains +0.2 / x0.8 with a floor of 0.01; ``learning_rate="auto"``; progress checks every 50
+iterations) follows van der Maaten's implementation as scikit-learn's ``method="exact"`` does, so
+the two can be compared run for run.
+
+References
+----------
+.. [1] Hinton, G. and Roweis, S. (2002). Stochastic neighbor embedding. NIPS 15.
+.. [2] van der Maaten, L. and Hinton, G. (2008). Visualizing data using t-SNE. JMLR 9, 2579-2605.
+.. [3] Belkina, A. C. et al. (2019). Automated optimized parameters for t-SNE. Nature
+       Communications 10, 5415 (the ``learning_rate="auto"`` rule).
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp, xlogy
+
+from ._validation import (
+    check_array,
+    check_finite,
+    check_is_fitted,
+    check_n_components,
+    check_positive,
+    check_random_state,
+)
+from .graphs import squared_distances
+
+# --- named constants --------------------------------------------------------------------------
+PERPLEXITY_TOL = 1e-5  # absolute tolerance on each point's perplexity 2**H_i
+PERPLEXITY_MAX_STEPS = 100  # binary-search steps per call (each halves the bracket on log beta)
+BRACKET_FACTOR = 10.0  # growth of beta while the solution is not bracketed yet
+BLOCK_ROWS = 64  # rows per block in the t-SNE gradient (a block fits in cache)
+EXPLORATION_ITER = 250  # length of the early-exaggeration phase
+MOMENTUM_EARLY, MOMENTUM_LATE = 0.5, 0.8
+GAIN_INCREASE, GAIN_DECREASE, MIN_GAIN = 0.2, 0.8, 0.01
+N_ITER_CHECK = 50  # iterations between progress checks
+N_ITER_WITHOUT_PROGRESS = 300
+MIN_GRAD_NORM = 1e-7
+INIT_STD = 1e-4  # standard deviation of the initial map (random, or the PCA's first column)
+AUTO_LR_MIN = 50.0  # learning_rate="auto" = max(N / early_exaggeration / 4, AUTO_LR_MIN)
+DIVERGENCE_BOUND = 1e6  # |z| beyond this (or any non-finite value) means the run has diverged
+NO_PROGRESS_RTOL = 1e-3  # final KL above (1 - this) x initial KL: the run did not move
+LN2 = np.log(2.0)
+
+
+# --- step 1: affinities in the data space ------------------------------------------------------
+def _check_perplexity(perplexity, n_samples):
+    check_positive(perplexity, "perplexity")
+    largest = n_samples - 1
+    if perplexity >= largest:
+        raise ValueError(
+            f"perplexity={perplexity} is too large for {n_samples} points: the perplexity is an "
+            f"effective number of neighbours, and each point has only N - 1 = {largest} others, "
+            f"so it must be below {largest}. Choose perplexity < {largest} (typically 5 to 50, "
+            "and well below N / 3)."
+        )
+    if perplexity <= 1:
+        raise ValueError(
+            f"perplexity={perplexity} is too small: perplexity 1 means a single neighbour "
+            "(zero bandwidth). Choose perplexity > 1 (typically 5 to 50)."
+        )
+    return float(perplexity)
+
+
+def entropy_bits(P_cond):
+    r"""Shannon entropy in bits of each row, :math:`H_i = -\sum_j p_{j|i} \log_2 p_{j|i}`.
+
+    The perplexity of row :math:`i` is :math:`\mathrm{Perp}_i = 2^{H_i}`, a smooth count of
+    its effective neighbours (:math:`0 \log 0 = 0`).
+    """
+    P_cond = np.asarray(P_cond, dtype=np.float64)
+    return -xlogy(P_cond, P_cond).sum(axis=1) / LN2
+
+
+def _row_entropy(E, D2s, beta):
+    r"""Entropy in bits of rows :math:`p_{j|i} = e_{ij} / S_i`, :math:`e_{ij} = \exp(-\beta_i d_{ij})`,
+    and its slope in :math:`\log \beta_i`.
+
+    :math:`H_i = \log S_i + \beta_i \mathbb{E}_{p_i}[d]` and
+    :math:`dH_i / d\log\beta_i = -\beta_i^2 \mathrm{Var}_{p_i}[d]` (nats), without forming
+    :math:`p`; the slope is negative: a larger precision means a lower entropy.
+    """
+    S = E.sum(axis=1)
+    ED = E * D2s
+    mean_d = ED.sum(axis=1) / S
+    var_d = np.einsum("ij,ij->i", ED, D2s) / S - mean_d**2
+    H = (np.log(S) + beta * mean_d) / LN2
+    slope = -(beta**2) * np.maximum(var_d, 0.0) / LN2
+    return H, slope, S
+
+
+def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPLEXITY_MAX_STEPS):
+    r"""Conditional Gaussian affinities with a per-point bandwidth set by the perplexity.
+
+    .. math::
+        p_{j|i} = \frac{\exp(-\|x_i - x_j\|^2 / 2\sigma_i^2)}
+                       {\sum_{k \ne i} \exp(-\|x_i - x_k\|^2 / 2\sigma_i^2)},
+        \qquad p_{i|i} = 0,
+
+    with :math:`\sigma_i` chosen so that :math:`2^{H(P_i)} = \mathrm{Perp}`. The entropy grows
+    with :math:`\sigma_i`, so a binary search finds it: on the precision
+    :math:`\beta_i = 1 / 2\sigma_i^2`, in log scale, grow or shrink :math:`\beta_i` tenfold until
+    the target is bracketed, then shrink the bracket. Each step tries Newton's update on
+    :math:`\log\beta_i` (the slope :math:`dH/d\log\beta = -\beta^2 \mathrm{Var}_{p_i}[d]` comes
+    for free) and falls back to halving the bracket whenever Newton would leave it, so the search
+    keeps bisection's guarantee and converges in a handful of steps instead of ~25. All points
+    are searched at once: one vectorised step over the rows not yet converged.
+
+    Parameters
+    ----------
+    D2 : ndarray of shape (N, N)
+        Squared distances :math:`\|x_i - x_j\|^2` (symmetric, zero diagonal).
+    perplexity : float
+        Target perplexity, ``1 < perplexity < N - 1``.
+    tol : float
+        Absolute tolerance on every point's perplexity: stop once :math:`|2^{H_i} - Perp| \le tol`.
+    max_iter : int
+        Maximum number of search steps.
+
+    Returns
+    -------
+    P_cond : ndarray of shape (N, N)
+        Row :math:`i` is :math:`p_{\cdot|i}`; rows sum to 1, zero diagonal.
+    sigma : ndarray of shape (N,)
+        The bandwidths :math:`\sigma_i`.
+    """
+    D2 = check_array(D2, name="D2")
+    N = D2.shape[0]
+    if D2.shape != (N, N):
+        raise ValueError(f"D2 must be a square matrix of squared distances, got shape {D2.shape}.")
+    perplexity = _check_perplexity(perplexity, N)
+    check_positive(tol, "tol")
+    check_positive(max_iter, "max_iter", integer=True)
+
+    # Subtract each row's smallest off-diagonal distance: it cancels in p_{j|i} and keeps the
+    # largest term exp(0) = 1, so no row underflows to 0 / 0.
+    off = ~np.eye(N, dtype=bool)
+    D2s = D2 - np.where(off, D2, np.inf).min(axis=1, keepdims=True)
+    np.fill_diagonal(D2s, 0.0)
+    rows = np.arange(N)
+    target = np.log2(perplexity)
+
+    log_beta = -np.log(np.maximum(D2s.mean(axis=1), np.finfo(float).tiny))  # scale guess
+    lo = np.full(N, -np.inf)  # bracket on log beta
+    hi = np.full(N, np.inf)
+    P = np.zeros_like(D2s)
+    active = rows
+    for _ in range(max_iter):
+        beta = np.exp(log_beta[active])
+        E = np.exp(-beta[:, None] * D2s[active])
+        E[np.arange(active.size), active] = 0.0  # p_{i|i} = 0
+        H, slope, S = _row_entropy(E, D2s[active], beta)
+        done = np.abs(2.0**H - perplexity) <= tol
+        P[active[done]] = E[done] / S[done, None]
+        too_flat = H > target  # entropy too high: sharpen (increase beta)
+        lo[active] = np.where(too_flat, log_beta[active], lo[active])
+        hi[active] = np.where(too_flat, hi[active], log_beta[active])
+        bracketed = np.isfinite(lo[active]) & np.isfinite(hi[active])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = log_beta[active] - (H - target) / slope
+        # not bracketed yet: Newton's step in the right direction, at most tenfold in beta
+        max_step = np.log(BRACKET_FACTOR)
+        step = np.where(too_flat, max_step, -max_step)
+        toward = np.where(too_flat, np.minimum(newton, log_beta[active] + max_step),
+                          np.maximum(newton, log_beta[active] - max_step))
+        toward = np.where(np.isfinite(toward), toward, log_beta[active] + step)
+        inside = (newton > lo[active]) & (newton < hi[active])
+        halve = np.where(inside, newton, (lo[active] + hi[active]) / 2)
+        new = np.where(bracketed, halve, toward)
+        log_beta[active] = np.where(done, log_beta[active], new)
+        if not done.all():
+            P[active[~done]] = E[~done] / S[~done, None]  # best so far, kept if max_iter ends
+        active = active[~done]
+        if active.size == 0:
+            break
+    if active.size:
+        H_bad = entropy_bits(P[active])
+        warnings.warn(
+            f"The perplexity search did not reach perplexity={perplexity} within tol={tol} for "
+            f"{active.size} point(s) (first: {active[:5].tolist()}, perplexities "
+            f"{np.round(2.0**H_bad[:5], 4).tolist()}). This happens when a point has many exact "
+            "duplicates; remove duplicate points, or raise max_iter or tol.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    sigma = np.sqrt(1.0 / (2.0 * np.exp(log_beta)))
+    return P, sigma
+
+
+def joint_affinities(P_cond):
+    r"""Symmetrised joint affinities :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`.
+
+    Every point then carries at least :math:`1/2N` of the mass (no outlier is ignored), and
+    :math:`\sum_{ij} p_{ij} = 1`.
+    """
+    P_cond = check_array(P_cond, name="P_cond")
+    return (P_cond + P_cond.T) / (2.0 * P_cond.shape[0])
+
+
+# --- step 2: objectives and gradients ---------------------------------------------------------
+def _kl(P, log_Q):
+    r""":math:`\sum_{i \ne j} p \log(p / q)` with :math:`0 \log 0 = 0` (diagonal terms are zero)."""
+    logs = np.where(P > 0, log_Q, 0.0)
+    return float(xlogy(P, P).sum() - (P * logs).sum())
+
+
+def _apply_pairwise(M, Z):
+    r"""Return :math:`G` with :math:`g_i = \sum_j m_{ij} (z_i - z_j)`, i.e. ``(diag(M 1) - M) Z``.
+
+    The sum over pairs as one matrix product: no loop over points.
+    """
+    return M.sum(axis=1)[:, None] * Z - M @ Z
+
+
+def _validate_pair(Z, P):
+    Z = check_array(Z, name="Z")
+    P = check_array(P, name="P")
+    if P.shape != (Z.shape[0], Z.shape[0]):
+        raise ValueError(
+            f"P has shape {P.shape} but Z has {Z.shape[0]} rows; P must be N x N for N points."
+        )
+    return Z, P
+
+
+def sne_objective_gradient(Z, P_cond, *, compute_objective=True):
+    r"""SNE cost and gradient (conditional Gaussian affinities in the map).
+
+    .. math::
+        C = \sum_i \mathrm{KL}(P_i \| Q_i) = \sum_i \sum_j p_{j|i} \log \frac{p_{j|i}}{q_{j|i}},
+        \qquad q_{j|i} = \frac{\exp(-\|z_i - z_j\|^2)}{\sum_{k \ne i} \exp(-\|z_i - z_k\|^2)},
+
+    .. math::
+        \frac{\partial C}{\partial z_i}
+            = 2 \sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}) (z_i - z_j).
+
+    The map's Gaussians have a fixed variance 1/2. The factor 2 holds when each row of
+    ``P_cond`` sums to 1 (early exaggeration scales the rows and so uses this formula as a
+    heuristic step, not as the gradient of a KL).
+
+    Returns
+    -------
+    kl : float or None
+        ``None`` when ``compute_objective=False`` (saves a pass of logarithms).
+    grad : ndarray of shape (N, L)
+    """
+    Z, P_cond = _validate_pair(Z, P_cond)
+    A = -squared_distances(Z)
+    np.fill_diagonal(A, -np.inf)  # q_{i|i} = 0
+    log_Q = A - logsumexp(A, axis=1, keepdims=True)  # log q_{j|i}, stable
+    Q = np.exp(log_Q)
+    M = P_cond - Q
+    grad = 2.0 * _apply_pairwise(M + M.T, Z)
+    kl = _kl(P_cond, log_Q) if compute_objective else None
+    return kl, grad
+
+
+def symmetric_sne_objective_gradient(Z, P, *, compute_objective=True):
+    r"""Symmetric SNE cost and gradient (joint Gaussian affinities in the map).
+
+    .. math::
+        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}, \qquad
+        q_{ij} = \frac{\exp(-\|z_i - z_j\|^2)}{\sum_{k \ne l} \exp(-\|z_k - z_l\|^2)},
+
+    .. math::
+        \frac{\partial C}{\partial z_i} = 4 \sum_j (p_{ij} - q_{ij}) (z_i - z_j),
+
+    for :math:`\sum_{ij} p_{ij} = 1`. (The map's Gaussian has variance 1/2, as in SNE: with a
+    general :math:`\sigma` the factor would be :math:`2/\sigma^2` instead of 4.)
+    """
+    Z, P = _validate_pair(Z, P)
+    A = -squared_distances(Z)
+    np.fill_diagonal(A, -np.inf)
+    log_Q = A - logsumexp(A)
+    Q = np.exp(log_Q)
+    grad = 4.0 * _apply_pairwise(P - Q, Z)
+    kl = _kl(P, log_Q) if compute_objective else None
+    return kl, grad
+
+
+def _student_t_kernel(Z, dof):
+    r"""Unnormalised :math:`w_{ij} = (1 + \|z_i - z_j\|^2 / \nu)^{-1}` (zero diagonal).
+
+    For :math:`\nu = 1` this is the kernel itself; for other :math:`\nu` the kernel is
+    :math:`w_{ij}^{(\nu + 1)/2}`, and ``w`` is the factor the gradient needs.
+    """
+    W = squared_distances(Z)
+    if dof != 1.0:
+        W /= dof
+    W += 1.0
+    np.reciprocal(W, out=W)
+    np.fill_diagonal(W, 0.0)
+    return W
+
+
+def student_t_affinities(Z, dof=1.0):
+    r"""t-SNE's joint affinities in the map,
+    :math:`q_{ij} = \dfrac{(1 + \|z_i - z_j\|^2/\nu)^{-(\nu+1)/2}}
+    {\sum_{k \ne l} (1 + \|z_k - z_l\|^2/\nu)^{-(\nu+1)/2}}` (zero diagonal)."""
+    Z = check_array(Z, name="Z")
+    check_positive(dof, "dof")
+    W = _student_t_kernel(Z, float(dof))
+    K = W if dof == 1.0 else W ** ((dof + 1.0) / 2.0)
+    return K / K.sum()
+
+
+def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True):
+    r"""t-SNE cost and gradient (Student-t affinities with :math:`\nu` degrees of freedom).
+
+    .. math::
+        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}, \qquad
+        q_{ij} = \frac{k_{ij}}{\sum_{k \ne l} k_{kl}}, \quad
+        k_{ij} = w_{ij}^{(\nu + 1)/2}, \quad w_{ij} = \left(1 + \|z_i - z_j\|^2 / \nu\right)^{-1},
+
+    .. math::
+        \frac{\partial C}{\partial z_i} = \frac{2(\nu + 1)}{\nu} \sum_j (p_{ij} - q_{ij})\,
+            w_{ij}\, (z_i - z_j),
+
+    which for :math:`\nu = 1` is the notes' :math:`4 \sum_j (p_{ij} - q_{ij})
+    (1 + \|z_i - z_j\|^2)^{-1} (z_i - z_j)`. Derivation: with :math:`s_{ij} = \|z_i - z_j\|^2`,
+    each ordered pair gives :math:`\partial C / \partial s_{ij} = -(k'/k)(p_{ij} - q_{ij})`
+    (for :math:`\sum P = 1`), :math:`-k'/k = \frac{\nu + 1}{2\nu} w_{ij}`, and
+    :math:`\partial s_{ij} / \partial z_i = 2 (z_i - z_j)`, once for :math:`(i, j)` and once for
+    :math:`(j, i)`. Early exaggeration uses the same formula with :math:`\alpha P`.
+
+    Computation: the gradient splits into attraction and repulsion,
+    :math:`\nabla = c\,[(\mathrm{diag}(A 1) - A) Z - (\mathrm{diag}(B 1) - B) Z / \textstyle\sum k]`
+    with :math:`A = P \circ W` and :math:`B = K \circ W` (:math:`W \circ W` for
+    :math:`\nu = 1`), so one pass over a block of rows gives both before the normaliser
+    :math:`\sum k` is known. Blocks of :data:`BLOCK_ROWS` rows stay in the CPU cache; within a
+    block everything is vectorised, and :math:`1 + s_{ij}` is a single product
+    :math:`[z_i, |z_i|^2 + 1, 1] \cdot [-2 z_j, 1, |z_j|^2]` (for :math:`\nu = 1`).
+
+    Returns
+    -------
+    kl : float or None
+        ``None`` when ``compute_objective=False`` (saves a pass of logarithms).
+    grad : ndarray of shape (N, L)
+    """
+    Z, P = _validate_pair(Z, P)
+    check_positive(dof, "dof")
+    dof = float(dof)
+    N, L = Z.shape
+    power = (dof + 1.0) / 2.0
+    sq = np.einsum("ij,ij->i", Z, Z) / dof
+    ones = np.ones((N, 1))
+    left = np.hstack([Z / dof, (sq + 1.0)[:, None], ones])  # [z_i / nu, |z_i|^2 / nu + 1, 1]
+    right = np.hstack([-2.0 * Z, ones, sq[:, None]])  # [-2 z_j, 1, |z_j|^2 / nu]
+    Z1 = np.hstack([Z, ones])  # M @ [Z, 1] gives M Z and the row sums M 1 together
+    attract, repel = np.empty((N, L + 1)), np.empty((N, L + 1))
+    total, p_log_w, p_log_p = 0.0, 0.0, 0.0
+    for s in range(0, N, BLOCK_ROWS):
+        e = min(s + BLOCK_ROWS, N)
+        W = left[s:e] @ right.T  # 1 + |z_i - z_j|^2 / nu
+        np.reciprocal(W, out=W)
+        Pb = P[s:e]
+        if compute_objective:  # before zeroing the diagonal, where log w_ii = log 1 = 0
+            p_log_w += np.einsum("ij,ij->", Pb, np.log(W))
+            p_log_p += np.einsum("ij,ij->", Pb, np.log(Pb, out=np.zeros_like(Pb), where=Pb > 0))
+        W[np.arange(e - s), np.arange(s, e)] = 0.0  # no self-pairs
+        attract[s:e] = (Pb * W) @ Z1
+        B = W * W if dof == 1.0 else W ** (power + 1.0)  # k_ij w_ij
+        total += W.sum() if dof == 1.0 else (W**power).sum()
+        repel[s:e] = B @ Z1
+    M = attract - repel / total  # [(P - Q) o W] @ [Z, 1]
+    grad = (2.0 * (dof + 1.0) / dof) * (M[:, L:] * Z - M[:, :L])
+    kl = None
+    if compute_objective:
+        # log q_ij = power * log w_ij - log(sum k), so KL = sum p log p - power sum p log w
+        #            + (sum p) log(sum k)
+        kl = float(p_log_p - power * p_log_w + P.sum() * np.log(total))
+    return kl, grad
+
+
+# --- step 3: initialisation and the optimiser --------------------------------------------------
+def initial_embedding(X, n_components, *, init="pca", random_state=None):
+    r"""Starting map: ``"pca"`` or ``"random"`` (both of scale :data:`INIT_STD` = 1e-4), or an array.
+
+    ``"pca"``: the first ``n_components`` principal-component scores of the centred data (signs
+    fixed so each component's largest-magnitude loading is positive), rescaled so that the first
+    column has standard deviation 1e-4, as scikit-learn does. ``"random"``: i.i.d.
+    :math:`N(0, 10^{-4\cdot 2})` entries, the notes' :math:`\mathrm{Normal}(0, 10^{-4} I)` in
+    standard deviation (sklearn's scale, not the notes' variance).
+    """
+    N = X.shape[0]
+    if isinstance(init, str) and init == "pca":
+        Xc = X - X.mean(axis=0)
+        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+        Vt = Vt[:n_components]
+        signs = np.sign(Vt[np.arange(Vt.shape[0]), np.argmax(np.abs(Vt), axis=1)])
+        Z = Xc @ (Vt * signs[:, None]).T
+        if Z.shape[1] < n_components:
+            raise ValueError(
+                f"init='pca' needs n_components <= n_features = {X.shape[1]}; "
+                "use init='random'."
+            )
+        std = Z[:, 0].std()
+        if std == 0:
+            raise ValueError("init='pca' failed: all points coincide; use init='random'.")
+        return Z / std * INIT_STD
+    if isinstance(init, str) and init == "random":
+        rng = check_random_state(random_state)
+        return INIT_STD * rng.standard_normal((N, n_components))
+    if isinstance(init, str):
+        raise ValueError(f"init must be 'pca', 'random' or an array, got {init!r}.")
+    Z = check_array(init, name="init")
+    if Z.shape != (N, n_components):
+        raise ValueError(
+            f"init has shape {Z.shape} but (n_samples, n_components) = {(N, n_components)} "
+            "is needed."
+        )
+    return Z.copy()
+
+
+class History:
+    """What a run recorded, for plotting and replay.
+
+    Attributes
+    ----------
+    iterations : list of int
+        Number of updates made before each snapshot: 0 (the start), ``record_every``,
+        ``2 * record_every``, ... and the final iteration.
+    embeddings : list of ndarray
+        The map at those iterations.
+    kl : list of float
+        The objective of that map (with the P in force then: exaggerated in phase 1).
+    exaggeration : list of float
+        The exaggeration factor in force at each snapshot.
+    """
+
+    def __init__(self):
+        self.iterations, self.embeddings, self.kl, self.exaggeration = [], [], [], []
+
+    def append(self, iteration, Z, kl, exaggeration):
+        self.iterations.append(iteration)
+        self.embeddings.append(Z.copy())
+        self.kl.append(kl)
+        self.exaggeration.append(exaggeration)
+
+    def __len__(self):
+        return len(self.iterations)
+
+    def __repr__(self):
+        return f"History({len(self)} snapshots)"
+
+
+def _diverged(Z, grad):
+    return not (np.isfinite(grad).all() and np.isfinite(Z).all()) or (
+        np.abs(Z).max() > DIVERGENCE_BOUND
+    )
+
+
+def gradient_descent(
+    objective,
+    Z,
+    P,
+    *,
+    start,
+    stop,
+    learning_rate,
+    momentum,
+    exaggeration=1.0,
+    min_gain=MIN_GAIN,
+    n_iter_check=N_ITER_CHECK,
+    n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
+    min_grad_norm=MIN_GRAD_NORM,
+    record_every=None,
+    history=None,
+    callback=None,
+    progress=None,
+):
+    r"""One phase of the optimiser: iterations ``start .. stop - 1`` on the objective with ``P``.
+
+    Each step, with gradient :math:`g`, gains :math:`\gamma`, update :math:`u`:
+
+    .. math::
+        \gamma \leftarrow \begin{cases} \gamma + 0.2 & \text{if } \operatorname{sign} g \ne
+        \operatorname{sign} u \\ 0.8\,\gamma & \text{otherwise} \end{cases}, \quad
+        \gamma \leftarrow \max(\gamma, \gamma_{\min}), \quad
+        u \leftarrow \beta u - \eta\, \gamma \circ g, \quad Z \leftarrow Z + u,
+
+    the notes' momentum update (:math:`\beta` the momentum, :math:`\eta` the learning rate) with
+    per-coordinate gains (Jacobs' delta-bar-delta, as in van der Maaten's code). Gains and
+    velocity start afresh in each phase. Every ``n_iter_check`` iterations the KL is computed; the
+    phase stops early when it has not improved for ``n_iter_without_progress`` iterations or the
+    gradient norm falls below ``min_grad_norm``.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(Z, P, compute_objective=bool) -> (kl or None, grad)``.
+    Z : ndarray of shape (N, L)
+        Start; not modified.
+    P : ndarray
+        Affinities, already multiplied by ``exaggeration`` if any (``exaggeration`` is only
+        recorded).
+    record_every : int, optional
+        Append ``(iteration, Z, kl, exaggeration)`` to ``history`` every this many iterations.
+    callback : callable, optional
+        ``callback(iteration, Z, kl)`` after every update: ``iteration`` updates are done and
+        ``Z`` is the new map; ``kl`` is the objective of the map *before* this update (computed
+        on the way, every ``n_iter_check`` iterations or when recording; else None). Return
+        ``True`` to stop.
+
+    Returns
+    -------
+    Z : ndarray
+    kl : float
+        The last KL computed (the objective's value with this phase's ``P``).
+    n_iter : int
+        The iteration count reached (``stop`` unless stopped early).
+    stopped : bool
+        Whether the callback asked to stop.
+    """
+    Z = Z.copy()
+    update = np.zeros_like(Z)
+    gains = np.ones_like(Z)
+    best_kl, best_iter, kl = np.inf, start, np.nan
+    for it in range(start, stop):
+        check = (it + 1) % n_iter_check == 0
+        record = history is not None and record_every is not None and it % record_every == 0
+        need_kl = check or record or it == stop - 1
+        kl_now, grad = objective(Z, P, compute_objective=need_kl)
+        if kl_now is not None:
+            kl = kl_now
+        if record:
+            history.append(it, Z, kl_now, exaggeration)
+        inc = update * grad < 0.0  # gradient still along the last step: grow the gain
+        gains[inc] += GAIN_INCREASE
+        gains[~inc] *= GAIN_DECREASE
+        np.maximum(gains, min_gain, out=gains)
+        update *= momentum
+        update -= learning_rate * gains * grad
+        Z += update
+        if _diverged(Z, grad):
+            raise FloatingPointError(
+                f"The optimisation diverged at iteration {it + 1} (coordinates became "
+                f"non-finite or larger than {DIVERGENCE_BOUND:g}) with learning_rate="
+                f"{learning_rate:g}. Lower learning_rate (e.g. 'auto' or 10x smaller)."
+            )
+        if progress is not None:
+            progress.update(1)
+        if callback is not None and callback(it + 1, Z, kl_now):
+            return Z, kl, it + 1, True
+        if check:
+            if kl_now < best_kl:
+                best_kl, best_iter = kl_now, it
+            elif it - best_iter > n_iter_without_progress:
+                return Z, kl, it + 1, False
+            if np.linalg.norm(grad) <= min_grad_norm:
+                return Z, kl, it + 1, False
+    return Z, kl, stop, False
+
+
+def optimize(
+    objective,
+    Z0,
+    P,
+    *,
+    max_iter=1000,
+    learning_rate=200.0,
+    early_exaggeration=12.0,
+    exaggeration_iter=EXPLORATION_ITER,
+    n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
+    min_grad_norm=MIN_GRAD_NORM,
+    record_every=None,
+    callback=None,
+    progress=False,
+):
+    r"""The two-phase schedule: early exaggeration, then the true objective.
+
+    Phase 1 (iterations ``0 .. exaggeration_iter - 1``): :math:`P \to \alpha P` with
+    :math:`\alpha` = ``early_exaggeration`` and momentum 0.5: clusters form while attraction is
+    strong. Phase 2 (up to ``max_iter``): the true :math:`P`, momentum 0.8.
+
+    Returns
+    -------
+    Z : ndarray of shape (N, L)
+    n_iter : int
+    history : History
+    """
+    history = History()
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # progress bars are optional
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=max_iter, desc="SNE", leave=False)
+    common = dict(
+        learning_rate=learning_rate,
+        min_grad_norm=min_grad_norm,
+        record_every=record_every,
+        history=history,
+        callback=callback,
+        progress=bar,
+    )
+    try:
+        Z, it, stopped = np.array(Z0, dtype=np.float64), 0, False
+        n_explore = min(exaggeration_iter, max_iter) if early_exaggeration != 1.0 else 0
+        if n_explore:
+            Z, _, it, stopped = gradient_descent(
+                objective, Z, early_exaggeration * P, start=0, stop=n_explore,
+                momentum=MOMENTUM_EARLY, exaggeration=early_exaggeration,
+                n_iter_without_progress=exaggeration_iter, **common,
+            )
+        if not stopped and it < max_iter:
+            Z, _, it, _ = gradient_descent(
+                objective, Z, P, start=it, stop=max_iter, momentum=MOMENTUM_LATE,
+                n_iter_without_progress=n_iter_without_progress, **common,
+            )
+    finally:
+        if bar is not None:
+            bar.close()
+    if record_every is not None:  # the final map closes the replay
+        history.append(it, Z, objective(Z, P, compute_objective=True)[0], 1.0)
+    return Z, it, history
+
+
+# --- estimators ----------------------------------------------------------------------------------
+class _BaseSNE:
+    """Shared fit for the SNE family: affinities, initialisation, optimiser (see the module doc)."""
+
+    _conditional = False  # SNE keeps p_{j|i}; the others use the joint P
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        perplexity=30.0,
+        early_exaggeration=12.0,
+        learning_rate="auto",
+        max_iter=1000,
+        init="pca",
+        random_state=None,
+        exaggeration_iter=EXPLORATION_ITER,
+        n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
+        min_grad_norm=MIN_GRAD_NORM,
+        record_every=None,
+        callback=None,
+        progress=False,
+    ):
+        self.n_components = n_components
+        self.perplexity = perplexity
+        self.early_exaggeration = early_exaggeration
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.init = init
+        self.random_state = random_state
+        self.exaggeration_iter = exaggeration_iter
+        self.n_iter_without_progress = n_iter_without_progress
+        self.min_grad_norm = min_grad_norm
+        self.record_every = record_every
+        self.callback = callback
+        self.progress = progress
+
+    def _check_params(self, N):
+        L = check_n_components(self.n_components, N, what="n_samples")
+        check_positive(self.early_exaggeration, "early_exaggeration")
+        if self.early_exaggeration < 1:
+            raise ValueError(
+                f"early_exaggeration={self.early_exaggeration} would weaken attraction in the "
+                "first phase; use a value >= 1 (12 is customary, 1 switches it off)."
+            )
+        check_positive(self.max_iter, "max_iter", integer=True)
+        check_positive(self.exaggeration_iter, "exaggeration_iter", integer=True, allow_zero=True)
+        if self.early_exaggeration != 1 and self.max_iter <= self.exaggeration_iter:
+            raise ValueError(
+                f"max_iter={self.max_iter} ends inside the early-exaggeration phase (the first "
+                f"exaggeration_iter={self.exaggeration_iter} iterations), so the map would never "
+                "be fitted to the true P. Use max_iter > exaggeration_iter (e.g. 1000), or "
+                "early_exaggeration=1 for a short run."
+            )
+        if isinstance(self.learning_rate, str):
+            if self.learning_rate != "auto":
+                raise ValueError(
+                    f"learning_rate must be a positive number or 'auto', got {self.learning_rate!r}."
+                )
+            lr = self._auto_learning_rate(N)
+        else:
+            lr = float(check_positive(self.learning_rate, "learning_rate"))
+        if self.record_every is not None:
+            check_positive(self.record_every, "record_every", integer=True)
+        return L, lr
+
+    def _affinities(self, X):
+        D2 = squared_distances(X)
+        P_cond, sigma = conditional_affinities(D2, self.perplexity)
+        return (P_cond if self._conditional else joint_affinities(P_cond)), sigma
+
+    def fit(self, X, y=None):
+        """Compute the affinities of ``X`` (N x D) and optimise the map."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the embedding ``Z`` of shape (N, n_components)."""
+        X = check_array(X, min_samples=3)
+        N = X.shape[0]
+        _check_perplexity(self.perplexity, N)
+        L, lr = self._check_params(N)
+        P, sigma = self._affinities(X)
+        Z0 = initial_embedding(X, L, init=self.init, random_state=self.random_state)
+        kl0, _ = self._objective(Z0, P)
+        Z, n_iter, history = optimize(
+            self._objective, Z0, P,
+            max_iter=self.max_iter, learning_rate=lr,
+            early_exaggeration=float(self.early_exaggeration),
+            exaggeration_iter=self.exaggeration_iter,
+            n_iter_without_progress=self.n_iter_without_progress,
+            min_grad_norm=self.min_grad_norm, record_every=self.record_every,
+            callback=self.callback, progress=self.progress,
+        )
+        check_finite(Z, name="the embedding")
+        kl, _ = self._objective(Z, P)
+        if n_iter == self.max_iter and kl > (1.0 - NO_PROGRESS_RTOL) * kl0:
+            warnings.warn(
+                f"{type(self).__name__} made no progress: the KL divergence went from {kl0:.6g} "
+                f"to {kl:.6g} in {n_iter} iterations with learning_rate={lr:g}. Raise "
+                "learning_rate (or use 'auto') or max_iter.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self.P_, self.sigma_, self.learning_rate_ = P, sigma, lr
+        self.embedding_, self.kl_divergence_, self.n_iter_ = Z, kl, n_iter
+        self.history_ = history
+        return Z
+
+    def transform(self, X):
+        """Not available: an SNE map has no out-of-sample extension."""
+        check_is_fitted(self, "embedding_")
+        raise AttributeError(
+            f"{type(self).__name__} has no transform for new points (the map is fitted to the "
+            "training points only); use fit_transform on the combined data."
+        )
+
+
+class SNE(_BaseSNE):
+    r"""Stochastic neighbour embedding (Hinton and Roweis): conditional Gaussians on both sides.
+
+    Minimises :math:`\sum_i \mathrm{KL}(P_i \| Q_i)` (see :func:`sne_objective_gradient`) with
+    the optimiser of :func:`optimize`.
+
+    Parameters
+    ----------
+    n_components : int
+        Embedding dimension :math:`L`.
+    perplexity : float
+        Effective number of neighbours, ``1 < perplexity < N - 1``.
+    early_exaggeration : float
+        Factor on P during the first ``exaggeration_iter`` iterations (1 switches it off).
+    learning_rate : float or "auto"
+        :math:`\eta`. ``"auto"``: for t-SNE :math:`\max(N / 4\alpha, 50)` (scikit-learn's
+        rule, :math:`\alpha` the early exaggeration). The Gaussian methods need smaller steps:
+        their attraction :math:`2\alpha \sum_j (p_{ij} + p_{ji})(z_i - z_j)` acts like springs
+        that do not weaken with distance, of stiffness about :math:`4\alpha m` for a mean row
+        mass :math:`m` (1 for SNE's conditional rows, :math:`1/N` for the joint P), and gradient
+        descent oscillates and diverges once :math:`\eta` times the stiffness nears 2. So
+        ``"auto"`` is :math:`1 / 8\alpha m`: :math:`1/8\alpha` for SNE and :math:`N/8\alpha`
+        for symmetric SNE.
+    max_iter : int
+        Total iterations, both phases.
+    init : {"pca", "random"} or ndarray of shape (N, L)
+    random_state : int, Generator or None
+    exaggeration_iter : int
+        Length of the exaggeration phase (250).
+    n_iter_without_progress, min_grad_norm
+        Early stopping of the second phase (checked every 50 iterations).
+    record_every : int or None
+        Keep the map every this many iterations in ``history_`` (with its KL).
+    callback : callable or None
+        ``callback(iteration, Z, kl)`` after every update; return True to stop.
+    progress : bool
+        Show a tqdm progress bar (if tqdm is installed).
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (N, L)
+    kl_divergence_ : float
+        The objective at the final map, with the unexaggerated P.
+    P_ : ndarray of shape (N, N)
+        The data affinities (conditional for SNE, joint otherwise).
+    sigma_ : ndarray of shape (N,)
+        Bandwidths from the perplexity search.
+    learning_rate_ : float
+    n_iter_ : int
+    history_ : History
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(60, 5))
+    >>> Z = SNE(perplexity=10, max_iter=300, random_state=0).fit_transform(X)
+    >>> Z.shape
+    (60, 2)
+    """
+
+    _conditional = True
+
+    def _auto_learning_rate(self, N):
+        return 1.0 / (8.0 * self.early_exaggeration)  # 1 / (8 alpha m), mean row mass m = 1
+
+    def _objective(self, Z, P, *, compute_objective=True):
+        return sne_objective_gradient(Z, P, compute_objective=compute_objective)
+
+
+class SymmetricSNE(_BaseSNE):
+    r"""Symmetric SNE: joint Gaussian affinities in the data and in the map.
+
+    Minimises :math:`\mathrm{KL}(P \| Q)` (see :func:`symmetric_sne_objective_gradient`);
+    parameters and attributes as :class:`SNE`.
+    """
+
+    def _auto_learning_rate(self, N):
+        return N / (8.0 * self.early_exaggeration)  # 1 / (8 alpha m), mean row mass m = 1/N
+
+    def _objective(self, Z, P, *, compute_objective=True):
+        return symmetric_sne_objective_gradient(Z, P, compute_objective=compute_objective)
+
+
+class TSNE(_BaseSNE):
+    r"""t-SNE: joint Gaussian affinities in the data, Student-t affinities in the map.
+
+    Minimises :math:`\mathrm{KL}(P \| Q)` with heavy-tailed :math:`q_{ij}` (see
+    :func:`tsne_objective_gradient`), which lets moderate distances in the data become large
+    ones in the map (the answer to SNE's crowding problem). Parameters and attributes as
+    :class:`SNE`, plus
+
+    dof : float
+        Degrees of freedom :math:`\nu` of the Student-t (1, the notes' Cauchy kernel, by
+        default; scikit-learn uses :math:`\max(L - 1, 1)`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(60, 5))
+    >>> tsne = TSNE(perplexity=10, max_iter=300, record_every=50, random_state=0)
+    >>> Z = tsne.fit_transform(X)
+    >>> len(tsne.history_.embeddings), tsne.kl_divergence_ > 0
+    (6, True)
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        perplexity=30.0,
+        early_exaggeration=12.0,
+        learning_rate="auto",
+        max_iter=1000,
+        init="pca",
+        random_state=None,
+        dof=1.0,
+        exaggeration_iter=EXPLORATION_ITER,
+        n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
+        min_grad_norm=MIN_GRAD_NORM,
+        record_every=None,
+        callback=None,
+        progress=False,
+    ):
+        super().__init__(
+            n_components, perplexity=perplexity, early_exaggeration=early_exaggeration,
+            learning_rate=learning_rate, max_iter=max_iter, init=init,
+            random_state=random_state, exaggeration_iter=exaggeration_iter,
+            n_iter_without_progress=n_iter_without_progress, min_grad_norm=min_grad_norm,
+            record_every=record_every, callback=callback, progress=progress,
+        )
+        self.dof = dof
+
+    def _check_params(self, N):
+        if isinstance(self.dof, bool) or not isinstance(self.dof, numbers.Real):
+            raise TypeError(f"dof must be a number, got {self.dof!r}.")
+        check_positive(self.dof, "dof")
+        return super()._check_params(N)
+
+    def _auto_learning_rate(self, N):
+        return max(N / self.early_exaggeration / 4.0, AUTO_LR_MIN)
+
+    def _objective(self, Z, P, *, compute_objective=True):
+        return tsne_objective_gradient(Z, P, dof=self.dof, compute_objective=compute_objective)
