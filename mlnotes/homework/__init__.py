@@ -1,0 +1,26 @@
+"""Homework with checked answers, and a sandboxed batch grader.
+
+Student side::
+
+    from mlnotes.homework import check
+    check("kernels.double_center", double_center)
+
+prints, per property, pass or fail, and a diagnosis of the likely mistake. Instructor side::
+
+    python -m mlnotes.homework grade SUBMISSIONS_DIR --assignment spectral --out grades.csv
+
+grades a folder of notebooks in sandboxed processes (see :mod:`mlnotes.homework.sandbox`) and
+writes a CSV, a feedback file per student and a Gradescope ``results.json`` per submission.
+"""
+
+from .core import QUESTIONS, Question, Report, get_question
+from .student import check, run_check
+
+__all__ = ["QUESTIONS", "Question", "Report", "check", "get_question", "questions", "run_check"]
+
+
+def questions():
+    """The names of every question in the bank."""
+    from . import bank  # noqa: F401
+
+    return sorted(QUESTIONS)

@@ -1,0 +1,316 @@
+"""The untrusted side of the grader: runs one student's functions and sends back plain numbers.
+
+This file is executed as a script (``python -I -B _child.py CONFIG``) by
+:mod:`mlnotes.homework.sandbox` in a fresh process, a new session and a temporary working
+directory. It imports nothing from mlnotes (it is loaded by path, and the parent's
+:mod:`mlnotes.homework.core` imports :func:`to_plain` from here so that both sides convert answers
+the same way). In order, it
+
+1. lowers its own limits: CPU seconds, address space, file size, open files, processes;
+2. imports numpy, opens the result pipe (a file descriptor the parent created) and replaces
+   ``sys.stdout``/``sys.stderr`` by buffers that keep only the first few thousand characters;
+3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
+   ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
+   audit hook that refuses what graded code never needs: writing or deleting files outside the
+   temporary directory, starting processes (fork, exec, subprocess, os.system), signalling other
+   processes, sockets, ctypes, changing resource limits, walking the garbage collector and
+   swapping a function's code;
+4. executes the submission's definitions, statement by statement (a failing statement is
+   reported, not fatal), then for each question calls the function on the inputs the parent
+   wrote (``inputs_<i>.npz``, loaded without pickle) and writes one framed JSON message per
+   question to the pipe: the values as nested lists of floats, or the error.
+
+Nothing the child says is a verdict: the parent compares the numbers itself, so a forged message
+can at most claim an answer, which is then checked like any other. This is defence in depth on top
+of a separate process, not a kernel sandbox; at class scale run it inside the container your
+grading platform provides (Gradescope does).
+"""
+
+import json
+import os
+import sys
+
+# Process limits (the parent passes the budget; these are the fixed ones).
+MAX_FILE_BYTES = 16 * 2**20
+MAX_OPEN_FILES = 64
+# Characters of printed output kept for the feedback; the rest is counted and dropped.
+KEPT_OUTPUT = 2000
+# Numbers in one answer (a 1000 x 1000 matrix and change); no question needs more.
+MAX_ANSWER_SIZE = 2_000_000
+BLOCKED_PACKAGE = "mlnotes"
+MLNOTES_BLOCKED = (
+    "importing mlnotes is blocked while grading: the graded functions must be your own "
+    "implementation (use numpy/scipy)"
+)
+FORBIDDEN_EVENTS = frozenset({
+    "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill", "resource.setrlimit",
+    "resource.prlimit", "os.startfile", "pty.spawn", "webbrowser.open", "urllib.Request",
+    "http.client.connect", "ftplib.connect", "smtplib.connect", "sys._current_frames",
+})
+FORBIDDEN_PREFIXES = ("ctypes.", "socket.", "gc.get_", "_posixsubprocess.")
+FILE_EVENTS = frozenset({
+    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
+    "os.symlink", "os.truncate", "os.utime", "os.chflags", "os.setxattr", "os.removexattr",
+    "shutil.rmtree", "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.move",
+    "os.mkfifo", "os.mknod",
+})
+
+
+class AnswerError(ValueError):
+    """The answer does not have the form the question asks for (the message says what it has)."""
+
+
+def to_plain(value, depth=0):
+    """Convert a function's return value to JSON-able plain data (lists of floats, no objects).
+
+    Runs next to the student's code (it may run their ``__array__``); whatever it produces is
+    just numbers, which the trusted side rebuilds with ``core.from_plain``. A sparse matrix
+    becomes ``{"sparse": [shape, rows, cols, values]}`` so that "no entry" survives the trip.
+    """
+    import numpy as np
+
+    if depth > 3:
+        raise AnswerError("the answer is nested too deeply; return arrays or a tuple of arrays")
+    if isinstance(value, (tuple, list)) and not all(
+        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in value
+    ):
+        return [to_plain(v, depth + 1) for v in value]
+    if hasattr(value, "tocoo") and hasattr(value, "shape"):  # a scipy.sparse matrix or array
+        coo = value.tocoo()
+        shape = [int(s) for s in coo.shape]
+        rows = np.array(coo.row, dtype=np.int64).tolist()
+        cols = np.array(coo.col, dtype=np.int64).tolist()
+        vals = np.array(coo.data, dtype=np.float64).tolist()
+        if len(vals) > MAX_ANSWER_SIZE:
+            raise AnswerError("the answer has more numbers than any question needs")
+        return {"sparse": [shape, rows, cols, vals]}
+    try:
+        arr = np.array(value, dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise AnswerError(
+            f"the answer ({type(value).__name__}) is not a number or an array of numbers: {exc}"
+        ) from None
+    if arr.size > MAX_ANSWER_SIZE:
+        raise AnswerError(f"the answer has {arr.size} numbers, more than any question needs")
+    return arr.view(np.ndarray).tolist()
+
+
+def call_plain(func, args):
+    """Call ``func(*args)``; return ``{"value": plain}`` or ``{"error": text, "type": name}``."""
+    try:
+        return {"value": to_plain(func(*args))}
+    except AnswerError as exc:
+        return {"error": str(exc), "type": "AnswerError"}
+    except MemoryError:
+        return {"error": "ran out of memory", "type": "MemoryError"}
+    except RecursionError:
+        return {"error": "maximum recursion depth exceeded", "type": "RecursionError"}
+    except SystemExit as exc:
+        return {"error": f"the code called sys.exit({exc.code!r})", "type": "SystemExit"}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is reported
+        return {"error": _short(str(exc)), "type": type(exc).__name__}
+
+
+def _short(text, limit=300):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+class _CappedText:
+    """A text stream that keeps the first ``KEPT_OUTPUT`` characters and counts the rest."""
+
+    def __init__(self):
+        self.kept, self.dropped = [], 0
+        self._size = 0
+
+    def write(self, text):
+        text = str(text)
+        room = KEPT_OUTPUT - self._size
+        if room > 0:
+            self.kept.append(text[:room])
+            self._size += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def take(self):
+        text = "".join(self.kept)
+        if self.dropped:
+            text += f"\n... ({self.dropped} more characters of output dropped)"
+        self.kept, self.dropped, self._size = [], 0, 0
+        return text
+
+
+# --- the child's own steps ------------------------------------------------------------------------
+
+def _limit(memory_mb, cpu_seconds):
+    import resource
+
+    mem = int(memory_mb) * 2**20
+    cpu = int(cpu_seconds)
+    for which, soft, hard in (
+        (resource.RLIMIT_AS, mem, mem),
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_FSIZE, MAX_FILE_BYTES, MAX_FILE_BYTES),
+        (resource.RLIMIT_NOFILE, MAX_OPEN_FILES, MAX_OPEN_FILES),
+        (resource.RLIMIT_CORE, 0, 0),
+    ):
+        resource.setrlimit(which, (soft, hard))
+
+
+def _forbid_processes():
+    """No new processes or threads from here on (numpy's own threads already exist).
+
+    RLIMIT_NPROC is not enforced for root; the audit hook below refuses fork and exec anyway.
+    """
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+class _RefuseMlnotes:
+    """A meta-path finder that refuses ``mlnotes`` and its submodules."""
+
+    def __init__(self, record):
+        self._record = record
+
+    def find_spec(self, name, path=None, target=None):
+        if name == BLOCKED_PACKAGE or name.startswith(BLOCKED_PACKAGE + "."):
+            self._record.append(name)
+            raise ImportError(MLNOTES_BLOCKED)
+        return None
+
+
+def _install_guard(tmp, blocked_dirs, record):
+    """Block mlnotes and install the audit hook (it cannot be removed once added)."""
+    for name in [m for m in sys.modules if m.split(".")[0] == BLOCKED_PACKAGE]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _RefuseMlnotes(record))
+
+    realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
+    tmp_root = realpath(tmp) + sep
+    blocked = tuple(realpath(d) + sep for d in blocked_dirs)
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def resolve(path):
+        if isinstance(path, int):
+            return None
+        try:
+            return realpath(fsdecode(path))
+        except (TypeError, ValueError):
+            return ""
+
+    def in_tmp(p):
+        return p is None or (p + sep).startswith(tmp_root)
+
+    def hook(event, args):
+        if event == "import":
+            name = str(args[0])
+            if name == BLOCKED_PACKAGE or name.startswith(BLOCKED_PACKAGE + "."):
+                record.append(name)
+                raise ImportError(MLNOTES_BLOCKED)
+        elif event == "open":
+            p = resolve(args[0])
+            if p is None:
+                return
+            if (p + sep).startswith(blocked):
+                record.append(p)
+                raise PermissionError(MLNOTES_BLOCKED)
+            mode, flags = args[1], args[2] if len(args) > 2 else 0
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                isinstance(flags, int) and flags & write_flags)
+            if writing and not in_tmp(p):
+                raise PermissionError("writing files outside the grader's temporary directory "
+                                      "is not allowed")
+            if p.startswith("/proc/") and not p.startswith("/proc/self/"):
+                raise PermissionError("reading other processes' /proc entries is not allowed")
+        elif event in FILE_EVENTS:
+            for a in args:
+                if isinstance(a, (str, bytes, os.PathLike)) and not in_tmp(resolve(a)):
+                    raise PermissionError(f"{event} outside the grader's temporary directory "
+                                          "is not allowed")
+        elif event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
+            raise PermissionError(f"{event} is not allowed while grading")
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+            raise PermissionError("replacing a function's code is not allowed while grading")
+
+    sys.addaudithook(hook)
+
+
+def _send(out, message):
+    data = json.dumps(message, allow_nan=True).encode()
+    out.write(len(data).to_bytes(4, "big") + data)
+    out.flush()
+
+
+def _run_statements(source, namespace):
+    """Execute each top-level statement on its own; return notes on those that failed."""
+    import ast
+
+    notes = []
+    for node in ast.parse(source).body:
+        code = compile(ast.Module(body=[node], type_ignores=[]), "<submission>", "exec")
+        outcome = call_plain(lambda c=code: exec(c, namespace), [])  # noqa: S102
+        if "error" in outcome:
+            first = ast.unparse(node).splitlines()[0]
+            notes.append(f"`{_short(first, 80)}` failed: {outcome['type']}: {outcome['error']}")
+    return notes
+
+
+def main(config_path):
+    with open(config_path) as f:
+        config = json.load(f)
+    _limit(config["memory_mb"], config["cpu_seconds"])
+    import numpy as np
+
+    out = os.fdopen(config["fd"], "wb")
+    tmp = config["tmp"]
+    with open(os.path.join(tmp, config["source"])) as f:
+        source = f.read()
+    inputs = []
+    for i in range(config["start"], len(config["functions"])):
+        with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
+            inputs.append((i, _cases_from_npz(data)))
+    _forbid_processes()
+    captured = _CappedText()
+    sys.stdout = sys.stderr = captured
+    record = []
+    _install_guard(tmp, config["blocked_dirs"], record)
+
+    namespace = {"__name__": "submission", "__builtins__": __builtins__}
+    notes = _run_statements(source, namespace)
+    _send(out, {"kind": "ready", "notes": notes, "mlnotes": bool(record),
+                "output": captured.take()})
+    for i, cases in inputs:
+        seen = len(record)
+        func = namespace.get(config["functions"][i])
+        if not callable(func):
+            answers = [{"error": "missing", "type": "Missing"}] * len(cases)
+        else:
+            answers = [call_plain(func, args) for args in cases]
+        _send(out, {"kind": "answer", "q": i, "answers": answers, "mlnotes": len(record) > seen,
+                    "output": captured.take()})
+    out.close()
+    os._exit(0)
+
+
+def _cases_from_npz(data):
+    """``c<case>_a<arg>`` arrays -> a list of argument lists (0-d arrays become Python scalars)."""
+    cases = {}
+    for key in data.files:
+        c, a = key[1:].split("_a")
+        arr = data[key]
+        cases.setdefault(int(c), {})[int(a)] = arr.item() if arr.ndim == 0 else arr
+    return [[args[k] for k in sorted(args)] for _, args in sorted(cases.items())]
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,341 @@
+"""Questions, their evaluation, and the report a student or an instructor reads.
+
+A :class:`Question` bundles what is needed to check one function:
+
+* the stub a student starts from (its signature and docstring);
+* ``make_inputs(rng)``: the trusted generator of one test case (a dict of named arguments);
+* ``reference(**inputs)``: the answer from mlnotes' own implementation;
+* ``properties``: statements about the answer that must hold whatever the reference says
+  (symmetric, rows sum to one, ...);
+* ``compare(answer, expected, inputs)``: agreement with the reference, up to the freedom the
+  mathematics allows (:mod:`mlnotes.homework.compare`);
+* ``mistakes``: a catalogue of plausible wrong answers, each a function computing that wrong
+  answer and the diagnosis to print when a student's answer matches it.
+
+An answer always travels as *plain data* (nested lists of numbers, see :func:`to_plain`) and is
+rebuilt here as exact ``float64`` arrays by :func:`from_plain`, whether it came from a sandboxed
+process (the grader) or from the student's own notebook (:func:`mlnotes.homework.check`): the
+same code judges both.
+"""
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._child import MAX_ANSWER_SIZE, AnswerError, call_plain, to_plain  # noqa: F401
+from .compare import relative_error, scalar_factor
+
+NOT_IMPLEMENTED = "not implemented yet"
+# An answer that has a multiple-of-the-expected shape is named; factors are matched to 3 digits.
+FACTOR_RESIDUAL = 1e-6
+# How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
+MISTAKE_TOL = 1e-6
+
+QUESTIONS = {}
+
+
+# --- plain data (to_plain runs beside the student code, see _child.py) ------------------------
+
+def from_plain(plain, *, sparse_fill=0.0):
+    """Rebuild plain data as ``float64`` ndarrays (a list of them for a tuple answer).
+
+    Only lists, numbers and the sparse marker are accepted; anything else is an
+    :class:`AnswerError`. The result holds no object from the student.
+    """
+    if isinstance(plain, dict):
+        if set(plain) != {"sparse"}:
+            raise AnswerError("the answer is a dict; return an array or a tuple of arrays")
+        return _dense_from_sparse(plain["sparse"], sparse_fill)
+    if isinstance(plain, bool) or plain is None:
+        raise AnswerError(f"the answer is {plain!r}, not a number or an array")
+    if isinstance(plain, (int, float)):
+        return np.array(float(plain))
+    if not isinstance(plain, list):
+        raise AnswerError(f"the answer is a {type(plain).__name__}, not an array")
+    if plain and any(isinstance(v, dict) for v in plain):
+        return [from_plain(v, sparse_fill=sparse_fill) for v in plain]
+    try:
+        arr = np.array(plain, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        if all(isinstance(v, (list, dict, int, float)) for v in plain):
+            return [from_plain(v, sparse_fill=sparse_fill) for v in plain]
+        raise AnswerError("the answer is not a rectangular array of numbers") from None
+    return arr
+
+
+def _dense_from_sparse(spec, fill):
+    try:
+        shape, rows, cols, vals = spec
+        n, m = (int(s) for s in shape)
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        vals = np.asarray(vals, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise AnswerError("the sparse answer is malformed") from None
+    if not (0 <= n * m <= MAX_ANSWER_SIZE) or not (rows.shape == cols.shape == vals.shape):
+        raise AnswerError("the sparse answer is malformed")
+    if rows.size and (rows.min() < 0 or rows.max() >= n or cols.min() < 0 or cols.max() >= m):
+        raise AnswerError("the sparse answer has indices outside its shape")
+    dense = np.full((n, m), float(fill))
+    if n == m:
+        np.fill_diagonal(dense, 0.0)
+    dense[rows, cols] = 0.0
+    np.add.at(dense, (rows, cols), vals)  # duplicate COO entries add up, as in scipy
+    return dense
+
+
+# --- questions ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Property:
+    """A statement about the answer. ``test(answer, inputs, tol)`` returns ``(ok, detail)``."""
+
+    description: str
+    test: Callable
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A plausible wrong answer: ``wrong(**inputs)`` computes it; ``diagnosis`` explains it."""
+
+    name: str
+    wrong: Callable
+    diagnosis: str
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    function: str
+    signature: str
+    docstring: str
+    make_inputs: Callable
+    reference: Callable
+    compare: Callable
+    tolerance: Callable
+    outputs: tuple = ("answer",)
+    properties: tuple = ()
+    mistakes: tuple = ()
+    factor_hints: dict = field(default_factory=dict)
+    sparse_fill: float = 0.0
+    n_cases: int = 2
+    normalise: Callable = None
+    nan_hint: str = ""
+
+    def stub_source(self):
+        """The code a student starts from."""
+        doc = self.docstring.strip().replace("\n", "\n    ")
+        return (f'{self.signature}\n    """{doc}\n    """\n'
+                f'    raise NotImplementedError("{NOT_IMPLEMENTED}")\n')
+
+    def stub(self, *args, **kwargs):
+        raise NotImplementedError(NOT_IMPLEMENTED)
+
+    def cases(self, seed):
+        """The inputs of every case, generated from ``seed`` (trusted side only)."""
+        rng = np.random.default_rng(seed)
+        return [self.make_inputs(rng) for _ in range(self.n_cases)]
+
+    def shape_answer(self, value):
+        """Plain data -> a tuple of float64 arrays, one per output, or an :class:`AnswerError`."""
+        arrays = from_plain(value, sparse_fill=self.sparse_fill)
+        if len(self.outputs) == 1:
+            if isinstance(arrays, list):
+                raise AnswerError(
+                    f"returned {len(arrays)} values; return just {self.outputs[0]}")
+            arrays = (arrays,)
+        else:
+            names = ", ".join(self.outputs)
+            if not isinstance(arrays, list) and np.ndim(arrays) >= 1:
+                arrays = list(arrays)  # a stacked array of outputs: split it
+            if not isinstance(arrays, list) or len(arrays) != len(self.outputs):
+                raise AnswerError(f"return the tuple ({names})")
+            arrays = tuple(np.asarray(a, dtype=np.float64) for a in arrays)
+        if self.normalise is not None:
+            arrays = self.normalise(arrays)
+        return tuple(arrays)
+
+    def expected(self, inputs):
+        """The reference answer on (a private copy of) ``inputs``, in the same plain form."""
+        return self.shape_answer(to_plain(self.reference(**copy.deepcopy(inputs))))
+
+
+def register(question):
+    if question.name in QUESTIONS:
+        raise ValueError(f"question {question.name!r} is defined twice")
+    QUESTIONS[question.name] = question
+    return question
+
+
+def get_question(name):
+    """The :class:`Question` called ``name``; a ``KeyError`` listing the names otherwise."""
+    from . import bank  # noqa: F401  (fills the registry)
+
+    if name not in QUESTIONS:
+        raise KeyError(
+            f"no question called {name!r}; the questions are: {', '.join(sorted(QUESTIONS))}"
+        )
+    return QUESTIONS[name]
+
+
+# --- evaluation --------------------------------------------------------------------------------
+
+@dataclass
+class CaseReport:
+    """The verdict on one case: property lines, the diagnosis, and whether it passed."""
+
+    lines: list = field(default_factory=list)   # (ok, text)
+    diagnosis: str = ""
+    status: str = ""        # "" for an answer that was judged, else why it could not be judged
+
+    @property
+    def passed(self):
+        return not self.status and bool(self.lines) and all(ok for ok, _ in self.lines)
+
+
+def evaluate_case(question, inputs, outcome, *, expected=None):
+    """Judge one case. ``outcome`` is ``{"value": plain}`` or ``{"error": text, "type": name}``."""
+    report = CaseReport()
+    if not isinstance(outcome, dict) or not ("value" in outcome or "error" in outcome):
+        report.status = "the answer was malformed"
+        return report
+    if "error" in outcome:
+        outcome = {"error": str(outcome["error"])[:500], "type": str(outcome.get("type"))}
+        if outcome.get("type") == "NotImplementedError":
+            report.status = NOT_IMPLEMENTED
+        elif outcome.get("type") == "Missing":
+            report.status = (f"no function called {question.function!r} was found "
+                             "(was its cell deleted or renamed?)")
+        else:
+            report.status = f"raised {outcome.get('type', 'an error')}: {outcome['error']}"
+        return report
+    try:
+        answer = question.shape_answer(outcome["value"])
+    except AnswerError as exc:
+        report.status = f"wrong kind of answer: {exc}"
+        return report
+    if expected is None:
+        expected = question.expected(inputs)
+    tol = question.tolerance(inputs, expected)
+
+    names = question.outputs
+    shapes_ok = True
+    for name, a, e in zip(names, answer, expected, strict=False):
+        ok = a.shape == e.shape
+        shapes_ok &= ok
+        label = f"{name} has shape {e.shape}" if e.ndim else f"{name} is a single number"
+        report.lines.append((ok, label if ok else f"{label} (got shape {a.shape})"))
+        if not ok and a.ndim == 2 and a.shape == e.shape[::-1]:
+            report.diagnosis = f"{name} is transposed: return the {e.shape} array, not its transpose."
+    if not shapes_ok:
+        return report
+    bad = [n for n, a in zip(names, answer, strict=False) if np.isnan(a).any()]
+    if bad:
+        report.lines.append((False, f"{', '.join(bad)} contains NaN"))
+        report.diagnosis = question.nan_hint
+    for prop in question.properties:
+        try:
+            ok, detail = prop.test(answer, inputs, tol)
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError) as exc:
+            ok, detail = False, f"could not be tested: {exc}"
+        text = prop.description + (f" ({detail})" if detail and not ok else "")
+        report.lines.append((bool(ok), text))
+    ok, detail = question.compare(answer, expected, inputs, tol)
+    report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
+    if not ok and not report.diagnosis:
+        report.diagnosis = diagnose(question, inputs, answer, expected, tol)
+    return report
+
+
+def diagnose(question, inputs, answer, expected, tol):
+    """Name the likely mistake: a catalogued wrong answer it matches, else a constant factor."""
+    for mistake in question.mistakes:
+        try:
+            wrong = question.shape_answer(to_plain(mistake.wrong(**copy.deepcopy(inputs))))
+        except (AnswerError, ValueError, ArithmeticError, np.linalg.LinAlgError):
+            continue
+        if all(w.shape == a.shape for w, a in zip(wrong, answer, strict=False)):
+            ok, _ = question.compare(answer, wrong, inputs, max(tol, MISTAKE_TOL))
+            if ok:
+                return mistake.diagnosis
+    for name, a, e in zip(question.outputs, answer, expected, strict=False):
+        if relative_error(a, e) <= max(tol, MISTAKE_TOL):
+            continue
+        c, residual = scalar_factor(a, e)
+        if c is not None and residual <= FACTOR_RESIDUAL and not math.isclose(c, 1.0, rel_tol=1e-6):
+            hint = question.factor_hints.get(round(c, 3), "")
+            text = f"{name} equals {c:.4g} x the expected"
+            return text + (f": {hint}" if hint else ".")
+    return ""
+
+
+# --- the report --------------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """All cases of one question for one function."""
+
+    question: str
+    cases: list
+    seed: object = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def passed(self):
+        return bool(self.cases) and all(c.passed for c in self.cases)
+
+    @property
+    def fraction(self):
+        return sum(c.passed for c in self.cases) / len(self.cases) if self.cases else 0.0
+
+    @property
+    def status(self):
+        """One phrase: passed, not implemented yet, or the first reason it failed."""
+        if self.passed:
+            return "passed"
+        for c in self.cases:
+            if c.status:
+                return c.status
+        for c in self.cases:
+            if not c.passed:
+                return c.diagnosis or next(t for ok, t in c.lines if not ok)
+        return "no answer"
+
+    @property
+    def diagnosis(self):
+        return next((c.diagnosis for c in self.cases if c.diagnosis), "")
+
+    def text(self, *, show_seed=True):
+        head = f"{self.question}: " + ("PASSED" if self.passed else "FAILED")
+        out = [head]
+        out += [f"  note: {n}" for n in self.notes]
+        if self.cases and all(c.status == NOT_IMPLEMENTED for c in self.cases):
+            out.append(f"  {NOT_IMPLEMENTED}: replace the `raise NotImplementedError` line "
+                       "with your code, then run this cell again.")
+            return "\n".join(out)
+        detailed = False
+        for k, case in enumerate(self.cases, 1):
+            prefix = f"  case {k}: " if len(self.cases) > 1 else "  "
+            if case.status:
+                out.append(f"{prefix}{case.status}")
+                continue
+            if case.passed:
+                out.append(f"{prefix}all {len(case.lines)} checks pass")
+                continue
+            if detailed:  # one failing case in full is enough; the others in one line
+                failed = sum(not ok for ok, _ in case.lines)
+                out.append(f"{prefix}{failed} check(s) fail" + (
+                    f"; likely mistake: {case.diagnosis}" if case.diagnosis else ""))
+                continue
+            detailed = True
+            out.append(prefix.rstrip())
+            out += [f"    [{'pass' if ok else 'FAIL'}] {t}" for ok, t in case.lines]
+            if case.diagnosis:
+                out.append(f"    likely mistake: {case.diagnosis}")
+        if not self.passed and show_seed and self.seed is not None:
+            out.append(f"  inputs came from seed={self.seed}; reproduce them with "
+                       f"check({self.question!r}, your_function, seed={self.seed})")
+        return "\n".join(out)

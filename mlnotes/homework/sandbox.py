@@ -1,0 +1,203 @@
+"""The trusted side of the grader's sandbox: run a submission's functions in a child process.
+
+:func:`run_functions` starts ``_child.py`` in a fresh Python process (isolated mode, a new session,
+a temporary directory as its working directory and home), hands it the inputs as ``.npz`` files
+(written by this process, read by the child without pickle) and reads the answers from a pipe that
+this process created: one length-prefixed JSON message per question. Each question has a
+wall-clock deadline; the child also has CPU-time, address-space, file-size and process limits
+(set by the child on itself before any student code runs, see ``_child.py``).
+
+When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
+a well-formed message, this side records why for that question, kills the child's whole process
+group, and starts a fresh child for the remaining questions. Nothing the child sends is trusted
+beyond "these are the numbers it returned": :mod:`mlnotes.homework.core` rebuilds them as float64
+arrays and compares them with the reference itself.
+"""
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+CHILD = Path(__file__).with_name("_child.py")
+# The mlnotes package directory: the child may not import or read it.
+MLNOTES_DIR = Path(__file__).resolve().parent.parent
+# Largest message accepted from the child (bytes of JSON); larger means "answer too large".
+MAX_MESSAGE = 32 * 2**20
+READ_CHUNK = 2**16
+# The child's imports (numpy, the student's scipy) and top-level definitions get this much
+# wall-clock time on top of the per-question timeout.
+SETUP_GRACE = 5.0
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+class _Failure(Exception):
+    """The child did not deliver a message; the text says why (it goes into the feedback)."""
+
+
+def _write_inputs(path, cases):
+    arrays = {}
+    for c, inputs in enumerate(cases):
+        for a, value in enumerate(inputs.values()):
+            arrays[f"c{c}_a{a}"] = np.asarray(value)
+    np.savez(path, **arrays)
+
+
+class _Child:
+    def __init__(self, tmp, functions, start, timeout, memory_mb):
+        read_fd, write_fd = os.pipe()
+        n_left = len(functions) - start
+        config = {
+            "fd": write_fd, "tmp": str(tmp), "source": "submission.py",
+            "functions": functions, "start": start, "memory_mb": memory_mb,
+            "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
+            "blocked_dirs": [str(MLNOTES_DIR)],
+        }
+        config_path = Path(tmp) / f"config_{start}.json"
+        config_path.write_text(json.dumps(config))
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "TMPDIR": str(tmp),
+               "MPLCONFIGDIR": str(tmp), "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
+        env.update({name: "1" for name in THREAD_ENV})
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-B", str(CHILD), str(config_path)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=tmp, env=env, pass_fds=(write_fd,), start_new_session=True,
+            )
+        finally:
+            os.close(write_fd)
+        self.fd = read_fd
+        self.buffer = b""
+        self.eof = False
+
+    def read(self, deadline):
+        """The next message as a dict, or :class:`_Failure` saying why there is none."""
+        while True:
+            if len(self.buffer) >= 4:
+                size = int.from_bytes(self.buffer[:4], "big")
+                if size > MAX_MESSAGE:
+                    raise _Failure(f"the answer was larger than {MAX_MESSAGE // 2**20} MB")
+                if len(self.buffer) >= 4 + size:
+                    data, self.buffer = self.buffer[4:4 + size], self.buffer[4 + size:]
+                    try:
+                        message = json.loads(data)
+                    except (ValueError, RecursionError):
+                        raise _Failure("the process sent a malformed answer") from None
+                    if not isinstance(message, dict):
+                        raise _Failure("the process sent a malformed answer")
+                    return message
+            if self.eof:
+                raise _Failure(self._exit_reason())
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Failure("timed out")
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if ready:
+                chunk = os.read(self.fd, READ_CHUNK)
+                if chunk:
+                    self.buffer += chunk
+                else:
+                    self.eof = True
+
+    def _exit_reason(self):
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the process closed its output and stopped answering"
+        if code < 0:
+            sig = signal.Signals(-code).name
+            why = {"SIGXCPU": "used up its CPU-time limit", "SIGKILL": "was killed",
+                   "SIGSEGV": "crashed (segmentation fault)", "SIGXFSZ": "wrote too large a file"}
+            return f"the process {why.get(sig, 'was stopped by ' + sig)}"
+        return f"the process exited with code {code} before answering (sys.exit or os._exit?)"
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        os.close(self.fd)
+
+
+def run_functions(source, calls, *, timeout=10.0, memory_mb=1024):
+    """Run ``source`` (a submission's definitions) in a sandboxed child and call its functions.
+
+    Parameters
+    ----------
+    source : str
+        Python code defining the functions (imports, defs, assignments).
+    calls : list of (str, list of dict)
+        For each question, the function's name and the inputs of each case.
+    timeout : float
+        Wall-clock seconds per question.
+    memory_mb : int
+        Address-space limit of the child.
+
+    Returns
+    -------
+    notes : list of str
+        What went wrong while executing the definitions (a failed import, a blocked mlnotes).
+    results : list of dict
+        Per question: ``{"answers": [outcome per case]}`` (each outcome as in
+        :func:`mlnotes.homework.core.evaluate_case`) or ``{"reason": text}``; plus ``"output"``,
+        the first characters the code printed, and ``"mlnotes"``, whether it tried to use mlnotes.
+    """
+    functions = [name for name, _ in calls]
+    results = [None] * len(calls)
+    notes = []
+    tmp = tempfile.mkdtemp(prefix="mlnotes-grade-")
+    try:
+        Path(tmp, "submission.py").write_text(source)
+        for i, (_, cases) in enumerate(calls):
+            _write_inputs(Path(tmp) / f"inputs_{i}.npz", cases)
+        start = 0
+        while start < len(calls):
+            start = _run_child(tmp, functions, start, timeout, memory_mb, results, notes)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return notes, results
+
+
+def _run_child(tmp, functions, start, timeout, memory_mb, results, notes):
+    """One child from question ``start`` on; returns where the next child must start."""
+    child = _Child(tmp, functions, start, timeout, memory_mb)
+    try:
+        try:
+            ready = child.read(time.monotonic() + timeout + SETUP_GRACE)
+        except _Failure as exc:
+            reason = f"the notebook's definitions could not be executed: {exc}"
+            for i in range(start, len(functions)):
+                results[i] = {"reason": reason}
+            return len(functions)
+        if start == 0:
+            notes.extend(str(n) for n in ready.get("notes", []) if isinstance(n, str))
+            if ready.get("mlnotes"):
+                notes.append("the notebook imports mlnotes, which is blocked while grading")
+        for i in range(start, len(functions)):
+            try:
+                message = child.read(time.monotonic() + timeout)
+            except _Failure as exc:
+                reason = str(exc)
+                if reason == "timed out":
+                    reason = f"timed out after {timeout:g} s (an endless loop?)"
+                results[i] = {"reason": reason}
+                return i + 1
+            answers = message.get("answers")
+            if message.get("q") != i or not isinstance(answers, list):
+                results[i] = {"reason": "the process sent a malformed answer"}
+                return i + 1
+            results[i] = {"answers": answers, "output": str(message.get("output", ""))[:4000],
+                          "mlnotes": bool(message.get("mlnotes"))}
+        return len(functions)
+    finally:
+        child.kill()

@@ -1,0 +1,66 @@
+"""Mutation tests of the question bank: for every question the reference passes, the stub is
+"not implemented yet", and every catalogued wrong answer is rejected with its own diagnosis."""
+
+import numpy as np
+import pytest
+
+from mlnotes.homework import QUESTIONS, get_question, questions, run_check
+from mlnotes.homework.core import NOT_IMPLEMENTED, evaluate_case, from_plain, to_plain
+
+SEEDS = (0, 1)
+# Questions the book's homework relies on; the bank must never silently lose one.
+REQUIRED = {
+    "kernels.double_center", "kernels.center_kernel", "kernels.center_kernel_test",
+    "mds.classical_mds", "pca.reconstruction_error", "kernel_pca.transform",
+    "graphs.knn_graph", "graphs.floyd_warshall", "sne.conditional_affinities",
+    "sne.entropy_bits", "sne.perplexity_search", "sne.joint_affinities",
+    "sne.student_t_affinities", "sne.kl_divergence", "sne.tsne_gradient", "lle.embedding",
+}
+ALL = questions()
+MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]
+
+
+def test_bank_size_and_required_questions():
+    assert len(ALL) >= 15
+    assert REQUIRED <= set(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_reference_passes(name):
+    question = get_question(name)
+    for seed in SEEDS:
+        for inputs in question.cases(seed):
+            case = evaluate_case(question, inputs, {"value": to_plain(question.reference(**inputs))})
+            assert case.passed, (seed, case)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_stub_is_not_implemented(name):
+    question = get_question(name)
+    report = run_check(name, question.stub, seed=0)
+    assert not report.passed
+    assert report.status == NOT_IMPLEMENTED
+    assert NOT_IMPLEMENTED in report.text()
+    assert "raise NotImplementedError" in question.stub_source()
+
+
+@pytest.mark.parametrize(("name", "mistake"), MISTAKES, ids=[f"{q}-{m}" for q, m in MISTAKES])
+def test_mistake_is_rejected_with_its_diagnosis(name, mistake):
+    question = get_question(name)
+    wrong = next(m for m in question.mistakes if m.name == mistake)
+    diagnosed = 0
+    for seed in SEEDS:
+        for inputs in question.cases(seed):
+            outcome = {"value": to_plain(wrong.wrong(**inputs))}
+            case = evaluate_case(question, inputs, outcome)
+            assert not case.passed, f"{mistake} passed on seed {seed}"
+            diagnosed += case.diagnosis == wrong.diagnosis
+    # every case must be diagnosed (a wrong answer may rarely coincide with another mistake)
+    assert diagnosed >= 2 * len(SEEDS) - 1, f"{mistake}: diagnosed {diagnosed} cases"
+
+
+def test_plain_round_trip_is_exact_float64():
+    A = np.random.default_rng(0).normal(size=(4, 3))
+    back = from_plain(to_plain(A))
+    assert back.dtype == np.float64 and np.array_equal(back, A)
+    assert from_plain(to_plain((A, 2.5)))[1] == 2.5
