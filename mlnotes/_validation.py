@@ -151,3 +151,85 @@ def check_is_fitted(estimator, attribute):
         raise RuntimeError(
             f"This {name} is not fitted yet; call fit(X) (or fit_transform(X)) first."
         )
+
+
+def check_n_neighbors(n_neighbors, n_samples, *, name="n_neighbors"):
+    """Check ``1 <= n_neighbors <= n_samples - 1`` (a point is not its own neighbour)."""
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {n_neighbors!r}.")
+    if n_neighbors < 1:
+        raise ValueError(f"{name} must be at least 1, got {n_neighbors}.")
+    if n_neighbors > n_samples - 1:
+        raise ValueError(
+            f"{name}={n_neighbors} is too large: with {n_samples} samples each point has at most "
+            f"{n_samples - 1} neighbours; choose {name} <= {n_samples - 1}."
+        )
+    return int(n_neighbors)
+
+
+def check_no_duplicates(X, *, name="X", why=""):
+    """Raise a ``ValueError`` naming the first groups of identical rows of ``X``."""
+    _, first, inverse, counts = np.unique(
+        X, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    if (counts > 1).any():
+        groups = [np.flatnonzero(inverse.ravel() == g) for g in np.flatnonzero(counts > 1)]
+        groups.sort(key=lambda g: g[0])
+        shown = "; ".join(", ".join(str(int(i)) for i in g) for g in groups[:3])
+        more = f" (and {len(groups) - 3} more group(s))" if len(groups) > 3 else ""
+        raise ValueError(
+            f"{name} has {int((counts - 1)[counts > 1].sum())} duplicate row(s): rows {shown} are "
+            f"identical{more}.{why} Remove them (e.g. np.unique({name}, axis=0)) or add a little noise."
+        )
+    return X
+
+
+def check_square_symmetric(A, *, name="the kernel matrix", atol=1e-8):
+    """Check a precomputed (kernel) matrix: square, finite, symmetric; return it symmetrised."""
+    A = check_array(A, name=name)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(
+            f"{name} must be square (n_samples x n_samples) but has shape {A.shape}; "
+            "pass the data instead and choose a kernel by name."
+        )
+    scale = max(float(np.abs(A).max()), 1.0)
+    diff = np.abs(A - A.T)
+    if diff.max() > atol * scale:
+        i, j = np.unravel_index(np.argmax(diff), A.shape)
+        raise ValueError(
+            f"{name} is not symmetric: entry ({i}, {j}) = {A[i, j]:.6g} but ({j}, {i}) = "
+            f"{A[j, i]:.6g}; symmetrise it, e.g. (K + K.T) / 2."
+        )
+    return (A + A.T) / 2
+
+
+# Relative size below which a negative eigenvalue of a Gram matrix counts as round-off.
+NEGATIVE_EIGENVALUE_RTOL = 1e-5
+
+
+def describe_negative_eigenvalues(eigenvalues, *, name="the Gram matrix K", rtol=NEGATIVE_EIGENVALUE_RTOL):
+    """Return a sentence describing significant negative ``eigenvalues``, or ``None`` if none.
+
+    An eigenvalue is significant when it is below ``-rtol`` times the largest eigenvalue.
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    top, bottom = float(lam.max()), float(lam.min())
+    if bottom >= -rtol * max(top, 0.0) and top > 0:
+        return None
+    n_neg = int((lam < -rtol * max(top, 0.0)).sum())
+    ratio = f"{abs(bottom) / top:.3g} times the largest ({top:.6g})" if top > 0 else "and none is positive"
+    return (
+        f"{name} is not positive semi-definite: {n_neg} eigenvalue(s) are significantly negative, "
+        f"the most negative is {bottom:.6g}, {ratio}"
+    )
+
+
+def check_n_features(X, n_features, *, name="X"):
+    """Check new data against the number of features seen in ``fit``."""
+    X = check_array(X, name=name)
+    if X.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {X.shape[1]} features but the model was fitted on {n_features}; "
+            "pass data with the same columns."
+        )
+    return X

@@ -5,8 +5,11 @@ neighbourhood graphs and their geodesic (shortest-path) distances.
 """
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+from scipy.spatial import cKDTree
 
-from ._validation import check_array
+from ._validation import check_array, check_finite, check_n_neighbors, check_positive
 
 
 def squared_distances(X, Y=None):
@@ -47,3 +50,323 @@ def pairwise_distances(X, Y=None):
     r"""Euclidean distances :math:`d_{ij} = \|x_i - y_j\|_2` (the square root of
     :func:`squared_distances`)."""
     return np.sqrt(squared_distances(X, Y))
+
+
+# ---------------------------------------------------------------------------------------------
+# Nearest neighbours.  For few features a k-d tree finds them in O(N log N); beyond that the
+# tree degenerates and one matrix product (brute force, in row blocks) is faster.
+
+KDTREE_MAX_FEATURES = 15  # use scipy's cKDTree up to this many features (scikit-learn's rule)
+BRUTE_BLOCK_ENTRIES = 2**22  # rows per block of the brute-force distance matrix: this many entries
+
+
+def _exact_lengths(X, Y, rows, cols):
+    """Edge lengths :math:`\\|y_r - x_c\\|` computed pair by pair (exact and symmetric)."""
+    diff = Y[rows] - X[cols]
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+
+def _kneighbors(X, n_neighbors, Y=None):
+    """Indices ``(M, k)`` of the ``k`` nearest rows of ``X`` for each row of ``Y``, nearest first.
+
+    With ``Y=None`` the queries are the rows of ``X`` and a point is never its own neighbour
+    (with duplicates, the point itself is dropped, not its twin).
+    """
+    self_query = Y is None
+    Q = X if self_query else Y
+    k = n_neighbors + 1 if self_query else n_neighbors
+    if X.shape[1] <= KDTREE_MAX_FEATURES:
+        _, ind = cKDTree(X).query(Q, k=k)
+        ind = ind.reshape(len(Q), k)
+    else:
+        ind = np.empty((len(Q), k), dtype=np.intp)
+        block = max(1, BRUTE_BLOCK_ENTRIES // len(X))
+        sq_x = np.einsum("ij,ij->i", X, X)
+        for start in range(0, len(Q), block):
+            q = Q[start:start + block]
+            # ||q - x||^2 up to the per-row constant ||q||^2, which does not change the order
+            d2 = sq_x[None, :] - 2.0 * (q @ X.T)
+            part = np.argpartition(d2, k - 1, axis=1)[:, :k]
+            order = np.argsort(np.take_along_axis(d2, part, axis=1), axis=1, kind="stable")
+            ind[start:start + block] = np.take_along_axis(part, order, axis=1)
+    if not self_query:
+        return ind
+    # drop the query point itself; if it is not among the k+1 (many duplicates), drop the last
+    drop = ind == np.arange(len(X))[:, None]
+    drop[~drop.any(axis=1), -1] = True
+    return ind[~drop].reshape(len(X), n_neighbors)
+
+
+def nearest_neighbors(X, n_neighbors, Y=None):
+    """Indices of the ``n_neighbors`` nearest rows of ``X``, nearest first, for each row of ``Y``.
+
+    With ``Y=None`` the queries are the rows of ``X`` themselves, and a point is not its own
+    neighbour. A k-d tree for at most ``KDTREE_MAX_FEATURES`` features, brute force beyond.
+
+    Returns
+    -------
+    ind : ndarray of shape (M, n_neighbors)
+    """
+    X = check_array(X)
+    if Y is None:
+        n_neighbors = check_n_neighbors(n_neighbors, len(X))
+    else:
+        Y = check_array(Y, name="Y")
+        n_neighbors = check_n_neighbors(n_neighbors, len(X) + 1)
+    return _kneighbors(X, n_neighbors, Y)
+
+
+def _symmetrise(n, rows, cols, lengths, mode):
+    """Undirected graph from directed edges: keep a pair if it appears in either direction
+    ("or") or in both ("and"); stored in both directions, zero lengths kept as explicit edges."""
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    d = np.concatenate([lengths, lengths])
+    key, first, count = np.unique(r * n + c, return_index=True, return_counts=True)
+    keep = count >= (2 if mode == "and" else 1)
+    key, first = key[keep], first[keep]
+    return sp.csr_matrix((d[first], (key // n, key % n)), shape=(n, n))
+
+
+def knn_graph(X, n_neighbors, *, mode="or"):
+    r"""k-nearest-neighbour graph of edge lengths :math:`\|x_i - x_j\|` (step 1).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, D)
+    n_neighbors : int
+        :math:`k`, at most ``N - 1``; a point is not its own neighbour.
+    mode : {"or", "and", "directed"}
+        How the relation "j is among the k nearest neighbours of i" (not symmetric) becomes a
+        graph: ``"or"`` joins i and j if either is a neighbour of the other (every point keeps
+        at least its k edges; the usual choice and scikit-learn's), ``"and"`` only if both are
+        (mutual kNN, sparser, may disconnect), ``"directed"`` keeps the raw relation (row i holds
+        the k neighbours of i).
+
+    Returns
+    -------
+    G : scipy.sparse.csr_matrix of shape (N, N)
+        Edge lengths; a missing entry means no edge. Duplicate points give explicit zero-length
+        edges, which scipy's graph routines treat as edges.
+    """
+    X = check_array(X, min_samples=2)
+    n_neighbors = check_n_neighbors(n_neighbors, len(X))
+    if mode not in ("or", "and", "directed"):
+        raise ValueError(f"mode must be 'or', 'and' or 'directed', got {mode!r}.")
+    n = len(X)
+    ind = _kneighbors(X, n_neighbors)
+    rows = np.repeat(np.arange(n), n_neighbors)
+    cols = ind.ravel()
+    lengths = _exact_lengths(X, X, rows, cols)
+    if mode == "directed":
+        return sp.csr_matrix((lengths, (rows, cols)), shape=(n, n))
+    return _symmetrise(n, rows, cols, lengths, mode)
+
+
+def _pairs_within(X, radius, Y=None):
+    """Pairs (rows of Y or X, rows of X) at distance <= radius (no self pairs when Y is None)."""
+    if X.shape[1] <= KDTREE_MAX_FEATURES:
+        tree = cKDTree(X)
+        if Y is None:
+            pairs = tree.query_pairs(radius, output_type="ndarray")
+            return pairs[:, 0], pairs[:, 1]
+        lists = cKDTree(Y).query_ball_tree(tree, radius)
+        rows = np.repeat(np.arange(len(Y)), [len(a) for a in lists])
+        cols = np.fromiter((j for a in lists for j in a), dtype=np.intp, count=len(rows))
+        return rows, cols
+    D2 = squared_distances(X if Y is None else Y, X)
+    close = D2 <= radius**2
+    if Y is None:
+        close = np.triu(close, k=1)
+    return np.nonzero(close)
+
+
+def epsilon_graph(X, radius):
+    r"""Epsilon-neighbourhood graph: an edge of length :math:`\|x_i - x_j\|` wherever that
+    length is at most ``radius`` (step 1). Symmetric by construction.
+
+    Returns
+    -------
+    G : scipy.sparse.csr_matrix of shape (N, N)
+        Edge lengths; a missing entry means no edge.
+    """
+    X = check_array(X, min_samples=2)
+    check_positive(radius, "radius")
+    n = len(X)
+    rows, cols = _pairs_within(X, radius)
+    lengths = _exact_lengths(X, X, rows, cols)
+    return _symmetrise(n, rows, cols, lengths, "or")
+
+
+def cross_graph(Y, X, *, n_neighbors=None, radius=None):
+    """Edges from new points (rows of ``Y``) to their neighbours among the rows of ``X``.
+
+    Used for out-of-sample extensions: row i of the ``(M, N)`` result holds the lengths
+    :math:`\\|y_i - x_j\\|` to the ``n_neighbors`` nearest ``x_j`` (or to all within ``radius``).
+    """
+    X = check_array(X)
+    Y = check_array(Y, name="Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"The new points have {Y.shape[1]} features but the model was fitted on {X.shape[1]}; "
+            "pass data with the same columns."
+        )
+    m, n = len(Y), len(X)
+    if radius is None:
+        n_neighbors = check_n_neighbors(n_neighbors, n + 1)
+        rows = np.repeat(np.arange(m), n_neighbors)
+        cols = _kneighbors(X, n_neighbors, Y).ravel()
+    else:
+        rows, cols = _pairs_within(X, radius, Y)
+    lengths = _exact_lengths(X, Y, rows, cols)
+    return sp.csr_matrix((lengths, (rows, cols)), shape=(m, n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Components and geodesic distances.
+
+
+def _check_graph(G):
+    if not sp.issparse(G) or G.ndim != 2 or G.shape[0] != G.shape[1]:
+        raise TypeError(
+            "G must be a square scipy.sparse matrix of edge lengths (e.g. from knn_graph), "
+            f"got {type(G).__name__} with shape {getattr(G, 'shape', None)}."
+        )
+    G = sp.csr_matrix(G, dtype=np.float64)
+    check_finite(G.data, name="G")
+    if G.nnz and G.data.min() < 0:
+        raise ValueError("G has negative edge lengths; shortest paths need lengths >= 0.")
+    return G
+
+
+def connected_components(G):
+    """Connected components of the undirected graph ``G`` (an edge in either direction counts).
+
+    Returns
+    -------
+    n_components : int
+    labels : ndarray of shape (N,)
+        Component index of every node.
+    """
+    n_components, labels = csgraph.connected_components(_check_graph(G), directed=False)
+    return int(n_components), labels
+
+
+def floyd_warshall(G):
+    r"""All-pairs shortest paths by Floyd–Warshall, the notes' algorithm (step 1).
+
+    Start from :math:`d_{ij}` = edge length (0 on the diagonal, :math:`\infty` for no edge), then
+    for each pivot :math:`k`: :math:`d_{ij} \leftarrow \min(d_{ij},\, d_{ik} + d_{kj})`, all
+    pairs at once (one vectorised update per pivot, :math:`O(N^3)` in total). For teaching;
+    :func:`dijkstra` is much faster on sparse graphs and returns the same distances.
+
+    Returns
+    -------
+    D : ndarray of shape (N, N)
+        Geodesic distances; ``inf`` between nodes in different components.
+    """
+    G = _check_graph(G)
+    n = G.shape[0]
+    D = np.full((n, n), np.inf)
+    coo = G.tocoo()
+    # the graph is undirected: an edge stored in either direction joins both ways
+    np.minimum.at(D, (coo.row, coo.col), coo.data)
+    np.minimum.at(D, (coo.col, coo.row), coo.data)
+    np.fill_diagonal(D, 0.0)
+    for k in range(n):
+        # d_ij <- min(d_ij, d_ik + d_kj); row and column k do not change during pivot k
+        np.minimum(D, D[:, k, None] + D[None, k, :], out=D)
+    return D
+
+
+def dijkstra(G):
+    """All-pairs shortest paths by Dijkstra's algorithm from every node (scipy.sparse.csgraph).
+
+    :math:`O(N (E + N \\log N))` for :math:`E` edges; returns the same distances as
+    :func:`floyd_warshall` (``inf`` between components).
+    """
+    return csgraph.dijkstra(_check_graph(G), directed=False)
+
+
+GEODESIC_METHODS = {"dijkstra": dijkstra, "floyd": floyd_warshall}
+
+
+def geodesic_distances(G, method="dijkstra"):
+    """Geodesic (shortest-path) distances of the graph ``G`` by ``"dijkstra"`` or ``"floyd"``."""
+    if method not in GEODESIC_METHODS:
+        raise ValueError(f"method must be 'dijkstra' or 'floyd', got {method!r}.")
+    return GEODESIC_METHODS[method](G)
+
+
+def smallest_connecting_k(X):
+    """Smallest ``n_neighbors`` whose "or" kNN graph of ``X`` is connected.
+
+    Connectivity only grows with k, so: double k until the graph connects, then bisect,
+    reusing one sorted neighbour list (the kNN graph for k is its first k columns).
+    """
+    X = check_array(X, min_samples=2)
+    n = len(X)
+    rows_of = lambda k: np.repeat(np.arange(n), k)
+    connected = lambda ind, k: csgraph.connected_components(
+        sp.csr_matrix((np.ones(n * k), (rows_of(k), ind[:, :k].ravel())), shape=(n, n)),
+        directed=False,
+    )[0] == 1
+    hi = 1
+    ind = _kneighbors(X, hi)
+    while not connected(ind, hi):  # ends: the complete graph (k = N - 1) is connected
+        hi = min(2 * hi, n - 1)
+        ind = _kneighbors(X, hi)
+    lo = hi // 2  # not connected (or 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if connected(ind, mid) else (mid, hi)
+    return hi
+
+
+def smallest_connecting_radius(X):
+    """Smallest ``radius`` whose epsilon graph of ``X`` is connected: the longest edge of the
+    Euclidean minimum spanning tree."""
+    D = pairwise_distances(X)
+    # a zero distance (duplicate points) would read as "no edge"; those points join at any radius
+    D[D == 0] = np.finfo(float).tiny
+    np.fill_diagonal(D, 0.0)
+    return float(csgraph.minimum_spanning_tree(D).max())
+
+
+def check_connected(G, X, *, n_neighbors=None, radius=None):
+    """Raise a ``ValueError`` if the neighbourhood graph ``G`` of ``X`` is disconnected.
+
+    The message gives the component sizes and the smallest ``n_neighbors`` (or ``radius``)
+    that would connect the graph.
+    """
+    n_components, labels = connected_components(G)
+    if n_components == 1:
+        return G
+    sizes = np.sort(np.bincount(labels))[::-1]
+    shown = ", ".join(str(int(s)) for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
+    if radius is None:
+        what = f"The {n_neighbors}-nearest-neighbour graph"
+        fix = f"increase n_neighbors to at least {smallest_connecting_k(X)}"
+    else:
+        what = f"The radius-{radius:g} neighbourhood graph"
+        fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
+    raise ValueError(
+        f"{what} is disconnected: it has {n_components} connected components (sizes {shown}), "
+        f"so geodesic distances between them are infinite and the embedding is undefined; "
+        f"{fix} (the smallest value that connects it), or remove the outlying points."
+    )
+
+
+def neighbourhood_graph(X, *, n_neighbors=None, radius=None):
+    """The connected kNN ("or") or epsilon graph of ``X`` (step 1 of Isomap and eigenmaps).
+
+    Exactly one of ``n_neighbors`` and ``radius`` must be given; a disconnected graph raises a
+    ``ValueError`` with the component sizes and the smallest value that connects it.
+    """
+    if (n_neighbors is None) == (radius is None):
+        raise ValueError(
+            "Give exactly one of n_neighbors and radius (the other must be None), got "
+            f"n_neighbors={n_neighbors!r}, radius={radius!r}; e.g. n_neighbors=None, radius=1.5."
+        )
+    G = knn_graph(X, n_neighbors) if radius is None else epsilon_graph(X, radius)
+    return check_connected(G, X, n_neighbors=n_neighbors, radius=radius)
