@@ -1,0 +1,162 @@
+r"""Step 2 of the recipe: matrices of inner products.
+
+Classical MDS, Isomap and kernel PCA all diagonalise a centred Gram matrix. It comes either
+from squared distances by double centring, :math:`K = -\tfrac12 C D2 C`, or from a kernel
+:math:`k(x, y) = \langle \phi(x), \phi(y) \rangle` followed by centring in feature space,
+:math:`K \leftarrow C K C`. New points are centred with the training means
+(:func:`center_kernel_test`), so that they land in the same coordinates.
+"""
+
+import numpy as np
+
+from ._validation import check_array, check_positive
+from .graphs import squared_distances
+
+KERNELS = ("linear", "poly", "rbf", "sigmoid")
+
+
+def centering_matrix(N):
+    r"""The centring matrix :math:`C = I - \tfrac1N \mathbf 1 \mathbf 1^\top` (``N x N``).
+
+    :math:`C x` subtracts the mean of :math:`x`; :math:`C` is symmetric and idempotent.
+    Kept for teaching: the functions below centre with row and column means instead of
+    multiplying by :math:`C`, which costs :math:`O(N^2)` instead of :math:`O(N^3)`.
+    """
+    check_positive(N, "N", integer=True)
+    return np.eye(N) - np.full((N, N), 1.0 / N)
+
+
+def _center(A, col_means, row_means, grand_mean):
+    # (C A C)_ij = a_ij - mean_i' a_i'j - mean_j' a_ij' + mean a: the same as C @ A @ C
+    A = A - col_means[None, :]
+    A -= row_means[:, None]
+    A += grand_mean
+    return A
+
+
+def double_center(D2):
+    r"""Double centring :math:`K = -\tfrac12 C\, D2\, C` of squared distances.
+
+    When :math:`D2_{ij} = \|x_i - x_j\|^2`, :math:`K = \tilde X \tilde X^\top` with
+    :math:`\tilde X = C X` the centred data: the Gram matrix classical MDS factorises.
+    Every row and column of :math:`K` sums to zero.
+
+    Parameters
+    ----------
+    D2 : ndarray of shape (N, N)
+        Squared dissimilarities.
+
+    Returns
+    -------
+    K : ndarray of shape (N, N)
+    """
+    D2 = check_array(D2, name="D2")
+    if D2.shape[0] != D2.shape[1]:
+        raise ValueError(f"D2 must be square (N x N) but has shape {D2.shape}.")
+    col = D2.mean(axis=0)
+    K = _center(D2, col, D2.mean(axis=1), col.mean())
+    K *= -0.5
+    return K
+
+
+def _gamma(X, gamma):
+    if gamma is None:
+        return 1.0 / X.shape[1]  # scikit-learn's default, 1 / D
+    return float(check_positive(gamma, "gamma"))
+
+
+def _pair(X, Y):
+    X = check_array(X)
+    Y = X if Y is None else check_array(Y, name="Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but Y has {Y.shape[1]}; both need the same columns."
+        )
+    return X, Y
+
+
+def linear_kernel(X, Y=None):
+    r"""Linear kernel :math:`k(x, y) = x^\top y`."""
+    X, Y = _pair(X, Y)
+    return X @ Y.T
+
+
+def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1):
+    r"""Polynomial kernel :math:`k(x, y) = (\gamma\, x^\top y + c_0)^{d}`; ``gamma=None`` is
+    :math:`1/D`."""
+    X, Y = _pair(X, Y)
+    check_positive(degree, "degree", integer=True)
+    return (_gamma(X, gamma) * (X @ Y.T) + coef0) ** degree
+
+
+def rbf_kernel(X, Y=None, *, gamma=None):
+    r"""Gaussian (RBF) kernel :math:`k(x, y) = \exp(-\gamma \|x - y\|^2)`; ``gamma=None`` is
+    :math:`1/D`."""
+    X, Y = _pair(X, Y)
+    K = squared_distances(X, None if Y is X else Y)
+    K *= -_gamma(X, gamma)
+    return np.exp(K, out=K)
+
+
+def sigmoid_kernel(X, Y=None, *, gamma=None, coef0=1):
+    r"""Sigmoid (tanh) kernel :math:`k(x, y) = \tanh(\gamma\, x^\top y + c_0)`; ``gamma=None``
+    is :math:`1/D`. Not positive semi-definite in general."""
+    X, Y = _pair(X, Y)
+    return np.tanh(_gamma(X, gamma) * (X @ Y.T) + coef0)
+
+
+def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
+    """The kernel matrix :math:`K_{ij} = k(x_i, y_j)` for a kernel given by name."""
+    if kernel == "linear":
+        return linear_kernel(X, Y)
+    if kernel == "poly":
+        return polynomial_kernel(X, Y, degree=degree, gamma=gamma, coef0=coef0)
+    if kernel == "rbf":
+        return rbf_kernel(X, Y, gamma=gamma)
+    if kernel == "sigmoid":
+        return sigmoid_kernel(X, Y, gamma=gamma, coef0=coef0)
+    raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
+
+
+def center_kernel(K):
+    r"""Centre a training kernel in feature space: :math:`C K C`.
+
+    The kernel of the centred features :math:`\phi(x_i) - \bar\phi`; centring twice changes
+    nothing (:math:`C^2 = C`).
+    """
+    K = check_array(K, name="K")
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square (N x N) but has shape {K.shape}.")
+    col = K.mean(axis=0)
+    return _center(K, col, col, col.mean())
+
+
+def center_kernel_test(K_test, K_train):
+    r"""Centre the kernel between new points and the training points with the *training* mean.
+
+    With :math:`\bar\phi = \frac1N \sum_j \phi(x_j)` the training mean in feature space,
+    :math:`\langle \phi(y_i) - \bar\phi, \phi(x_j) - \bar\phi \rangle
+    = K^{test}_{ij} - \frac1N \sum_{j'} K^{test}_{ij'} - \frac1N \sum_{i'} K_{i'j}
+    + \frac1{N^2} \sum_{i'j'} K_{i'j'}`.
+
+    Parameters
+    ----------
+    K_test : ndarray of shape (M, N)
+        :math:`k(y_i, x_j)`, new points against training points.
+    K_train : ndarray of shape (N, N), or tuple
+        The *uncentred* training kernel, or its column means ``(N,)`` and grand mean as a pair
+        (what an estimator keeps instead of the whole matrix).
+    """
+    K_test = check_array(K_test, name="K_test")
+    if isinstance(K_train, tuple):
+        col_means, grand_mean = K_train
+    else:
+        K_train = check_array(K_train, name="K_train")
+        col_means = K_train.mean(axis=0)
+        grand_mean = col_means.mean()
+    if K_test.shape[1] != len(col_means):
+        raise ValueError(
+            f"K_test has {K_test.shape[1]} columns but there are {len(col_means)} training points; "
+            "each row must hold the kernel against every training point."
+        )
+    return _center(K_test, col_means, K_test.mean(axis=1), grand_mean)

@@ -1,0 +1,234 @@
+r"""Step 3 of the recipe: one symmetric eigenproblem.
+
+By the Ky Fan theorem, :math:`\max \operatorname{tr}(Z^\top A Z)` subject to :math:`Z^\top Z = I_L`
+is attained by the eigenvectors of the :math:`L` largest eigenvalues of the symmetric matrix
+:math:`A`, and the minimum by those of the :math:`L` smallest. PCA, classical MDS, Isomap and
+kernel PCA take the top of a Gram matrix; LLE and Laplacian eigenmaps the bottom of an alignment
+matrix or a Laplacian, after skipping the trivial (constant) eigenvector.
+
+Solvers: ``"dense"`` is LAPACK's ``eigh`` restricted to the wanted indices; ``"arpack"`` is
+ARPACK's Lanczos iteration (:func:`scipy.sparse.linalg.eigsh`), which only needs products with
+:math:`A` (top) or solves with :math:`A + sI` (bottom, "shift-invert": the smallest eigenvalues
+of :math:`A` are the largest of :math:`(A + sI)^{-1}`). ``"auto"`` follows scikit-learn: ARPACK
+when :math:`N > 200` and fewer than 10 eigenpairs are wanted, dense otherwise.
+
+Sign convention: an eigenvector is defined only up to sign; :func:`flip_signs` makes the
+largest-magnitude entry of each column positive (scikit-learn's ``svd_flip`` rule).
+"""
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.linalg import eigh_tridiagonal, eigvalsh_tridiagonal, lapack
+from scipy.sparse.linalg import LinearOperator, eigsh, splu
+
+from ._validation import check_n_components
+
+SOLVERS = ("auto", "dense", "arpack")
+ARPACK_MIN_SIZE = 200  # "auto" uses ARPACK above this many rows ...
+ARPACK_MAX_K = 10  # ... when fewer than this many eigenpairs are wanted (scikit-learn's rule)
+ARPACK_SEED = 0  # fixed start vector: ARPACK results are reproducible run to run
+BOTTOM_SHIFT = 1e-10  # shift-invert about -BOTTOM_SHIFT * (largest diagonal entry): A + sI is PD
+
+
+def _choose(solver, n, k):
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}.")
+    if solver == "auto":
+        return "arpack" if n > ARPACK_MIN_SIZE and k < ARPACK_MAX_K else "dense"
+    if solver == "arpack" and k >= n:
+        raise ValueError(
+            f"ARPACK computes at most N - 1 = {n - 1} eigenpairs of an N x N matrix, {k} were "
+            "asked for; use solver='dense'."
+        )
+    return solver
+
+
+def _start_vector(n):
+    return np.random.default_rng(ARPACK_SEED).uniform(-1, 1, n)
+
+
+def _check_square(A, name="A"):
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {A.shape}.")
+    return A
+
+
+def top_eigenpairs(A, k, *, solver="auto"):
+    r"""The ``k`` largest eigenvalues of the symmetric matrix ``A`` and their eigenvectors.
+
+    Solves :math:`\max_{Z^\top Z = I_k} \operatorname{tr}(Z^\top A Z)` (Ky Fan).
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (N, N), symmetric
+    k : int
+    solver : {"auto", "dense", "arpack"}
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        In decreasing order.
+    V : ndarray of shape (N, k)
+        Orthonormal eigenvectors (columns), signs as returned by the solver: apply
+        :func:`flip_signs` for the package's convention.
+    """
+    A = _check_square(A)
+    n = A.shape[0]
+    k = check_n_components(k, n, what="the matrix size", name="k")
+    if _choose(solver, n, k) == "arpack":
+        lam, V = eigsh(A, k, which="LA", v0=_start_vector(n), tol=0)
+    else:
+        A = A.toarray() if sp.issparse(A) else A
+        lam, V = la.eigh(A, subset_by_index=(n - k, n - 1), check_finite=False)
+    order = np.argsort(lam)[::-1]
+    return lam[order], V[:, order]
+
+
+def spectrum_and_top_eigenvectors(A, k):
+    r"""All eigenvalues of the dense symmetric ``A`` and the eigenvectors of the ``k`` largest.
+
+    What classical MDS reports (the whole spectrum, to show negative eigenvalues) at the cost
+    of one eigen-decomposition without all the vectors: one Householder reduction
+    :math:`A = Q T Q^\top` to a tridiagonal :math:`T` (LAPACK ``dsytrd``, :math:`\tfrac43 N^3`
+    flops), all eigenvalues of :math:`T` (:math:`O(N^2)`), ``k`` eigenvectors :math:`y` of
+    :math:`T`, and :math:`v = Q y` (``dormqr``). A full ``eigh`` would also form all :math:`N`
+    eigenvectors, about twice the work.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (N,)
+        Decreasing.
+    V : ndarray of shape (N, k)
+        Unit eigenvectors of the ``k`` largest eigenvalues.
+    """
+    A = _check_square(np.asarray(A, dtype=float))
+    n = A.shape[0]
+    k = check_n_components(k, n, what="the matrix size", name="k")
+    if n < 3:
+        lam, V = la.eigh(A)
+        return lam[::-1], V[:, ::-1][:, :k]
+    lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
+    reflectors, diag, offdiag, tau, info = lapack.dsytrd(A, lower=1, lwork=lwork)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"LAPACK dsytrd failed (info={info}).")
+    lam = eigvalsh_tridiagonal(diag, offdiag)
+    _, Y = eigh_tridiagonal(diag, offdiag, select="i", select_range=(n - k, n - 1))
+    # Q = H_1 ... H_{n-1} acts on rows 1..n-1 (the reflectors of the lower triangle, as dormtr)
+    H = reflectors[1:, : n - 1]
+    lwork = int(lapack.dormqr("L", "N", H, tau, Y[1:], lwork=-1)[1][0])
+    QY, _, info = lapack.dormqr("L", "N", H, tau, Y[1:], lwork=lwork)
+    V = np.vstack([Y[:1], QY])
+    return lam[::-1], V[:, ::-1]
+
+
+def _diagonal_of(B):
+    """The diagonal of ``B`` if ``B`` is a diagonal matrix, else ``None``."""
+    if sp.issparse(B):
+        d = B.diagonal()
+        return d if (sp.csr_matrix(B) - sp.diags(d)).count_nonzero() == 0 else None
+    d = np.diag(B)
+    return d if np.count_nonzero(B - np.diag(d)) == 0 else None
+
+
+def _shift_invert(A, shift):
+    """``x -> (A + shift I)^{-1} x`` by one sparse LU factorisation (symmetric ordering)."""
+    n = A.shape[0]
+    lu = splu(
+        sp.csc_matrix(A + shift * sp.eye(n)),
+        permc_spec="MMD_AT_PLUS_A",
+        options={"SymmetricMode": True},
+    )
+    return LinearOperator((n, n), matvec=lu.solve, dtype=np.float64)
+
+
+def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
+    r"""The ``k`` smallest eigenpairs of :math:`A v = \lambda B v` after the ``skip`` smallest.
+
+    Solves :math:`\min \operatorname{tr}(Z^\top A Z)` subject to :math:`Z^\top B Z = I_k`
+    (:math:`B = I` when ``B`` is None). ``skip=1`` drops the trivial eigenvector (the constant
+    vector of an alignment matrix or Laplacian, eigenvalue 0).
+
+    For a diagonal ``B`` (Laplacian eigenmaps: :math:`L v = \lambda D v`) the problem is solved
+    as the symmetric one :math:`B^{-1/2} A B^{-1/2} u = \lambda u`, then :math:`v = B^{-1/2} u`;
+    for :math:`A = L`, :math:`B = D` that matrix is :math:`L_{sym}`. Eigenvectors are
+    :math:`B`-orthonormal, :math:`V^\top B V = I`.
+
+    The ARPACK path factorises :math:`A + sI` once (sparse LU, :math:`s` a small shift that
+    makes it positive definite for positive semi-definite :math:`A`) and iterates with its
+    inverse, whose largest eigenvalues :math:`1/(\lambda + s)` are the smallest :math:`\lambda`.
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (N, N), symmetric (positive semi-definite for ARPACK)
+    k : int
+    B : ndarray or sparse matrix of shape (N, N), symmetric positive definite, optional
+    skip : int
+        Number of smallest eigenpairs to drop.
+    solver : {"auto", "dense", "arpack"}
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Increasing.
+    V : ndarray of shape (N, k)
+    """
+    A = _check_square(A)
+    n = A.shape[0]
+    if skip < 0 or skip >= n:
+        raise ValueError(f"skip must be between 0 and {n - 1}, got {skip}.")
+    k = check_n_components(k, n - skip, what=f"the matrix size minus skip={skip}", name="k")
+    scale_back = None
+    if B is not None:
+        _check_square(B, "B")
+        d = _diagonal_of(B)
+        if d is not None:
+            if d.min() <= 0:
+                raise ValueError("B must be positive definite, but it has a diagonal entry <= 0.")
+            # B^{-1/2} A B^{-1/2}: symmetric, same eigenvalues, eigenvectors u = B^{1/2} v
+            scale_back = 1.0 / np.sqrt(d)
+            S = sp.diags(scale_back)
+            A = S @ A @ S if sp.issparse(A) else scale_back[:, None] * A * scale_back[None, :]
+            B = None
+    m = k + skip
+    if _choose(solver, n, m) == "arpack":
+        A = sp.csr_matrix(A)
+        shift = BOTTOM_SHIFT * max(float(np.abs(A.diagonal()).max()), np.finfo(float).tiny)
+        M = None if B is None else sp.csc_matrix(B)
+        lam, V = eigsh(
+            A, m, M=M, sigma=-shift, which="LM", v0=_start_vector(n), tol=0,
+            OPinv=_shift_invert(A, shift) if M is None else None,
+        )
+    else:
+        A = A.toarray() if sp.issparse(A) else A
+        if B is not None:
+            B = B.toarray() if sp.issparse(B) else np.asarray(B, dtype=float)
+        lam, V = la.eigh(A, B, subset_by_index=(0, m - 1), check_finite=False)
+    order = np.argsort(lam)[skip:]
+    lam, V = lam[order], V[:, order]
+    if scale_back is not None:
+        V = V * scale_back[:, None]
+    return lam, V
+
+
+def smallest_eigenvalue(A):
+    """The smallest eigenvalue of a symmetric matrix (ARPACK above ``ARPACK_MIN_SIZE`` rows).
+
+    Used to test a Gram matrix for positive semi-definiteness.
+    """
+    A = _check_square(A)
+    if A.shape[0] > ARPACK_MIN_SIZE:
+        return float(eigsh(A, 1, which="SA", v0=_start_vector(A.shape[0]), tol=1e-6)[0][0])
+    A = A.toarray() if sp.issparse(A) else A
+    return float(la.eigvalsh(A, subset_by_index=(0, 0), check_finite=False)[0])
+
+
+def flip_signs(V):
+    """Flip each column of ``V`` so that its largest-magnitude entry is positive.
+
+    The package's one sign convention for eigenvectors (scikit-learn's ``svd_flip`` with
+    ``u_based_decision=True``); a column of zeros is left alone.
+    """
+    V = np.asarray(V, dtype=float)
+    big = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
+    return V * np.where(big < 0, -1.0, 1.0)

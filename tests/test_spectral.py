@@ -1,0 +1,113 @@
+"""Step 3: top and bottom eigenpairs, dense and ARPACK, generalised problem, sign convention."""
+
+import numpy as np
+import pytest
+import scipy.linalg as la
+import scipy.sparse as sp
+
+from mlnotes.spectral import (
+    bottom_eigenpairs,
+    flip_signs,
+    smallest_eigenvalue,
+    spectrum_and_top_eigenvectors,
+    top_eigenpairs,
+)
+
+
+def _sym(n, seed=0):
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    return A + A.T
+
+
+def _path_laplacian(n):
+    W = sp.diags([np.ones(n - 1), np.ones(n - 1)], [-1, 1], format="csr")
+    return sp.csr_matrix(sp.diags(np.asarray(W.sum(1)).ravel()) - W), W
+
+
+def _same_up_to_sign(U, V, atol):
+    # align by the sign of each column's inner product (flip_signs is ambiguous under ties)
+    signs = np.sign(np.einsum("ij,ij->j", U, V))
+    np.testing.assert_allclose(U * signs, V, atol=atol)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_top_eigenpairs(solver):
+    A = _sym(300)
+    lam, V = top_eigenpairs(A, 4, solver=solver)
+    w, U = la.eigh(A)
+    np.testing.assert_allclose(lam, w[::-1][:4], rtol=1e-10)
+    _same_up_to_sign(V, U[:, ::-1][:, :4], 1e-8)
+    assert np.all(np.diff(lam) <= 0)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_bottom_eigenpairs_with_skip(solver):
+    L, _ = _path_laplacian(400)
+    lam, V = bottom_eigenpairs(L, 3, skip=1, solver=solver)
+    # path graph: eigenvalues 2 - 2 cos(pi m / n), eigenvectors cos(pi m (i + 1/2) / n)
+    m = np.arange(1, 4)
+    np.testing.assert_allclose(lam, 2 - 2 * np.cos(np.pi * m / 400), rtol=1e-8)
+    exact = np.cos(np.pi * np.outer(np.arange(400) + 0.5, m) / 400)
+    _same_up_to_sign(V, exact / np.linalg.norm(exact, axis=0), 1e-7)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_generalised_problem_with_diagonal_B(solver):
+    W = sp.random(250, 250, density=0.05, random_state=4)
+    W = sp.csr_matrix(W + W.T + sp.diags(np.ones(249), 1) + sp.diags(np.ones(249), -1))
+    d = np.asarray(W.sum(1)).ravel()
+    L = sp.csr_matrix(sp.diags(d) - W)
+    lam, V = bottom_eigenpairs(L, 3, B=sp.diags(d), skip=1, solver=solver)
+    w, U = la.eigh(L.toarray(), np.diag(d))
+    np.testing.assert_allclose(lam, w[1:4], rtol=1e-8)
+    np.testing.assert_allclose(V.T @ (d[:, None] * V), np.eye(3), atol=1e-10)  # V^T D V = I
+    _same_up_to_sign(V, U[:, 1:4], 1e-8)
+
+
+def test_generalised_problem_with_full_B():
+    A = _sym(20, 1)
+    R = np.random.default_rng(5).normal(size=(20, 20))
+    B = R @ R.T + 20 * np.eye(20)
+    lam, V = bottom_eigenpairs(A, 2, B=B, solver="dense")
+    w, U = la.eigh(A, B)
+    np.testing.assert_allclose(lam, w[:2], rtol=1e-10)
+    np.testing.assert_allclose(A @ V, B @ V * lam, atol=1e-9)
+
+
+def test_spectrum_and_top_eigenvectors_match_full_eigh():
+    A = _sym(120, 2)
+    lam, V = spectrum_and_top_eigenvectors(A, 3)
+    w, U = la.eigh(A)
+    np.testing.assert_allclose(lam, w[::-1], atol=1e-10)
+    _same_up_to_sign(V, U[:, ::-1][:, :3], 1e-9)
+    lam2, V2 = spectrum_and_top_eigenvectors(A[:2, :2], 1)
+    np.testing.assert_allclose(lam2, la.eigvalsh(A[:2, :2])[::-1])
+
+
+def test_smallest_eigenvalue():
+    for n in (50, 300):
+        A = _sym(n, n)
+        np.testing.assert_allclose(smallest_eigenvalue(A), la.eigvalsh(A)[0], rtol=1e-6)
+
+
+def test_flip_signs_convention():
+    V = np.array([[1.0, -3.0, 0.0], [-2.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(flip_signs(V), [[-1.0, 3.0, 0.0], [2.0, -1.0, 0.0]])
+    # idempotent, and invariant to the incoming sign
+    np.testing.assert_array_equal(flip_signs(-V), flip_signs(V))
+
+
+def test_bad_arguments():
+    A = _sym(10)
+    with pytest.raises(ValueError, match="solver must be one of 'auto', 'dense', 'arpack'"):
+        top_eigenpairs(A, 2, solver="lobpcg")
+    with pytest.raises(ValueError, match="k=11 is too large: at most 10"):
+        top_eigenpairs(A, 11)
+    with pytest.raises(ValueError, match="ARPACK computes at most N - 1 = 9 eigenpairs"):
+        top_eigenpairs(A, 10, solver="arpack")
+    with pytest.raises(ValueError, match="k=10 is too large: at most 9"):
+        bottom_eigenpairs(A, 10, skip=1)
+    with pytest.raises(ValueError, match="must be a square matrix"):
+        top_eigenpairs(np.ones((3, 4)), 1)
+    with pytest.raises(ValueError, match="B must be positive definite"):
+        bottom_eigenpairs(A, 1, B=np.diag(np.r_[0.0, np.ones(9)]))
