@@ -46,8 +46,8 @@ class _Failure(Exception):
 
 def _write_inputs(path, cases):
     arrays = {}
-    for c, inputs in enumerate(cases):
-        for a, value in enumerate(inputs.values()):
+    for c, args in enumerate(cases):
+        for a, value in enumerate(args):
             arrays[f"c{c}_a{a}"] = np.asarray(value)
     np.savez(path, **arrays)
 
@@ -136,8 +136,9 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024):
     ----------
     source : str
         Python code defining the functions (imports, defs, assignments).
-    calls : list of (str, list of dict)
-        For each question, the function's name and the inputs of each case.
+    calls : list of (str, list of list)
+        For each question, the function's name and the arguments of each case (arrays, numbers
+        and strings).
     timeout : float
         Wall-clock seconds per question.
     memory_mb : int

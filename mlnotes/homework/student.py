@@ -44,11 +44,7 @@ def check(name, func, *, seed=None):
     seed : int, optional
         Reproduce the inputs of an earlier failing check (its seed is printed).
 
-    Returns
-    -------
-    bool
-        Whether every case passed.
+    Returns nothing (so that a notebook shows only the printed report); use :func:`run_check`
+    for the :class:`~mlnotes.homework.core.Report`.
     """
-    report = run_check(name, func, seed=seed)
-    print(report.text())
-    return report.passed
+    print(run_check(name, func, seed=seed).text())

@@ -1,0 +1,86 @@
+"""Command line: ``python -m mlnotes.homework {grade,grade-one,student-version,list}``.
+
+grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--jobs N --timeout S --memory MB]
+    Grade a folder of notebooks; writes the CSV, ``feedback/<student>.txt`` and
+    ``results/<student>/results.json`` (Gradescope format) next to the CSV.
+grade-one NOTEBOOK --assignment NAME --results results.json
+    Grade one notebook (e.g. inside a Gradescope autograder) and write its results.json.
+student-version INSTRUCTOR.ipynb -o STUDENT.ipynb
+    Replace the solution regions (### BEGIN SOLUTION / ### END SOLUTION) by stubs.
+list
+    The assignments and the questions of the bank.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .assignments import ASSIGNMENTS
+from .core import get_question
+
+
+def _grading_options(parser):
+    parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS))
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="wall-clock seconds per question (default 10)")
+    parser.add_argument("--memory", type=int, default=1024,
+                        help="memory limit of the sandboxed process in MB (default 1024)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the hidden inputs (default: fresh and random)")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mlnotes.homework", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    grade = sub.add_parser("grade", help="grade a folder of submitted notebooks")
+    grade.add_argument("submissions", type=Path)
+    grade.add_argument("--out", type=Path, required=True, help="the CSV to write")
+    grade.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
+    _grading_options(grade)
+    one = sub.add_parser("grade-one", help="grade one notebook, write Gradescope results.json")
+    one.add_argument("notebook", type=Path)
+    one.add_argument("--results", type=Path, required=True)
+    _grading_options(one)
+    student = sub.add_parser("student-version", help="make the student version of a notebook")
+    student.add_argument("notebook", type=Path)
+    student.add_argument("-o", "--output", type=Path, required=True)
+    sub.add_parser("list", help="list assignments and questions")
+    args = parser.parse_args(argv)
+
+    if args.command == "grade":
+        from .grader import grade_folder
+
+        if not args.submissions.is_dir():
+            parser.error(f"{args.submissions} is not a folder of submissions")
+        start = time.perf_counter()
+        results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
+                               timeout=args.timeout, memory_mb=args.memory, seed=args.seed)
+        print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
+              f"wrote {args.out}, feedback/ and results/ in {args.out.parent or '.'}")
+    elif args.command == "grade-one":
+        from .grader import Grader, gradescope_json
+
+        grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
+                        seed=args.seed)
+        result = grader.grade_safely(args.notebook.stem, args.notebook)
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text(json.dumps(gradescope_json(result), indent=1))
+        print(f"{result.student}: {result.total:g} / {result.max_total:g}")
+    elif args.command == "student-version":
+        from .notebook import write_student_version
+
+        write_student_version(args.notebook, args.output)
+        print(f"wrote {args.output}")
+    else:
+        for name, questions in sorted(ASSIGNMENTS.items()):
+            print(f"{name}:")
+            for q, points in questions.items():
+                print(f"  {q:34s} {points:g} pt  def {get_question(q).function}(...)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Assignments: which questions, for how many points.
+
+Each assignment matches a notebook in ``book/homework/`` (the student version) and
+``book/homework/instructor/`` (with the solutions); the function names students define are the
+questions' stub names (``Question.function``).
+"""
+
+ASSIGNMENTS = {
+    "spectral": {
+        "kernels.double_center": 1,
+        "kernels.center_kernel_test": 1,
+        "mds.classical_mds": 2,
+        "graphs.knn_graph": 1,
+        "graphs.floyd_warshall": 2,
+        "lle.weights": 2,
+        "lle.alignment_matrix": 1,
+        "eigenmaps.heat_kernel_weights": 1,
+        "eigenmaps.laplacian": 1,
+    },
+    "sne": {
+        "sne.conditional_affinities": 1,
+        "sne.entropy_bits": 1,
+        "sne.perplexity_search": 2,
+        "sne.joint_affinities": 1,
+        "sne.student_t_affinities": 1,
+        "sne.kl_divergence": 1,
+        "sne.tsne_gradient": 2,
+    },
+}
+
+
+def get_assignment(name):
+    """``{question name: points}`` for an assignment, or a ``KeyError`` listing the names."""
+    from .core import get_question
+
+    if name not in ASSIGNMENTS:
+        raise KeyError(f"no assignment called {name!r}; the assignments are: "
+                       f"{', '.join(sorted(ASSIGNMENTS))}")
+    for question in ASSIGNMENTS[name]:
+        get_question(question)
+    return dict(ASSIGNMENTS[name])
