@@ -1,0 +1,109 @@
+r"""Kernel PCA explorer: circles and moons, a kernel, and its first components over the plane.
+
+A kernel principal component is a function on the input space,
+:math:`z_l(y) = \sum_i \tilde k(y, x_i)\, v_{il} / \sqrt{\lambda_l}` (:mod:`mlnotes.kernel_pca`);
+drawing its level sets over the plane shows what the kernel can separate: circles with an RBF or
+degree-2 polynomial kernel, not with the linear one.
+"""
+
+import functools
+
+import numpy as np
+
+from .._validation import check_positive
+from ..datasets import make_circles, make_moons
+from ..kernel_pca import gram_embedding
+from ..kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
+from ..plotting import scatter
+from ._core import Choice, Explorer, Slider, frozen, new_figure
+
+DATASETS = {"circles": lambda n, noise, rs: make_circles(n, noise=noise, factor=0.4, random_state=rs),
+            "moons": lambda n, noise, rs: make_moons(n, noise=noise, random_state=rs)}
+GAMMAS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+DEGREES = (1, 2, 3, 4, 5)
+GRID_SIZE = 48  # grid points per side for the contour plots
+N_CONTOURS = 12
+KPCA_SWEEP = (0.3, 3.0, 30.0)  # gammas of the static sweep: too smooth, right, too local
+
+
+@functools.lru_cache(maxsize=8)
+def kpca_data(dataset, n_samples, noise, random_state):
+    """The 2-D data set and its labels (read-only)."""
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}.")
+    return frozen(*DATASETS[dataset](n_samples, noise, random_state))
+
+
+@functools.lru_cache(maxsize=64)
+def kpca_fit(dataset, kernel, gamma, degree, n_samples, noise, random_state):
+    """Fit kernel PCA (2 components) and evaluate them on a grid over the plane.
+
+    Returns ``(Z, eigenvalues, grid_x, grid_y, values)``, values of shape (2, GRID, GRID).
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {kernel!r}.")
+    check_positive(gamma, "gamma")
+    check_positive(degree, "degree", integer=True)
+    X, _ = kpca_data(dataset, n_samples, noise, random_state)
+    params = dict(kernel=kernel, gamma=gamma, degree=degree)
+    K = kernel_matrix(X, **params)
+    Z, lam, V = gram_embedding(center_kernel(K), 2)
+    lo, hi = X.min(axis=0) - 0.3, X.max(axis=0) + 0.3
+    gx, gy = np.linspace(lo[0], hi[0], GRID_SIZE), np.linspace(lo[1], hi[1], GRID_SIZE)
+    Y = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
+    # z_l(y) = sum_i k~(y, x_i) v_il / sqrt(lambda_l)
+    values = center_kernel_test(kernel_matrix(Y, X, **params), K) @ (V / np.sqrt(lam))
+    return frozen(Z, lam, gx, gy, values.T.reshape(2, GRID_SIZE, GRID_SIZE))
+
+
+def draw_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_samples=300,
+                    noise=0.05, random_state=0):
+    r"""Kernel PCA of circles or moons: the first two components as contours, and the embedding.
+
+    Parameters
+    ----------
+    dataset : {"circles", "moons"}
+    kernel : {"linear", "poly", "rbf", "sigmoid"}
+    gamma : float
+        :math:`\gamma` of the RBF, polynomial and sigmoid kernels.
+    degree : int
+        Degree of the polynomial kernel (ignored by the others).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: component 1 and component 2 over the input plane (filled contours, the data on
+        top), and the embedding :math:`(z_1, z_2)` (gid ``"embedding"``).
+    """
+    X, y = kpca_data(dataset, n_samples, noise, random_state)
+    Z, lam, gx, gy, values = kpca_fit(dataset, kernel, float(gamma), int(degree), n_samples,
+                                      noise, random_state)
+    fig = new_figure(10.0, 3.4)
+    axes = fig.subplots(1, 3)
+    for l, ax in enumerate(axes[:2]):
+        ax.contourf(gx, gy, values[l], N_CONTOURS, cmap="RdBu_r", alpha=0.8)
+        ax.set_aspect("equal")
+        scatter(ax, X, y, s=5, edgecolors="k")
+        ax.set_title(f"component {l + 1} over the plane (λ = {lam[l]:.3g})", fontsize=10)
+    scatter(axes[2], Z, y, s=6, gid="embedding")
+    axes[2].set_title("embedding (z1, z2)", fontsize=10)
+    for ax in axes:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    what = {"poly": f", degree {degree}", "linear": ""}.get(kernel, "")
+    gamma_text = "" if kernel == "linear" else f", gamma {gamma:g}"
+    fig.suptitle(f"{dataset}: {kernel} kernel{gamma_text}{what}", fontsize=10)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.84, wspace=0.08)
+    return fig
+
+
+def kernel_pca_explorer(sweep=KPCA_SWEEP, **defaults):
+    """Explorer over :func:`draw_kernel_pca`: gamma, data set, kernel, degree. The static book
+    shows the figure for each gamma in ``sweep`` (empty: the default figure only)."""
+    controls = [
+        Slider("gamma", GAMMAS, "gamma"),
+        Choice("dataset", tuple(DATASETS), "data"),
+        Choice("kernel", KERNELS, "kernel"),
+        Slider("degree", DEGREES, "degree"),
+    ]
+    return Explorer(draw_kernel_pca, controls, defaults, sweep=sweep)

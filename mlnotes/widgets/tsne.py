@@ -1,0 +1,129 @@
+r"""t-SNE explorer: the cases of "How to Use t-SNE Effectively", replayed from a recorded run.
+
+One run of :class:`mlnotes.TSNE` per (case, perplexity, learning rate, exaggeration) records the
+map every ``record_every`` iterations; the explorer replays the snapshots beside the curve of
+:math:`\mathrm{KL}(P\,\|\,Q)` (always with the true :math:`P`, so the early-exaggeration phase
+shows as the stretch where the map is not yet fitting it).
+"""
+
+import functools
+
+import numpy as np
+
+from ..datasets import DISTILL_CASES, make_distill_case
+from ..graphs import squared_distances
+from ..plotting import scatter
+from ..sne import TSNE, conditional_affinities, joint_affinities, tsne_objective_gradient
+from ._core import Choice, ReplayExplorer, Slider, frozen, new_figure, report_progress
+
+PERPLEXITIES = (2.0, 5.0, 10.0, 30.0, 50.0, 100.0)
+LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
+EXAGGERATIONS = (1.0, 4.0, 12.0)
+RECORD_EVERY = 10
+
+
+@functools.lru_cache(maxsize=16)
+def distill_data(case, n_samples, random_state):
+    """The data of a distill case and its joint affinities' ingredients (read-only)."""
+    X, t = make_distill_case(case, n_samples, random_state=random_state)
+    return frozen(X, t)
+
+
+@functools.lru_cache(maxsize=32)
+def tsne_run(case, perplexity, learning_rate, exaggeration, n_samples, max_iter, random_state):
+    """Run t-SNE once and keep the snapshots, each with its KL under the true P.
+
+    Returns ``(iterations, embeddings, kl, exaggeration)`` as read-only arrays of length
+    ``n_frames``; progress goes to :func:`~mlnotes.widgets._core.report_progress`.
+    """
+    X, _ = distill_data(case, n_samples, random_state)
+    model = TSNE(
+        perplexity=perplexity, learning_rate=learning_rate, early_exaggeration=exaggeration,
+        max_iter=max_iter, random_state=random_state, record_every=RECORD_EVERY,
+        callback=lambda it, Z, kl: report_progress(it, max_iter),
+    )
+    model.fit(X)
+    h = model.history_
+    P = joint_affinities(conditional_affinities(squared_distances(X), perplexity)[0])
+    kl = np.array([tsne_objective_gradient(Z, P)[0] for Z in h.embeddings])
+    return frozen(np.array(h.iterations), np.array(h.embeddings), kl, np.array(h.exaggeration))
+
+
+def _check_case(case):
+    if case not in DISTILL_CASES:
+        raise ValueError(f"unknown case {case!r}; choose one of {', '.join(DISTILL_CASES)}.")
+
+
+def tsne_frames(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exaggeration=12.0,
+                n_samples=200, max_iter=500, random_state=0, frame=-1):
+    """Number of snapshots recorded by the run of :func:`draw_tsne` with these parameters."""
+    _check_case(case)
+    return len(tsne_run(case, float(perplexity), float(learning_rate), float(exaggeration),
+                        n_samples, max_iter, random_state)[0])
+
+
+def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exaggeration=12.0,
+              frame=-1, n_samples=200, max_iter=500, random_state=0):
+    r"""One snapshot of a t-SNE run on a distill case, with the KL curve.
+
+    Parameters
+    ----------
+    case : str
+        A key of :data:`mlnotes.datasets.DISTILL_CASES`.
+    perplexity, learning_rate, exaggeration : float
+        t-SNE's :math:`Perp`, step size :math:`\eta` and early-exaggeration factor
+        :math:`\alpha` (for the first 250 iterations).
+    frame : int
+        Index of the snapshot (every 10 iterations, then the last); -1 for the final map.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: the data (first two or three coordinates), the map at the snapshot (gid
+        ``"map"``), and the KL divergence of every snapshot (gid ``"kl-curve"``) with the current
+        one marked (gid ``"kl-now"``).
+    """
+    _check_case(case)
+    X, t = distill_data(case, n_samples, random_state)
+    iterations, embeddings, kl, alpha = tsne_run(
+        case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
+        random_state)
+    n = len(iterations)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+
+    fig = new_figure(10.0, 3.3)
+    data_ax = fig.add_subplot(1, 3, 1, **({"projection": "3d"} if X.shape[1] >= 3 else {}))
+    scatter(data_ax, X[:, :3], t, s=6, title=f"data ({X.shape[1]}-D)")
+    map_ax, kl_ax = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
+    scatter(map_ax, embeddings[frame], t, s=6, gid="map",
+            title=f"iteration {iterations[frame]}" + (" (exaggerated)" if alpha[frame] > 1 else ""))
+    for ax in (data_ax, map_ax):
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if ax.name == "3d":
+            ax.set_zticks([])
+    kl_ax.plot(iterations, kl, color="C0", gid="kl-curve")
+    kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
+    if exaggeration > 1:
+        kl_ax.axvspan(0, iterations[alpha > 1].max(initial=0), color="0.9", lw=0)
+    kl_ax.set(xlabel="iteration", xlim=(0, iterations[-1]))
+    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
+    kl_ax.locator_params(nbins=4)
+    fig.suptitle(f"{case}: perplexity {perplexity:g}, learning rate {learning_rate:g}, "
+                 f"exaggeration {exaggeration:g}", fontsize=10)
+    fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
+    return fig
+
+
+def tsne_explorer(**defaults):
+    """Explorer over :func:`draw_tsne`: case, perplexity, learning rate, exaggeration, and a
+    play / pause replay of the recorded run."""
+    controls = [
+        Choice("case", tuple(DISTILL_CASES), "case"),
+        Slider("perplexity", PERPLEXITIES, "perplexity"),
+        Slider("learning_rate", LEARNING_RATES, "learning rate"),
+        Slider("exaggeration", EXAGGERATIONS, "exaggeration"),
+    ]
+    return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames)

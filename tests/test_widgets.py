@@ -1,0 +1,238 @@
+"""The explorers: each drawing function shows the right content, and the explorer machinery
+(live widget, static rendering for the book) works without a browser.
+
+Expected values come from independent computations (numpy, scikit-learn), never from the code
+under test. Every figure is closed.
+"""
+
+import base64
+import io
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import mlnotes.widgets as mw
+from mlnotes.widgets import _core
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def close_figures():
+    figures = []
+    yield figures.append
+    for fig in figures:
+        plt.close(fig)
+
+
+def _by_gid(fig, gid):
+    found = [a for a in fig.findobj() if a.get_gid() == gid]
+    assert found, f"no artist with gid {gid!r}"
+    return found[0]
+
+
+def _numbers(text):
+    return [float(x) for x in re.findall(r"-?\d+\.\d+|-?\d+", text)]
+
+
+# --- the machinery ------------------------------------------------------------------------------
+def test_explorer_rejects_unknown_parameters_by_name():
+    with pytest.raises(TypeError, match=r"draw_pca has no parameter\(s\) angel; choose among angle"):
+        mw.pca_explorer(angel=10)
+
+
+def test_bad_parameter_values_fail_at_construction_with_the_drawing_functions_message():
+    with pytest.raises(ValueError, match="unknown case 'spiral'; choose one of two_clusters"):
+        mw.tsne_explorer(case="spiral")
+    with pytest.raises(ValueError, match="kernel must be one of linear, poly, rbf, sigmoid"):
+        mw.kernel_pca_explorer(kernel="cosine")
+
+
+def test_mimebundle_has_live_view_and_static_png():
+    ex = mw.pca_explorer(angle=40)
+    bundle = ex._repr_mimebundle_()
+    assert set(bundle) == {"image/png", "text/plain", _core.WIDGET_VIEW_MIME}
+    assert bundle[_core.WIDGET_VIEW_MIME]["model_id"] == ex.widget.model_id
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+    assert "angle=40" in bundle["text/plain"]
+
+
+def test_moving_a_control_redraws_the_image():
+    ex = mw.pca_explorer()
+    assert ex.widget is not None  # built on first use
+    before = ex._image_widget.value
+    ex._controls["angle"].value = 90
+    assert ex.params["angle"] == 90
+    assert ex._image_widget.value != before and bytes(ex._image_widget.value).startswith(PNG_MAGIC)
+    assert re.search(r"updated in \d+ ms", ex._status.value)
+
+
+def test_a_default_off_the_slider_grid_is_kept():
+    ex = mw.pca_explorer(angle=33)
+    assert 33 in dict(ex.widget.children[0].children[0].options).values()
+
+
+def test_sweep_stacks_one_row_per_value(close_figures):
+    ex = mw.kernel_pca_explorer(sweep=(1.0, 3.0, 10.0))
+    image = plt.imread(io.BytesIO(base64.b64decode(ex.static_bundle()["image/png"])))
+    fig = mw.draw_kernel_pca()
+    close_figures(fig)
+    h = _core.figure_rgba(fig).shape[0]
+    assert image.shape[0] == 3 * h
+
+
+def test_jshtml_is_self_contained():
+    images = [np.full((20, 30, 4), v, dtype=np.uint8) for v in (0, 128, 255)]
+    html = _core.self_contained_jshtml(images)
+    assert "<script" in html and html.count("data:image/png;base64") == 3
+    assert not re.search(r"(href|src)=[\"']?(https?:)?//", html), "the player loads something"
+    assert "fa fa-" not in html
+
+
+def test_progress_hook_only_inside_its_block():
+    seen = []
+    _core.report_progress(1, 2)
+    with _core.reporting_progress(lambda d, t: seen.append((d, t))):
+        _core.report_progress(3, 4)
+    _core.report_progress(5, 6)
+    assert seen == [(3, 4)]
+
+
+# --- PCA -----------------------------------------------------------------------------------------
+def _pca_readout(angle, close_figures):
+    fig = mw.draw_pca(angle=angle)
+    close_figures(fig)
+    variance, error, trace = _numbers(_by_gid(fig, "readout").get_text())
+    return variance, error, trace, fig
+
+
+def test_pca_variance_is_maximal_at_the_first_principal_direction(close_figures):
+    from mlnotes.widgets.pca import pca_data
+
+    S = np.cov(pca_data(), rowvar=False)
+    w, V = np.linalg.eigh(S)
+    best = np.rad2deg(np.arctan2(V[1, -1], V[0, -1])) % 180
+    assert best == pytest.approx(30.0, abs=1e-9)  # the data were built that way
+    top, _, trace, fig = _pca_readout(best, close_figures)
+    assert top == pytest.approx(w[-1], abs=1e-3)
+    assert trace == pytest.approx(np.trace(S), abs=1e-3)
+    assert _by_gid(fig, "principal").get_xdata()[0] == pytest.approx(best, abs=1e-6)
+    for angle in range(0, 180, 10):
+        variance, error, _, _ = _pca_readout(angle, close_figures)
+        assert variance <= top + 1e-9
+        assert variance + error == pytest.approx(trace, abs=2e-3)  # Pythagoras
+    # the orthogonal direction captures the least: the smallest eigenvalue
+    assert _pca_readout(best + 90, close_figures)[0] == pytest.approx(w[0], abs=1e-3)
+    curve = _by_gid(fig, "variance-curve")
+    assert curve.get_xdata()[np.argmax(curve.get_ydata())] == pytest.approx(best, abs=1.0)
+
+
+# --- kernel PCA ----------------------------------------------------------------------------------
+def _match_signs(Z, Z_ref):
+    return Z * np.sign(np.sum(Z * Z_ref, axis=0))
+
+
+@pytest.mark.parametrize("kernel, extra", [("rbf", {}), ("poly", {"degree": 2}), ("linear", {})])
+def test_kernel_pca_embedding_matches_scikit_learn(kernel, extra, close_figures):
+    from sklearn.decomposition import KernelPCA
+
+    from mlnotes.widgets.kernel_pca import kpca_data
+
+    X, _ = kpca_data("circles", 300, 0.05, 0)
+    fig = mw.draw_kernel_pca(kernel=kernel, gamma=3.0, **extra)
+    close_figures(fig)
+    Z = _by_gid(fig, "embedding").get_offsets()
+    ref = KernelPCA(2, kernel=kernel, gamma=3.0, degree=extra.get("degree", 3), coef0=1,
+                    eigen_solver="dense").fit_transform(X)
+    np.testing.assert_allclose(_match_signs(Z, ref), ref, atol=1e-6 * np.abs(ref).max())
+
+
+def test_kernel_pca_contours_span_the_components_values_over_the_plane(close_figures):
+    from sklearn.decomposition import KernelPCA
+
+    from mlnotes.widgets.kernel_pca import GRID_SIZE, kpca_data
+
+    X, _ = kpca_data("moons", 300, 0.05, 0)
+    fig = mw.draw_kernel_pca(dataset="moons", gamma=3.0)
+    close_figures(fig)
+    kpca = KernelPCA(2, kernel="rbf", gamma=3.0, eigen_solver="dense").fit(X)
+    lo, hi = X.min(axis=0) - 0.3, X.max(axis=0) + 0.3
+    g = np.stack(np.meshgrid(*np.linspace(lo, hi, GRID_SIZE).T), axis=-1).reshape(-1, 2)
+    values = kpca.transform(g)
+    for l, ax in enumerate(fig.axes[:2]):
+        levels = ax.collections[0].levels
+        span = np.sort(np.abs([values[:, l].min(), values[:, l].max()]))
+        drawn = np.sort(np.abs([levels[0], levels[-1]]))
+        assert np.all(drawn >= span - 1e-9) and np.all(drawn <= 1.3 * span[1])
+
+
+def test_kernel_pca_a_component_separates_the_circles_only_with_a_nonlinear_kernel(close_figures):
+    # The best Fisher ratio of the two classes along one component: a linear projection of two
+    # concentric circles cannot separate them, the RBF kernel's second component can.
+    def separation(kernel):
+        fig = mw.draw_kernel_pca(kernel=kernel, gamma=3.0)
+        close_figures(fig)
+        Z = np.asarray(_by_gid(fig, "embedding").get_offsets())
+        y = np.arange(len(Z)) >= (len(Z) + 1) // 2  # make_circles: outer first, then inner
+        return max(abs(z[y].mean() - z[~y].mean()) / np.sqrt(z[y].var() + z[~y].var()) for z in Z.T)
+
+    assert separation("rbf") > 1.0
+    assert separation("linear") < 0.2
+
+
+# --- t-SNE ---------------------------------------------------------------------------------------
+def _kl_of_map(X, Z, perplexity):
+    from mlnotes.graphs import squared_distances
+    from mlnotes.sne import conditional_affinities, joint_affinities
+
+    P = joint_affinities(conditional_affinities(squared_distances(X), perplexity)[0])
+    W = 1.0 / (1.0 + ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1))  # Student-t, one dof
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    mask = P > 0
+    return float(np.sum(P[mask] * np.log(P[mask] / Q[mask])))
+
+
+def test_tsne_replays_every_recorded_snapshot_with_its_kl(close_figures):
+    from mlnotes.widgets.tsne import distill_data, tsne_frames
+
+    params = dict(case="trefoil", perplexity=10.0, max_iter=300, n_samples=120)
+    n = tsne_frames(**params)
+    assert n == 300 // 10 + 1  # the start, then every 10 iterations
+    X, _ = distill_data("trefoil", 120, 0)
+    kls = []
+    for frame in (0, 5, n - 1):
+        fig = mw.draw_tsne(frame=frame, **params)
+        close_figures(fig)
+        curve = _by_gid(fig, "kl-curve")
+        np.testing.assert_array_equal(curve.get_xdata(), np.arange(0, 301, 10))
+        Z = np.asarray(_by_gid(fig, "map").get_offsets())
+        kl = _by_gid(fig, "kl-now").get_ydata()[0]
+        assert kl == pytest.approx(_kl_of_map(X, Z, 10.0), rel=1e-6)
+        assert curve.get_ydata()[frame] == kl
+        kls.append(kl)
+    assert kls[-1] < 0.5 * kls[0]
+    with pytest.raises(ValueError, match=f"frame must be between -{n} and {n - 1}"):
+        mw.draw_tsne(frame=n, **params)
+
+
+def test_tsne_explorer_static_rendering_is_an_animation_of_the_run():
+    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
+    bundle = ex.static_bundle()
+    frames = ex.frames()
+    assert len(frames) == _core.STATIC_ANIMATION_FRAMES and frames[0] == 0 and frames[-1] == 30
+    assert bundle["text/html"].count("data:image/png;base64") == len(frames)
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+
+
+def test_tsne_explorer_reruns_with_progress_and_shows_the_end_of_the_new_run():
+    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
+    assert ex.widget is not None
+    before = ex._image_widget.value
+    ex._frame.value = 0
+    assert ex._image_widget.value != before
+    ex._controls["perplexity"].value = 5.0
+    assert ex._progress.value == 100 and ex._frame.max == 30 and ex._frame.value == 30
+    assert ex.params["perplexity"] == 5.0 and ex.params["frame"] == 30
