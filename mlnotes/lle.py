@@ -1,0 +1,126 @@
+r"""Locally linear embedding (Roweis and Saul, 2000).
+
+Step 1: the :math:`k` nearest neighbours :math:`N(i)` of each point. Step 2: reconstruction
+weights, then the alignment matrix. Each point is written as an affine combination of its
+neighbours, :math:`\min_w \|x_i - \sum_{j \in N(i)} w_{ij} x_j\|^2` subject to
+:math:`\sum_j w_{ij} = 1`. With the local Gram matrix
+:math:`G_i = (x_j - x_i)^\top (x_l - x_i)` over :math:`j, l \in N(i)`, the Lagrangian gives
+:math:`w_i = G_i^{-1} \mathbf 1_k / (\mathbf 1_k^\top G_i^{-1} \mathbf 1_k)`; :math:`G_i` is
+regularised by :math:`G_i + r\,\operatorname{tr}(G_i)\, I_k` (singular when :math:`k > D`).
+The weights can be negative. Step 3: the embedding keeps the same weights,
+:math:`\min \sum_i \|z_i - \sum_j w_{ij} z_j\|^2 = \operatorname{tr}(Z^\top M Z)` with
+:math:`M = (I - W)^\top (I - W)`, subject to :math:`Z^\top Z = I_L`: the bottom eigenvectors of
+:math:`M` after the constant one (eigenvalue 0, since rows of :math:`W` sum to one).
+
+Scaling: columns of ``Z`` have unit norm, as in scikit-learn; the notes' constraint
+:math:`\tfrac1N Z^\top Z = I` gives :math:`\sqrt N` times these coordinates.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_array, check_n_neighbors, check_no_duplicates, check_positive
+from .graphs import nearest_neighbors
+from .spectral import bottom_eigenpairs, flip_signs
+
+
+def lle_weights(X, n_neighbors, *, reg=1e-3):
+    r"""LLE reconstruction weights, one batched solve for all points.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, D)
+        No duplicate rows (a duplicate reconstructs its twin exactly, which makes the weights
+        degenerate): they raise a ``ValueError`` naming the rows.
+    n_neighbors : int
+    reg : float, default=1e-3
+        :math:`r` in :math:`G_i + r \operatorname{tr}(G_i) I` (``reg`` itself if the trace
+        is 0).
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of shape (N, N)
+        Row :math:`i` holds :math:`w_{ij}` for :math:`j \in N(i)`; every row sums to one.
+    """
+    X = check_array(X, min_samples=2)
+    n_neighbors = check_n_neighbors(n_neighbors, len(X))
+    check_positive(reg, "reg", allow_zero=True)
+    check_no_duplicates(X, why=" LLE reconstructs each point from its neighbours, and a duplicate "
+                        "reconstructs its twin exactly, so the weights degenerate.")
+    N, k = len(X), n_neighbors
+    ind = nearest_neighbors(X, k)
+    Xi = X[ind] - X[:, None, :]  # (N, k, D): neighbours relative to x_i
+    G = Xi @ Xi.transpose(0, 2, 1)  # local Gram matrices G_i, (N, k, k)
+    trace = np.trace(G, axis1=1, axis2=2)
+    G[:, np.arange(k), np.arange(k)] += np.where(trace > 0, reg * trace, reg)[:, None]
+    try:
+        w = np.linalg.solve(G, np.ones((N, k, 1)))[:, :, 0]  # G_i^{-1} 1, all i at once
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"A local Gram matrix is singular: with n_neighbors={k} > n_features={X.shape[1]} "
+            "the neighbours are linearly dependent; use reg > 0 (e.g. the default 1e-3)."
+        ) from None
+    w /= w.sum(axis=1, keepdims=True)  # divide by 1^T G_i^{-1} 1: weights sum to one
+    return sp.csr_matrix((w.ravel(), ind.ravel(), np.arange(0, N * k + 1, k)), shape=(N, N))
+
+
+def alignment_matrix(W):
+    r"""The alignment matrix :math:`M = (I - W)^\top (I - W)` (sparse, symmetric, PSD).
+
+    :math:`z^\top M z = \sum_i (z_i - \sum_j w_{ij} z_j)^2`; :math:`M \mathbf 1 = 0` when the
+    rows of :math:`W` sum to one.
+    """
+    if not sp.issparse(W) or W.shape[0] != W.shape[1]:
+        raise TypeError("W must be a square scipy.sparse weight matrix (e.g. from lle_weights).")
+    I_W = sp.eye(W.shape[0], format="csr") - sp.csr_matrix(W)
+    return sp.csr_matrix(I_W.T @ I_W)
+
+
+class LLE:
+    r"""Locally linear embedding (standard LLE).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors : int, default=5
+    reg : float, default=1e-3
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (N, n_components)
+        Unit-norm columns (scikit-learn's scaling; the notes' :math:`\sqrt N` scaling is
+        ``sqrt(N) * embedding_``); largest-magnitude entry of each column positive.
+    weights_ : scipy.sparse.csr_matrix of shape (N, N)
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of :math:`M` used (after the trivial 0).
+    reconstruction_error_ : float
+        :math:`\operatorname{tr}(Z^\top M Z)`, the sum of those eigenvalues (as scikit-learn).
+
+    Examples
+    --------
+    >>> from mlnotes import LLE
+    >>> from mlnotes.datasets import make_s_curve
+    >>> X, t = make_s_curve(300, random_state=0)
+    >>> LLE(n_components=2, n_neighbors=10).fit_transform(X).shape
+    (300, 2)
+    """
+
+    def __init__(self, n_components=2, *, n_neighbors=5, reg=1e-3, eigen_solver="auto"):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.reg = reg
+        self.eigen_solver = eigen_solver
+
+    def fit(self, X, y=None):
+        X = check_array(X, min_samples=2)
+        self.weights_ = lle_weights(X, self.n_neighbors, reg=self.reg)
+        M = alignment_matrix(self.weights_)
+        self.eigenvalues_, V = bottom_eigenpairs(M, self.n_components, skip=1,
+                                                 solver=self.eigen_solver)
+        self.embedding_ = flip_signs(V)
+        self.reconstruction_error_ = float(self.eigenvalues_.sum())
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).embedding_

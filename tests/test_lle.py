@@ -1,0 +1,103 @@
+"""LLE: weights (closed form, properties), alignment matrix, parity with scikit-learn."""
+
+import numpy as np
+import pytest
+import sklearn.manifold as skm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import special_ortho_group
+from sklearn.datasets import make_s_curve, make_swiss_roll
+
+from mlnotes import LLE
+from mlnotes.graphs import nearest_neighbors
+from mlnotes.lle import alignment_matrix, lle_weights
+from mlnotes.spectral import flip_signs
+
+DATASETS = {
+    "s_curve": lambda: make_s_curve(400, random_state=0)[0],
+    "swiss_roll": lambda: make_swiss_roll(400, random_state=0)[0],
+}
+
+
+def test_weights_solve_the_kkt_system_point_by_point():
+    X = DATASETS["s_curve"]()[:80]
+    k, reg = 6, 1e-3
+    W = lle_weights(X, k, reg=reg).toarray()
+    ind = nearest_neighbors(X, k)
+    for i in range(len(X)):
+        Zi = X[ind[i]] - X[i]
+        G = Zi @ Zi.T + reg * np.trace(Zi @ Zi.T) * np.eye(k)
+        # KKT: [2G 1; 1^T 0] [w; mu] = [0; 1]
+        kkt = np.block([[2 * G, np.ones((k, 1))], [np.ones((1, k)), np.zeros((1, 1))]])
+        w = np.linalg.solve(kkt, np.r_[np.zeros(k), 1.0])[:k]
+        np.testing.assert_allclose(W[i, ind[i]], w, atol=1e-10)
+        assert np.count_nonzero(W[i]) == k
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    shift=st.floats(-100, 100),
+    scale=st.floats(0.01, 100),
+    k=st.integers(2, 8),
+)
+def test_weights_sum_to_one_and_are_invariant(seed, shift, scale, k):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(30, 3))
+    W = lle_weights(X, k)
+    np.testing.assert_allclose(np.asarray(W.sum(axis=1)).ravel(), 1.0, atol=1e-10)
+    R = special_ortho_group.rvs(3, random_state=seed)
+    W2 = lle_weights(scale * X @ R + shift, k)
+    # invariance holds when the neighbour sets are unchanged; rotation, translation and
+    # scaling preserve every distance ratio, so they are (up to ties, absent in random data)
+    np.testing.assert_allclose(W2.toarray(), W.toarray(), atol=1e-6)
+
+
+def test_alignment_matrix_is_psd_with_constant_null_vector():
+    W = lle_weights(DATASETS["swiss_roll"]()[:150], 8)
+    M = alignment_matrix(W)
+    np.testing.assert_allclose(M @ np.ones(150), 0, atol=1e-10)
+    Md = M.toarray()
+    np.testing.assert_allclose(Md, Md.T, atol=1e-14)
+    assert np.linalg.eigvalsh(Md)[0] > -1e-10
+    z = np.random.default_rng(0).normal(size=150)
+    # z^T M z = sum_i (z_i - sum_j w_ij z_j)^2
+    np.testing.assert_allclose(z @ Md @ z, ((z - W @ z) ** 2).sum(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_parity_with_sklearn(name, solver):
+    X = DATASETS[name]()
+    ours = LLE(n_components=2, n_neighbors=10, eigen_solver=solver).fit(X)
+    theirs = skm.LocallyLinearEmbedding(
+        n_components=2, n_neighbors=10, method="standard", eigen_solver="dense"
+    ).fit(X)
+    # scikit-learn leaves LAPACK's signs: compare under the package's convention
+    np.testing.assert_allclose(ours.embedding_, flip_signs(theirs.embedding_), atol=1e-8)
+    np.testing.assert_allclose(ours.reconstruction_error_, theirs.reconstruction_error_, rtol=1e-6)
+
+
+def test_unit_norm_scaling_and_orthogonality():
+    X = DATASETS["s_curve"]()
+    Z = LLE(n_components=2, n_neighbors=10).fit_transform(X)
+    np.testing.assert_allclose(Z.T @ Z, np.eye(2), atol=1e-10)
+    # orthogonal to the constant vector, up to the mixing that round-off (1e-16) causes between
+    # eigenvalues 0 and ~1e-10 of M: about 1e-6 relative to the unit norm
+    np.testing.assert_allclose(Z.sum(axis=0) / np.sqrt(len(Z)), 0, atol=1e-5)
+
+
+def test_duplicates_are_named():
+    X = DATASETS["s_curve"]()[:50].copy()
+    X[17] = X[3]
+    X[40] = X[3]
+    with pytest.raises(ValueError, match=r"X has 2 duplicate row\(s\): rows 3, 17, 40 are identical\. "
+                                         r"LLE reconstructs each point"):
+        LLE(n_neighbors=5).fit(X)
+
+
+def test_zero_regularisation_with_too_many_neighbours():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match=r"local Gram matrix is singular: with n_neighbors=5 > "
+                                         r"n_features=2 .* use reg > 0"):
+        lle_weights(X, 5, reg=0.0)
