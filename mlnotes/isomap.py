@@ -1,0 +1,115 @@
+r"""Isomap: classical MDS on geodesic distances.
+
+Step 1: a neighbourhood graph (kNN or epsilon) with edge lengths :math:`\|x_i - x_j\|` and its
+shortest-path distances :math:`d^G_{ij}`, which approximate distances along the manifold.
+Step 2: double centring :math:`K = -\tfrac12 C (d^G_{ij})^2 C`. Step 3: the top eigenpairs,
+:math:`Z = V_L \Lambda_L^{1/2}`. Geodesic distances are not Euclidean in general, so :math:`K`
+may have negative eigenvalues; they are left out, as in scikit-learn (no warning).
+
+New points are placed by the geodesic extension: a new point reaches training point :math:`j`
+through its nearest training neighbours, :math:`d^G(y, x_j) = \min_{i \in N(y)}
+(\|y - x_i\| + d^G_{ij})`, and these distances are projected like kernel-PCA test points.
+"""
+
+from functools import cached_property
+
+import numpy as np
+
+from ._validation import check_array, check_is_fitted, check_n_features
+from .graphs import cross_graph, geodesic_distances, neighbourhood_graph
+from .kernel_pca import gram_embedding
+from .kernels import center_kernel_test, double_center
+from .metrics import residual_variance
+
+
+class Isomap:
+    r"""Isometric feature mapping (Tenenbaum, de Silva and Langford, 2000).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors : int or None, default=5
+        :math:`k` of the kNN graph ("or" symmetrisation, as scikit-learn).
+    radius : float or None, default=None
+        Use the epsilon graph instead; set ``n_neighbors=None``.
+    path_method : {"dijkstra", "floyd"}, default="dijkstra"
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (N, n_components)
+        Eigenvector signs by :func:`~mlnotes.spectral.flip_signs` (scikit-learn's rule).
+    eigenvalues_ : ndarray of shape (n_components,)
+    graph_ : scipy.sparse.csr_matrix
+        The neighbourhood graph (edge lengths).
+    geodesic_distances_ : ndarray of shape (N, N)
+    residual_variances_ : ndarray of shape (n_components,)
+        Entry :math:`l-1` is :math:`1 - R^2` between the geodesic distances and the distances
+        in the first :math:`l` embedding coordinates; its elbow suggests the intrinsic
+        dimension. Computed on first access (it costs :math:`O(N^2 L)`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnotes import Isomap
+    >>> t = np.linspace(0, 3 * np.pi, 60)
+    >>> X = np.c_[np.cos(t), np.sin(t), 0.1 * t]  # a helix: intrinsically 1-D
+    >>> Z = Isomap(n_components=1, n_neighbors=4).fit_transform(X)
+    >>> bool(abs(np.corrcoef(Z[:, 0], t)[0, 1]) > 0.999)
+    True
+    """
+
+    def __init__(self, n_components=2, *, n_neighbors=5, radius=None, path_method="dijkstra",
+                 eigen_solver="auto"):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.path_method = path_method
+        self.eigen_solver = eigen_solver
+
+    def fit(self, X, y=None):
+        X = check_array(X, min_samples=2)
+        self.__dict__.pop("residual_variances_", None)
+        self.graph_ = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius)
+        self.geodesic_distances_ = geodesic_distances(self.graph_, self.path_method)
+        D2 = self.geodesic_distances_**2
+        col_means = -0.5 * D2.mean(axis=0)  # column means of -1/2 D2, for new points
+        self._train_means = (col_means, col_means.mean())
+        K = double_center(D2)
+        self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
+            K, self.n_components, solver=self.eigen_solver
+        )
+        self.X_fit_ = X
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).embedding_
+
+    @cached_property
+    def residual_variances_(self):
+        check_is_fitted(self, "embedding_")
+        return np.array([
+            residual_variance(self.geodesic_distances_, self.embedding_[:, :l])
+            for l in range(1, self.embedding_.shape[1] + 1)
+        ])
+
+    def transform(self, X):
+        """Embed new points by the geodesic extension (see the module docstring)."""
+        check_is_fitted(self, "embedding_")
+        Y = check_n_features(X, self.X_fit_.shape[1])
+        E = cross_graph(Y, self.X_fit_, n_neighbors=self.n_neighbors, radius=self.radius)
+        lonely = np.flatnonzero(np.diff(E.indptr) == 0)
+        if len(lonely):
+            raise ValueError(
+                f"New point(s) {lonely[:5].tolist()} have no training point within "
+                f"radius={self.radius}, so their geodesic distances are undefined; "
+                "increase radius or drop those points."
+            )
+        D_new = np.empty((len(Y), len(self.X_fit_)))
+        for i in range(len(Y)):
+            nbrs = E.indices[E.indptr[i]:E.indptr[i + 1]]
+            steps = E.data[E.indptr[i]:E.indptr[i + 1]]
+            # d(y, x_j) = min over neighbours a of ||y - x_a|| + d^G(a, j)
+            D_new[i] = (steps[:, None] + self.geodesic_distances_[nbrs]).min(axis=0)
+        K_new = center_kernel_test(-0.5 * D_new**2, self._train_means)
+        return K_new @ (self.eigenvectors_ / np.sqrt(self.eigenvalues_))

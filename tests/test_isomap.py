@@ -1,0 +1,70 @@
+"""Isomap: parity with scikit-learn (kNN and radius, fit and transform), residual variance."""
+
+import numpy as np
+import pytest
+import sklearn.manifold as skm
+from sklearn.datasets import make_s_curve, make_swiss_roll
+
+from mlnotes import ClassicalMDS, Isomap
+from mlnotes.graphs import dijkstra, knn_graph
+from mlnotes.metrics import residual_variance
+
+DATASETS = {
+    "s_curve": (lambda: make_s_curve(330, random_state=0)[0], 0.6),
+    "swiss_roll": (lambda: make_swiss_roll(330, random_state=0)[0], 6.0),
+}
+
+
+@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("graph", ["n_neighbors", "radius"])
+def test_parity_with_sklearn(name, graph):
+    make, radius = DATASETS[name]
+    X = make()
+    train, new = X[:300], X[300:]
+    params = {"n_neighbors": 8} if graph == "n_neighbors" else {"n_neighbors": None, "radius": radius}
+    ours = Isomap(n_components=2, **params).fit(train)
+    theirs = skm.Isomap(n_components=2, **params).fit(train)
+    # scikit-learn's Isomap runs KernelPCA, whose sign rule is ours
+    np.testing.assert_allclose(ours.geodesic_distances_, theirs.dist_matrix_, atol=1e-10)
+    np.testing.assert_allclose(ours.embedding_, theirs.embedding_, atol=1e-8)
+    np.testing.assert_allclose(ours.transform(new), theirs.transform(new), atol=1e-8)
+
+
+def test_floyd_path_method_gives_the_same_embedding():
+    X = DATASETS["s_curve"][0]()[:150]
+    a = Isomap(n_components=2, n_neighbors=6).fit_transform(X)
+    b = Isomap(n_components=2, n_neighbors=6, path_method="floyd").fit_transform(X)
+    np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_isomap_is_classical_mds_of_geodesic_distances():
+    X = DATASETS["swiss_roll"][0]()[:200]
+    iso = Isomap(n_components=2, n_neighbors=7, eigen_solver="dense").fit(X)
+    np.testing.assert_allclose(iso.geodesic_distances_, dijkstra(knn_graph(X, 7)))
+    with pytest.warns(UserWarning, match="not positive semi-definite"):  # geodesics are not Euclidean
+        mds = ClassicalMDS(n_components=2, dissimilarity="precomputed").fit(iso.geodesic_distances_)
+    np.testing.assert_allclose(iso.embedding_, mds.embedding_, atol=1e-8)
+    np.testing.assert_allclose(iso.eigenvalues_, mds.eigenvalues_[:2], rtol=1e-10)
+
+
+def test_residual_variances_per_dimension():
+    X = make_s_curve(400, random_state=0)[0]
+    iso = Isomap(n_components=3, n_neighbors=10).fit(X)
+    rv = iso.residual_variances_
+    assert rv.shape == (3,)
+    for l in range(3):
+        assert rv[l] == pytest.approx(residual_variance(iso.geodesic_distances_, iso.embedding_[:, :l + 1]))
+    # the S-curve is 2-D: the elbow is at 2, where almost nothing is left and a third
+    # dimension adds little
+    assert rv[0] > 0.01 and rv[1] < 0.002 and abs(rv[2] - rv[1]) < 0.001
+    iso.fit(X[:200])
+    assert iso.residual_variances_[0] == pytest.approx(
+        residual_variance(iso.geodesic_distances_, iso.embedding_[:, :1]))  # recomputed after refit
+
+
+def test_transform_of_training_points_and_radius_gap():
+    X = DATASETS["s_curve"][0]()
+    iso = Isomap(n_components=2, n_neighbors=None, radius=0.6).fit(X)
+    with pytest.raises(ValueError, match=r"New point\(s\) \[0\] have no training point within "
+                                         r"radius=0.6.*increase radius"):
+        iso.transform(X[:1] + 100.0)
