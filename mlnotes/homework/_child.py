@@ -34,7 +34,7 @@ import sys
 MAX_FILE_BYTES = 16 * 2**20
 MAX_OPEN_FILES = 64
 # Characters of printed output kept for the feedback; the rest is counted and dropped.
-KEPT_OUTPUT = 2000
+KEPT_OUTPUT = 500
 # Numbers in one answer (a 1000 x 1000 matrix and change); no question needs more.
 MAX_ANSWER_SIZE = 2_000_000
 BLOCKED_PACKAGE = "mlnotes"

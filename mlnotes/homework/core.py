@@ -206,6 +206,8 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         outcome = {"error": str(outcome["error"])[:500], "type": str(outcome.get("type"))}
         if outcome.get("type") == "NotImplementedError":
             report.status = NOT_IMPLEMENTED
+        elif outcome.get("type") == "AnswerError":
+            report.status = f"wrong kind of answer: {outcome['error']}"
         elif outcome.get("type") == "Missing":
             report.status = (f"no function called {question.function!r} was found "
                              "(was its cell deleted or renamed?)")

@@ -30,7 +30,7 @@ from .student import student_args
 
 SEED_BITS = 63
 # Feedback quotes at most this much of what a function printed.
-QUOTED_OUTPUT = 500
+QUOTED_OUTPUT = 1000
 
 
 @dataclass

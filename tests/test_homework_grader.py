@@ -1,0 +1,265 @@
+"""The batch grader: an attack suite of hostile submissions graded alongside honest ones, the
+command line over a class folder, student versions, and the output formats."""
+
+import csv
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from homework_fixtures import instructor, submission, write
+
+from mlnotes.homework.grader import Grader, grade_folder
+from mlnotes.homework.notebook import extract_definitions, read_code_cells, student_version
+
+ROOT = Path(__file__).resolve().parents[1]
+MLNOTES_KERNELS = ROOT / "mlnotes" / "kernels.py"
+# The attack suite grades two questions: the attacks sit in double_center (or at top level);
+# laplacian stays honest, so it shows whether the rest of the submission was still graded.
+ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
+TIMEOUT = 2.0
+
+
+def dc(body):
+    """A double_center whose body is ``body`` (indented by the caller's lines)."""
+    lines = "\n".join("    " + line for line in body.strip("\n").splitlines())
+    return f"import numpy as np\ndef double_center(D2):\n{lines}\n"
+
+
+HONEST = "N = len(D2)\nC = np.eye(N) - 1 / N\nreturn -0.5 * C @ D2 @ C"
+
+# student -> (notebook, points for double_center, points for laplacian, text in the feedback)
+ATTACKS = {
+    "honest": (submission("spectral"), 1, 1, "PASSED"),
+    "honest_chatty": (submission("spectral", replace={"double_center": dc(
+        "print('x' * 5_000_000)\n" + HONEST)}), 1, 1, "characters of output dropped"),
+    "stub": (student_version(instructor("spectral")), 0, 0, "not implemented yet"),
+    "wrong_factor": (submission("spectral", replace={"double_center": dc(
+        "N = len(D2)\nC = np.eye(N) - 1 / N\nreturn C @ D2 @ C")}), 0, 1, "the -1/2 is missing"),
+    "patch_numpy": (submission("spectral", extra=[
+        "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
+        "np.testing.assert_allclose = lambda *a, **k: None"],
+        replace={"double_center": dc("return D2")}), 0, 1, "FAILED"),
+    "rigged_eq": (submission("spectral", replace={"double_center": dc(
+        "class Anything:\n    def __eq__(self, other): return True\n"
+        "    def __array__(self, *a, **k): raise TypeError('no')\nreturn Anything()")}),
+        0, 1, "wrong kind of answer"),
+    "rigged_ndarray": (submission("spectral", replace={"double_center": dc(
+        "class Liar(np.ndarray):\n    def __eq__(self, other): return np.ones_like(self, bool)\n"
+        "    def tolist(self): return [[0.0]]\nreturn np.zeros_like(D2).view(Liar)")}),
+        0, 1, "FAILED"),
+    "forge_pipe": (submission("spectral", replace={"double_center": dc(
+        "import json, os\nmsg = json.dumps({'kind': 'answer', 'q': 0, 'passed': True, "
+        "'score': 1, 'answers': [{'value': 'PASSED', 'passed': True}]}).encode()\n"
+        "for fd in range(3, 30):\n    try: os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n"
+        "    except OSError: pass\nos._exit(0)")}), 0, 0, "FAILED"),
+    "mlnotes_import": (submission("spectral", extra=[
+        "from mlnotes.kernels import double_center as reference"],
+        replace={"double_center": dc("return reference(D2)")}), 0, 1, "blocked while grading"),
+    "mlnotes_meta_path": (submission("spectral", replace={"double_center": dc(
+        "import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in "
+        "type(f).__name__]\nfrom mlnotes.kernels import double_center as ref\nreturn ref(D2)")}),
+        0, 1, "blocked while grading"),
+    "mlnotes_by_path": (submission("spectral", replace={"double_center": dc(
+        f"ns = {{}}\nexec(open({str(MLNOTES_KERNELS)!r}).read(), ns)\n"
+        "return ns['double_center'](D2)")}), 0, 1, "blocked while grading"),
+    "syntax_error": (submission("spectral", extra=["def broken(:\n    pass"]), 1, 1,
+                     "does not parse"),
+    "raises": (submission("spectral", replace={"double_center": dc("raise KeyError('boom')")}),
+               0, 1, "raised KeyError"),
+    "loops": (submission("spectral", replace={"double_center": dc("while True:\n    pass")}),
+              0, 1, "timed out"),
+    "allocates": (submission("spectral", replace={"double_center": dc(
+        "blocks = []\nwhile True:\n    blocks.append(np.empty(10**8))")}), 0, 1, "memory"),
+    "sys_exit": (submission("spectral", replace={"double_center": dc("import sys\nsys.exit(0)")}),
+                 0, 1, "sys.exit"),
+    "os_exit": (submission("spectral", replace={"double_center": dc("import os\nos._exit(1)")}),
+                0, 1, "exited with code 1"),
+    "exit_at_top": (submission("spectral", extra=["import sys\nstatus = sys.exit('bye')"]), 1, 1,
+                    "SystemExit"),
+    "os_exit_at_top": (submission("spectral", extra=["import os\nstatus = os._exit(0)"]), 0, 0,
+                       "could not be executed"),
+    "forks": (submission("spectral", replace={"double_center": dc(
+        "import os\nos.fork()\n" + HONEST)}), 0, 1, "os.fork is not allowed"),
+    "subprocess": (submission("spectral", replace={"double_center": dc(
+        "import subprocess\nsubprocess.run(['true'])\n" + HONEST)}), 0, 1, "not allowed"),
+    "ctypes_fork": (submission("spectral", replace={"double_center": dc(
+        "import ctypes\nctypes.CDLL(None).fork()\n" + HONEST)}), 0, 1, "not allowed"),
+    "kill_parent": (submission("spectral", replace={"double_center": dc(
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + HONEST)}),
+        0, 1, "not allowed"),
+    "patch_mlnotes_on_disk": (submission("spectral", replace={"double_center": dc(
+        f"open({str(MLNOTES_KERNELS)!r}, 'a').write('\\nBROKEN = 1\\n')\n" + HONEST)}),
+        0, 1, "blocked while grading"),
+    "gc_walk": (submission("spectral", replace={"double_center": dc(
+        "import gc\ngc.get_objects()\n" + HONEST)}), 0, 1, "not allowed"),
+    "deleted_cells": (submission("spectral", drop=["double_center", "laplacian"]), 0, 0,
+                      "no function called"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("class")
+    for student, (nb, *_) in ATTACKS.items():
+        write(folder / f"{student}.ipynb", nb)
+    (folder / "not_json.ipynb").write_text("{ this is not json")
+    (folder / "essay.txt").write_text("my homework")
+    digest = hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest()
+    out = tmp_path_factory.mktemp("out") / "grades.csv"
+    results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=1)
+    assert hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest() == digest
+    return {r.student: r for r in results}, out
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS))
+def test_attack_gets_its_outcome(graded, student):
+    results, out = graded
+    _, dc_points, lap_points, text = ATTACKS[student]
+    result = results[student]
+    points = {q.name: q.points for q in result.results}
+    feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
+    assert points == {"kernels.double_center": dc_points, "eigenmaps.laplacian": lap_points}, \
+        feedback
+    assert text in feedback
+
+
+def test_every_submission_has_a_row(graded):
+    results, out = graded
+    with open(out, newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert set(rows) == set(ATTACKS) | {"not_json", "essay"}
+    assert rows["not_json"]["total"] == "0.0" and "not valid notebook JSON" in rows["not_json"][
+        "notes"]
+    assert "not a notebook" in rows["essay"]["notes"]
+    assert rows["honest"]["total"] == "2.0" and rows["honest"]["max"] == "2"
+
+
+def test_gradescope_results_json(graded):
+    _, out = graded
+    data = json.loads((out.parent / "results" / "wrong_factor" / "results.json").read_text())
+    assert data["score"] == 1.0
+    assert [t["name"] for t in data["tests"]] == list(ASSIGNMENT)
+    assert data["tests"][0]["status"] == "failed" and data["tests"][0]["max_score"] == 1
+    assert "-1/2 is missing" in data["tests"][0]["output"]
+
+
+def test_nothing_written_outside_the_sandbox(graded):
+    assert "BROKEN" not in MLNOTES_KERNELS.read_text()
+
+
+def test_hidden_inputs_differ_between_runs_and_are_reproducible():
+    a, b, c = (Grader(ASSIGNMENT, seed=s) for s in (1, 2, 1))
+    D2 = [g.cases[0][0]["D2"] for g in (a, b, c)]
+    assert D2[0].shape != D2[1].shape or not (D2[0] == D2[1]).all()
+    assert (D2[0] == D2[2]).all()
+
+
+# --- a class folder through the command line ----------------------------------------------------
+
+def _variant(nb_replace, expected):
+    return submission("spectral", replace=nb_replace), expected
+
+
+def _class_folder(folder):
+    """50 submissions: honest, stubs, wrong in known ways, hostile; returns expected totals."""
+    full = 12.0
+    kinds = [
+        (submission("spectral"), full),
+        (student_version(instructor("spectral")), 0.0),
+        _variant({"floyd_warshall": "import numpy as np\ndef floyd_warshall(G):\n"
+                  "    D = np.array(G, float)\n    n = len(D)\n    for i in range(n):\n"
+                  "        for j in range(n):\n            for k in range(n):\n"
+                  "                D[i, j] = min(D[i, j], D[i, k] + D[k, j])\n    return D\n"},
+                 full - 2),
+        _variant({"laplacian": "def laplacian(W):\n    return W - np.diag(W.sum(1))\n"}, full - 1),
+        _variant({"double_center": "import numpy as np\ndef double_center(D2):\n"
+                  "    C = np.eye(len(D2)) - 1 / len(D2)\n    return C @ D2 @ C\n"},
+                 full - 3),  # classical_mds uses double_center too
+        _variant({"lle_weights": "def lle_weights(X, n_neighbors, reg):\n"
+                  "    return np.zeros((len(X), len(X)))\n"}, full - 2),
+        _variant({"knn_graph": "def knn_graph(X, n_neighbors):\n    import os\n    os._exit(3)\n"},
+                 full - 1),
+        (submission("spectral", extra=["import mlnotes as ml"]), full),
+    ]
+    expected = {}
+    for k in range(50):
+        nb, total = kinds[k % len(kinds)]
+        name = f"student{k:02d}"
+        if k in (5, 25):  # two endless loops (a short timeout keeps the run fast)
+            nb, total = _variant({"alignment_matrix": "def alignment_matrix(W):\n"
+                                  "    while True:\n        pass\n"}, full - 1)
+        if k == 40:
+            (folder / name).mkdir()
+            write(folder / name / "submission.ipynb", nb)
+        else:
+            write(folder / f"{name}.ipynb", nb)
+        expected[name] = total
+    return expected
+
+
+@pytest.mark.slow
+def test_class_of_50_graded_in_one_command(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    expected = _class_folder(folder)
+    out = tmp_path / "grades" / "grades.csv"
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "mlnotes.homework", "grade", str(folder), "--assignment",
+         "spectral", "--out", str(out), "--jobs", "2", "--timeout", "3", "--memory", "1024"],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    )
+    elapsed = time.perf_counter() - start
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["student"] for r in rows] == sorted(expected)
+    got = {r["student"]: float(r["total"]) for r in rows}
+    assert got == expected
+    assert len(list((out.parent / "feedback").iterdir())) == 50
+    assert len(list((out.parent / "results").iterdir())) == 50
+    print(f"graded 50 submissions in {elapsed:.1f} s")
+    assert elapsed < 300
+
+
+# --- notebooks ----------------------------------------------------------------------------------
+
+def test_extraction_keeps_definitions_and_drops_calls():
+    source, notes = extract_definitions([
+        "import numpy as np\nfrom mlnotes.homework import check\n%matplotlib inline",
+        "def f(x):\n    return x\ncheck('q', f)\nprint('hi')\nX = 3",
+        "def broken(:",
+        "for i in range(10**12):\n    pass",
+    ])
+    assert "def f" in source and "X = 3" in source and "import numpy" in source
+    assert "check" not in source and "print" not in source and "range" not in source
+    assert len(notes) == 1 and "code cell 3 does not parse" in notes[0]
+
+
+def test_student_version_replaces_solutions_with_stubs(tmp_path):
+    nb = student_version(instructor("spectral"))
+    code = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "code")
+    assert "BEGIN SOLUTION" not in code and "np.linalg.eigh" not in code
+    assert code.count('raise NotImplementedError("not implemented yet")') == 9
+    # the stubs keep the functions defined, so the graded student version scores 0, not "missing"
+    source, notes = extract_definitions(read_code_cells(write(tmp_path / "s.ipynb", nb)))
+    assert not notes and "def laplacian(W)" in source
+
+
+def _text(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_student_versions_in_the_book_are_up_to_date():
+    for name in ("spectral", "sne"):
+        built = json.loads((ROOT / "book" / "homework" / f"{name}.ipynb").read_text())
+        fresh = student_version(instructor(name))
+        assert [_text(c) for c in built["cells"]] == [_text(c) for c in fresh["cells"]], (
+            f"run: python -m mlnotes.homework student-version "
+            f"book/homework/instructor/{name}.ipynb -o book/homework/{name}.ipynb")
+        outputs = "".join("".join(o.get("text", "")) for c in built["cells"]
+                          if c["cell_type"] == "code" for o in c.get("outputs", []))
+        assert "not implemented yet" in outputs  # executed: what a student sees first
