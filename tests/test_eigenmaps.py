@@ -1,0 +1,105 @@
+"""Laplacian eigenmaps: weights, Laplacians (properties), parity with SpectralEmbedding."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.manifold as skm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_s_curve, make_swiss_roll
+
+from mlnotes import LaplacianEigenmaps
+from mlnotes.eigenmaps import heat_kernel_weights, laplacian
+from mlnotes.graphs import epsilon_graph, knn_graph
+
+DATASETS = {
+    "s_curve": lambda: make_s_curve(400, random_state=0)[0],
+    "swiss_roll": lambda: make_swiss_roll(400, random_state=0)[0],
+}
+
+
+@st.composite
+def weight_matrices(draw):
+    n = draw(st.integers(2, 15))
+    vals = draw(st.lists(st.floats(0, 10), min_size=n * n, max_size=n * n))
+    W = np.triu(np.array(vals).reshape(n, n), 1)
+    W = W + W.T
+    W[np.arange(n - 1), np.arange(1, n)] += 0.5  # a path keeps every degree positive
+    W[np.arange(1, n), np.arange(n - 1)] += 0.5
+    return sp.csr_matrix(W)
+
+
+@settings(max_examples=40, deadline=None)
+@given(weight_matrices())
+def test_laplacians_are_psd_with_the_right_null_vector(W):
+    n = W.shape[0]
+    d = np.asarray(W.sum(axis=1)).ravel()
+    L, L_sym, L_rw = (laplacian(W, kind=k).toarray() for k in ("unnormalized", "sym", "rw"))
+    tol = 1e-9 * max(1.0, d.max())
+    np.testing.assert_allclose(L @ np.ones(n), 0, atol=tol)
+    np.testing.assert_allclose(L_sym @ np.sqrt(d), 0, atol=tol)
+    np.testing.assert_allclose(L_rw @ np.ones(n), 0, atol=tol)
+    assert np.linalg.eigvalsh(L)[0] > -tol
+    assert np.linalg.eigvalsh(L_sym)[0] > -1e-9
+    np.testing.assert_allclose(L_sym, np.diag(d**-0.5) @ L @ np.diag(d**-0.5), atol=1e-10)
+    np.testing.assert_allclose(L_rw, np.diag(1 / d) @ L, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(weight_matrices(), st.integers(0, 1000))
+def test_quadratic_form_identity(W, seed):
+    # sum_ij w_ij |z_i - z_j|^2 = 2 tr(Z^T L Z)
+    Z = np.random.default_rng(seed).normal(size=(W.shape[0], 2))
+    Wd = W.toarray()
+    lhs = (Wd * ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)).sum()
+    rhs = 2 * np.trace(Z.T @ (laplacian(W) @ Z))
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-9, atol=1e-9)
+
+
+def test_heat_kernel_weights():
+    X = DATASETS["s_curve"]()[:50]
+    G = knn_graph(X, 5)
+    W = heat_kernel_weights(G, t=2.0)
+    np.testing.assert_array_equal(W.indices, G.indices)
+    np.testing.assert_allclose(W.data, np.exp(-G.data**2 / 2.0))
+    B = heat_kernel_weights(G)
+    np.testing.assert_array_equal(B.data, 1.0)
+    assert G.data.min() > 0  # the input graph is left unchanged
+    with pytest.raises(ValueError, match="t must be finite and > 0"):
+        heat_kernel_weights(G, t=0.0)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("t", [None, 1.0])
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_parity_with_spectral_embedding(name, t, solver):
+    X = DATASETS[name]()
+    ours = LaplacianEigenmaps(n_components=2, n_neighbors=10, t=t, eigen_solver=solver).fit(X)
+    theirs = skm.SpectralEmbedding(n_components=2, affinity="precomputed", random_state=0)
+    # same weights in; scikit-learn returns D^{-1/2} u (u eigenvectors of L_sym), as we do, and
+    # flips signs by the same largest-magnitude rule
+    np.testing.assert_allclose(ours.embedding_, theirs.fit_transform(ours.affinity_matrix_), atol=1e-8)
+
+
+def test_radius_graph_and_generalised_eigenproblem():
+    X = DATASETS["s_curve"]()
+    le = LaplacianEigenmaps(n_components=3, n_neighbors=None, radius=0.5, t=0.5).fit(X)
+    W = heat_kernel_weights(epsilon_graph(X, 0.5), t=0.5)
+    np.testing.assert_allclose(le.affinity_matrix_.toarray(), W.toarray())
+    L = laplacian(W).toarray()
+    D = np.diag(W.sum(axis=1).A1)
+    Z = le.embedding_
+    np.testing.assert_allclose(L @ Z, D @ Z * le.eigenvalues_, atol=1e-8)  # L z = lambda D z
+    np.testing.assert_allclose(Z.T @ D @ Z, np.eye(3), atol=1e-8)  # Z^T D Z = I
+    np.testing.assert_allclose(Z.T @ D @ np.ones(len(X)), 0, atol=1e-8)  # D-orthogonal to 1
+    assert np.all(np.diff(le.eigenvalues_) >= 0) and le.eigenvalues_[0] > 1e-8
+
+
+def test_laplacian_errors():
+    W = sp.csr_matrix(np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match=r"Node\(s\) \[2\] have degree 0"):
+        laplacian(W, kind="sym")
+    with pytest.raises(ValueError, match="kind must be one of 'unnormalized', 'sym', 'rw'"):
+        laplacian(W, kind="normalized")
+    with pytest.raises(ValueError, match="W has negative weights"):
+        laplacian(-W)
