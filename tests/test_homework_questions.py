@@ -15,6 +15,8 @@ REQUIRED = {
     "graphs.knn_graph", "graphs.floyd_warshall", "sne.conditional_affinities",
     "sne.entropy_bits", "sne.perplexity_search", "sne.joint_affinities",
     "sne.student_t_affinities", "sne.kl_divergence", "sne.tsne_gradient", "lle.embedding",
+    "lle.weights", "lle.alignment_matrix", "eigenmaps.laplacian", "eigenmaps.normalized_laplacian",
+    "eigenmaps.heat_kernel_weights", "eigenmaps.embedding", "autoencoder.step",
 }
 ALL = questions()
 MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]

@@ -1,20 +1,9 @@
-"""Pieces shared by the question bank: references, properties, comparisons, input helpers."""
-
-import importlib
+"""Pieces shared by the question bank: properties, comparisons, input helpers."""
 
 import numpy as np
 
 from ..compare import eigvec_error, procrustes_error, relative_error, tol_direct
 from ..core import Property
-
-
-def reference(module, name):
-    """``mlnotes.<module>.<name>``, or ``None`` while that function does not exist yet."""
-    try:
-        mod = importlib.import_module(f"mlnotes.{module}")
-    except ImportError:
-        return None
-    return getattr(mod, name, None)
 
 
 def dense(A, fill=0.0):

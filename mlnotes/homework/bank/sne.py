@@ -3,13 +3,17 @@ joint and Student-t affinities, the KL objective and the t-SNE gradient."""
 
 import numpy as np
 
+from ...sne import conditional_affinities as _conditional_affinities
+from ...sne import entropy_bits as _entropy_bits
+from ...sne import joint_affinities as _joint_affinities
+from ...sne import student_t_affinities as _student_t_affinities
+from ...sne import tsne_objective_gradient as _tsne_objective_gradient
 from ..compare import tol_direct
 from ..core import Mistake, Property, Question, register
 from ._common import (
     compare_close,
     fixed_tolerance,
     in_range,
-    reference,
     squared_distances,
     sums_to,
     symmetric,
@@ -17,13 +21,6 @@ from ._common import (
     total_sum,
     zero_diagonal,
 )
-
-_conditional_affinities = reference("sne", "conditional_affinities")
-_entropy_bits = reference("sne", "entropy_bits")
-_joint_affinities = reference("sne", "joint_affinities")
-_student_t_affinities = reference("sne", "student_t_affinities")
-_tsne_objective_gradient = reference("sne", "tsne_objective_gradient")
-_symmetric_sne_objective_gradient = reference("sne", "symmetric_sne_objective_gradient")
 
 # Perplexity search: answers agree with the reference to this relative accuracy in sigma, and
 # reach the target perplexity to this relative accuracy.
@@ -55,36 +52,35 @@ def _conditional_inputs(rng):
     return {"D2": D2, "sigma": sigma, "_P": P}
 
 
-if _conditional_affinities is not None:
-    register(Question(
-        name="sne.conditional_affinities",
-        function="conditional_affinities",
-        signature="def conditional_affinities(D2, sigma):",
-        docstring=r"""SNE's conditional affinities for given bandwidths.
+register(Question(
+    name="sne.conditional_affinities",
+    function="conditional_affinities",
+    signature="def conditional_affinities(D2, sigma):",
+    docstring=r"""SNE's conditional affinities for given bandwidths.
 
-    D2 : (N, N) squared distances. sigma : (N,) bandwidths sigma_i > 0.
-    Returns P, (N, N): p_{j|i} = exp(-D2_ij / (2 sigma_i^2)) / sum_{k != i} exp(-D2_ik / (2 sigma_i^2)),
-    with p_{i|i} = 0; row i is the distribution p_{.|i}.""",
-        make_inputs=_conditional_inputs,
-        reference=lambda D2, sigma, _P: _P,
-        compare=compare_close,
-        tolerance=lambda inputs, expected: max(tol_direct(len(inputs["D2"])), 1e-9),
-        outputs=("P_cond",),
-        properties=(sums_to(1, 1, name="P"), zero_diagonal(name="P"), in_range(0, 1)),
-        mistakes=(
-            Mistake("diagonal", lambda D2, sigma, _P: _gaussian_rows(D2, sigma,
-                                                                     keep_diagonal=True),
-                    "p_{i|i} must be 0: leave k = i out of the normalising sum (and the row)."),
-            Mistake("columns", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, axis=0),
-                    "normalised over columns: each ROW i is a distribution p_{.|i} and sums to 1."),
-            Mistake("no 2", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, two=1.0),
-                    "the 2 in 2 sigma_i^2 is missing: exp(-D2_ij / (2 sigma_i^2))."),
-            Mistake("sigma", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, power=1),
-                    "used sigma_i where sigma_i^2 belongs: exp(-D2_ij / (2 sigma_i^2))."),
-            Mistake("distances", lambda D2, sigma, _P: _gaussian_rows(np.sqrt(D2), sigma),
-                    "used distances: the Gaussian needs the squared distances D2."),
-        ),
-    ))
+D2 : (N, N) squared distances. sigma : (N,) bandwidths sigma_i > 0.
+Returns P, (N, N): p_{j|i} = exp(-D2_ij / (2 sigma_i^2)) / sum_{k != i} exp(-D2_ik / (2 sigma_i^2)),
+with p_{i|i} = 0; row i is the distribution p_{.|i}.""",
+    make_inputs=_conditional_inputs,
+    reference=lambda D2, sigma, _P: _P,
+    compare=compare_close,
+    tolerance=lambda inputs, expected: max(tol_direct(len(inputs["D2"])), 1e-9),
+    outputs=("P_cond",),
+    properties=(sums_to(1, 1, name="P"), zero_diagonal(name="P"), in_range(0, 1)),
+    mistakes=(
+        Mistake("diagonal", lambda D2, sigma, _P: _gaussian_rows(D2, sigma,
+                                                                 keep_diagonal=True),
+                "p_{i|i} must be 0: leave k = i out of the normalising sum (and the row)."),
+        Mistake("columns", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, axis=0),
+                "normalised over columns: each ROW i is a distribution p_{.|i} and sums to 1."),
+        Mistake("no 2", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, two=1.0),
+                "the 2 in 2 sigma_i^2 is missing: exp(-D2_ij / (2 sigma_i^2))."),
+        Mistake("sigma", lambda D2, sigma, _P: _gaussian_rows(D2, sigma, power=1),
+                "used sigma_i where sigma_i^2 belongs: exp(-D2_ij / (2 sigma_i^2))."),
+        Mistake("distances", lambda D2, sigma, _P: _gaussian_rows(np.sqrt(D2), sigma),
+                "used distances: the Gaussian needs the squared distances D2."),
+    ),
+))
 
 
 # --- entropy in bits ---------------------------------------------------------------------------
@@ -98,33 +94,32 @@ def _entropy(P, base=2.0):
     return -(P * logs).sum(axis=1)
 
 
-if _entropy_bits is not None and _conditional_affinities is not None:
-    register(Question(
-        name="sne.entropy_bits",
-        function="entropy_bits",
-        signature="def entropy_bits(P_cond):",
-        docstring=r"""Shannon entropy in bits of each row: H_i = -sum_j p_{j|i} log2 p_{j|i}.
+register(Question(
+    name="sne.entropy_bits",
+    function="entropy_bits",
+    signature="def entropy_bits(P_cond):",
+    docstring=r"""Shannon entropy in bits of each row: H_i = -sum_j p_{j|i} log2 p_{j|i}.
 
-    P_cond : (N, N), rows are distributions (zero diagonal; 0 log 0 counts as 0).
-    Returns H, (N,); the perplexity of row i is 2 ** H_i.""",
-        make_inputs=_entropy_inputs,
-        reference=_entropy_bits,
-        compare=compare_close,
-        tolerance=tol_by_size("P_cond"),
-        outputs=("H",),
-        properties=(Property("every entropy is >= 0", lambda a, i, tol: (
-            bool(np.all(a[0] >= -tol)), "a negative entropy")),),
-        nan_hint="0 log 0 must count as 0: the zero diagonal p_{i|i} makes p log p NaN; "
-                 "skip zero entries (np.where, or scipy.special.xlogy).",
-        mistakes=(
-            Mistake("nats", lambda P_cond: _entropy(P_cond, np.e),
-                    "entropy in nats, perplexity expects bits: use log2 (or divide by ln 2)."),
-            Mistake("sign", lambda P_cond: -_entropy(P_cond),
-                    "the minus sign is missing: H = -sum p log2 p (entropies are >= 0)."),
-            Mistake("perplexity", lambda P_cond: 2.0 ** _entropy(P_cond),
-                    "that is the perplexity 2^H: return the entropy H itself."),
-        ),
-    ))
+P_cond : (N, N), rows are distributions (zero diagonal; 0 log 0 counts as 0).
+Returns H, (N,); the perplexity of row i is 2 ** H_i.""",
+    make_inputs=_entropy_inputs,
+    reference=_entropy_bits,
+    compare=compare_close,
+    tolerance=tol_by_size("P_cond"),
+    outputs=("H",),
+    properties=(Property("every entropy is >= 0", lambda a, i, tol: (
+        bool(np.all(a[0] >= -tol)), "a negative entropy")),),
+    nan_hint="0 log 0 must count as 0: the zero diagonal p_{i|i} makes p log p NaN; "
+             "skip zero entries (np.where, or scipy.special.xlogy).",
+    mistakes=(
+        Mistake("nats", lambda P_cond: _entropy(P_cond, np.e),
+                "entropy in nats, perplexity expects bits: use log2 (or divide by ln 2)."),
+        Mistake("sign", lambda P_cond: -_entropy(P_cond),
+                "the minus sign is missing: H = -sum p log2 p (entropies are >= 0)."),
+        Mistake("perplexity", lambda P_cond: 2.0 ** _entropy(P_cond),
+                "that is the perplexity 2^H: return the entropy H itself."),
+    ),
+))
 
 
 # --- perplexity search -------------------------------------------------------------------------
@@ -162,59 +157,57 @@ def _reaches_perplexity(answer, inputs, tol):
     return worst <= PERPLEXITY_RTOL, f"a row's perplexity is off by {worst:.1%}"
 
 
-if _conditional_affinities is not None:
-    register(Question(
-        name="sne.perplexity_search",
-        function="find_bandwidths",
-        signature="def find_bandwidths(D2, perplexity):",
-        docstring=r"""Binary search for each point's bandwidth sigma_i so that 2 ** H_i = perplexity.
+register(Question(
+    name="sne.perplexity_search",
+    function="find_bandwidths",
+    signature="def find_bandwidths(D2, perplexity):",
+    docstring=r"""Binary search for each point's bandwidth sigma_i so that 2 ** H_i = perplexity.
 
-    D2 : (N, N) squared distances. perplexity : float, 1 < perplexity < N - 1.
-    H_i is the entropy in bits of p_{.|i} (see conditional_affinities); it grows with sigma_i.
-    Returns sigma, (N,), accurate to a relative 1e-4 or better.""",
-        make_inputs=_search_inputs,
-        reference=lambda D2, perplexity: _conditional_affinities(D2, perplexity, tol=1e-8)[1],
-        compare=compare_close,
-        tolerance=fixed_tolerance(SIGMA_RTOL),
-        outputs=("sigma",),
-        properties=(Property("each row of P reaches the perplexity (0.1%)", _reaches_perplexity),),
-        mistakes=(
-            Mistake("nats", lambda D2, perplexity: _search(D2, perplexity, entropy_base=np.e),
-                    "entropy in nats, perplexity expects bits: compare log2-entropy with "
-                    "log2(perplexity) (or nats with ln(perplexity))."),
-            Mistake("beta", lambda D2, perplexity: 1 / (2 * _search(D2, perplexity) ** 2),
-                    "returned the precisions beta_i = 1 / (2 sigma_i^2): return sigma_i."),
-            Mistake("variance", lambda D2, perplexity: _search(D2, perplexity) ** 2,
-                    "returned sigma_i^2: return the bandwidth sigma_i (its square root)."),
-        ),
-    ))
+D2 : (N, N) squared distances. perplexity : float, 1 < perplexity < N - 1.
+H_i is the entropy in bits of p_{.|i} (see conditional_affinities); it grows with sigma_i.
+Returns sigma, (N,), accurate to a relative 1e-4 or better.""",
+    make_inputs=_search_inputs,
+    reference=lambda D2, perplexity: _conditional_affinities(D2, perplexity, tol=1e-8)[1],
+    compare=compare_close,
+    tolerance=fixed_tolerance(SIGMA_RTOL),
+    outputs=("sigma",),
+    properties=(Property("each row of P reaches the perplexity (0.1%)", _reaches_perplexity),),
+    mistakes=(
+        Mistake("nats", lambda D2, perplexity: _search(D2, perplexity, entropy_base=np.e),
+                "entropy in nats, perplexity expects bits: compare log2-entropy with "
+                "log2(perplexity) (or nats with ln(perplexity))."),
+        Mistake("beta", lambda D2, perplexity: 1 / (2 * _search(D2, perplexity) ** 2),
+                "returned the precisions beta_i = 1 / (2 sigma_i^2): return sigma_i."),
+        Mistake("variance", lambda D2, perplexity: _search(D2, perplexity) ** 2,
+                "returned sigma_i^2: return the bandwidth sigma_i (its square root)."),
+    ),
+))
 
 
 # --- joint affinities --------------------------------------------------------------------------
 
-if _joint_affinities is not None and _conditional_affinities is not None:
-    register(Question(
-        name="sne.joint_affinities",
-        function="joint_affinities",
-        signature="def joint_affinities(P_cond):",
-        docstring=r"""Symmetric SNE / t-SNE joint affinities p_ij = (p_{j|i} + p_{i|j}) / (2N).
+register(Question(
+    name="sne.joint_affinities",
+    function="joint_affinities",
+    signature="def joint_affinities(P_cond):",
+    docstring=r"""Symmetric SNE / t-SNE joint affinities p_ij = (p_{j|i} + p_{i|j}) / (2N).
 
-    P_cond : (N, N), row i is p_{.|i}. Returns P, (N, N), symmetric, summing to 1.""",
-        make_inputs=_entropy_inputs,
-        reference=_joint_affinities,
-        compare=compare_close,
-        tolerance=tol_by_size("P_cond"),
-        outputs=("P",),
-        properties=(symmetric(name="P"), total_sum(1.0, name="P")),
-        mistakes=(
-            Mistake("not symmetrised", lambda P_cond: P_cond / len(P_cond),
-                    "not symmetrised: p_ij = (p_{j|i} + p_{i|j}) / 2N."),
-            Mistake("/N", lambda P_cond: (P_cond + P_cond.T) / len(P_cond),
-                    "P sums to 2: divide by 2N, not N."),
-            Mistake("/2", lambda P_cond: (P_cond + P_cond.T) / 2,
-                    "P sums to N: divide by 2N, not 2."),
-        ),
-    ))
+P_cond : (N, N), row i is p_{.|i}. Returns P, (N, N), symmetric, summing to 1.""",
+    make_inputs=_entropy_inputs,
+    reference=_joint_affinities,
+    compare=compare_close,
+    tolerance=tol_by_size("P_cond"),
+    outputs=("P",),
+    properties=(symmetric(name="P"), total_sum(1.0, name="P")),
+    mistakes=(
+        Mistake("not symmetrised", lambda P_cond: P_cond / len(P_cond),
+                "not symmetrised: p_ij = (p_{j|i} + p_{i|j}) / 2N."),
+        Mistake("/N", lambda P_cond: (P_cond + P_cond.T) / len(P_cond),
+                "P sums to 2: divide by 2N, not N."),
+        Mistake("/2", lambda P_cond: (P_cond + P_cond.T) / 2,
+                "P sums to N: divide by 2N, not 2."),
+    ),
+))
 
 
 # --- Student-t affinities ----------------------------------------------------------------------
@@ -231,34 +224,33 @@ def _kernel_q(Z, *, kernel="t", per_row=False, diagonal=False):
     return W / W.sum(axis=1, keepdims=True) if per_row else W / W.sum()
 
 
-if _student_t_affinities is not None:
-    register(Question(
-        name="sne.student_t_affinities",
-        function="student_t_affinities",
-        signature="def student_t_affinities(Z):",
-        docstring=r"""t-SNE's embedding affinities (Student-t kernel, one normalisation over all pairs).
+register(Question(
+    name="sne.student_t_affinities",
+    function="student_t_affinities",
+    signature="def student_t_affinities(Z):",
+    docstring=r"""t-SNE's embedding affinities (Student-t kernel, one normalisation over all pairs).
 
-    q_ij = (1 + ||z_i - z_j||^2)^-1 / sum_{k != l} (1 + ||z_k - z_l||^2)^-1.
-    Z : (N, L) embedding. Returns Q, (N, N), zero diagonal, summing to 1.""",
-        make_inputs=_embedding_inputs,
-        reference=lambda Z: _student_t_affinities(Z),
-        compare=compare_close,
-        tolerance=tol_by_size("Z"),
-        outputs=("Q",),
-        properties=(symmetric(name="Q"), zero_diagonal(name="Q"), total_sum(1.0, name="Q")),
-        mistakes=(
-            Mistake("per row", lambda Z: _kernel_q(Z, per_row=True),
-                    "normalised each row (SNE's conditional q_{j|i}): t-SNE's q_ij is normalised "
-                    "over all pairs."),
-            Mistake("diagonal", lambda Z: _kernel_q(Z, diagonal=True),
-                    "q_ii must be 0: leave the pairs k = l out of the normalising sum."),
-            Mistake("gaussian", lambda Z: _kernel_q(Z, kernel="gauss"),
-                    "that is a Gaussian kernel: t-SNE uses the Student-t kernel "
-                    "(1 + ||z_i - z_j||^2)^-1."),
-            Mistake("unsquared", lambda Z: _kernel_q(Z, kernel="t-d"),
-                    "used the distance where its square belongs: (1 + ||z_i - z_j||^2)^-1."),
-        ),
-    ))
+q_ij = (1 + ||z_i - z_j||^2)^-1 / sum_{k != l} (1 + ||z_k - z_l||^2)^-1.
+Z : (N, L) embedding. Returns Q, (N, N), zero diagonal, summing to 1.""",
+    make_inputs=_embedding_inputs,
+    reference=lambda Z: _student_t_affinities(Z),
+    compare=compare_close,
+    tolerance=tol_by_size("Z"),
+    outputs=("Q",),
+    properties=(symmetric(name="Q"), zero_diagonal(name="Q"), total_sum(1.0, name="Q")),
+    mistakes=(
+        Mistake("per row", lambda Z: _kernel_q(Z, per_row=True),
+                "normalised each row (SNE's conditional q_{j|i}): t-SNE's q_ij is normalised "
+                "over all pairs."),
+        Mistake("diagonal", lambda Z: _kernel_q(Z, diagonal=True),
+                "q_ii must be 0: leave the pairs k = l out of the normalising sum."),
+        Mistake("gaussian", lambda Z: _kernel_q(Z, kernel="gauss"),
+                "that is a Gaussian kernel: t-SNE uses the Student-t kernel "
+                "(1 + ||z_i - z_j||^2)^-1."),
+        Mistake("unsquared", lambda Z: _kernel_q(Z, kernel="t-d"),
+                "used the distance where its square belongs: (1 + ||z_i - z_j||^2)^-1."),
+    ),
+))
 
 
 # --- KL objective ------------------------------------------------------------------------------
@@ -276,29 +268,28 @@ def _kl(P, Q, *, base=np.e):
     return float((P[mask] * np.log(P[mask] / Q[mask])).sum() / np.log(base))
 
 
-if _tsne_objective_gradient is not None and _conditional_affinities is not None:
-    register(Question(
-        name="sne.kl_divergence",
-        function="kl_divergence",
-        signature="def kl_divergence(P, Q):",
-        docstring=r"""KL(P || Q) = sum_{i != j} p_ij log(p_ij / q_ij), natural log, 0 log 0 = 0.
+register(Question(
+    name="sne.kl_divergence",
+    function="kl_divergence",
+    signature="def kl_divergence(P, Q):",
+    docstring=r"""KL(P || Q) = sum_{i != j} p_ij log(p_ij / q_ij), natural log, 0 log 0 = 0.
 
-    P, Q : (N, N) joint affinities (zero diagonals, each summing to 1). Returns a float.""",
-        make_inputs=_pq_inputs,
-        reference=lambda P, Q, _Z: _tsne_objective_gradient(_Z, P)[0],
-        compare=compare_close,
-        tolerance=lambda inputs, expected: max(1e-9, tol_direct(len(inputs["P"]) ** 2)),
-        outputs=("KL",),
-        properties=(Property("KL >= 0", lambda a, i, tol: (bool(a[0] >= -tol), "negative")),),
-        nan_hint="0 log 0 must count as 0: the zero diagonals make p log(p / q) NaN; "
-                 "sum over the pairs with p_ij > 0 only.",
-        mistakes=(
-            Mistake("reversed", lambda P, Q, _Z: _kl(Q, P),
-                    "the arguments are reversed: KL(P || Q) = sum p log(p / q), weighted by P."),
-            Mistake("bits", lambda P, Q, _Z: _kl(P, Q, base=2.0),
-                    "used log2: the t-SNE objective uses the natural log (nats)."),
-        ),
-    ))
+P, Q : (N, N) joint affinities (zero diagonals, each summing to 1). Returns a float.""",
+    make_inputs=_pq_inputs,
+    reference=lambda P, Q, _Z: _tsne_objective_gradient(_Z, P)[0],
+    compare=compare_close,
+    tolerance=lambda inputs, expected: max(1e-9, tol_direct(len(inputs["P"]) ** 2)),
+    outputs=("KL",),
+    properties=(Property("KL >= 0", lambda a, i, tol: (bool(a[0] >= -tol), "negative")),),
+    nan_hint="0 log 0 must count as 0: the zero diagonals make p log(p / q) NaN; "
+             "sum over the pairs with p_ij > 0 only.",
+    mistakes=(
+        Mistake("reversed", lambda P, Q, _Z: _kl(Q, P),
+                "the arguments are reversed: KL(P || Q) = sum p log(p / q), weighted by P."),
+        Mistake("bits", lambda P, Q, _Z: _kl(P, Q, base=2.0),
+                "used log2: the t-SNE objective uses the natural log (nats)."),
+    ),
+))
 
 
 # --- t-SNE gradient ----------------------------------------------------------------------------
@@ -331,36 +322,35 @@ def _fd_gradient(answer, inputs, tol):
     return err <= 1e-5, f"relative difference {err:.1e} from finite differences"
 
 
-if _tsne_objective_gradient is not None and _conditional_affinities is not None:
-    register(Question(
-        name="sne.tsne_gradient",
-        function="tsne_gradient",
-        signature="def tsne_gradient(Z, P):",
-        docstring=r"""Gradient of the t-SNE objective KL(P || Q(Z)) with respect to the embedding.
+register(Question(
+    name="sne.tsne_gradient",
+    function="tsne_gradient",
+    signature="def tsne_gradient(Z, P):",
+    docstring=r"""Gradient of the t-SNE objective KL(P || Q(Z)) with respect to the embedding.
 
-    Z : (N, L) embedding. P : (N, N) joint affinities. Returns the (N, L) array with rows
-    dC/dz_i = 4 sum_j (p_ij - q_ij) (z_i - z_j) / (1 + ||z_i - z_j||^2).""",
-        make_inputs=_gradient_inputs,
-        reference=lambda Z, P: _tsne_objective_gradient(Z, P)[1],
-        compare=compare_close,
-        tolerance=lambda inputs, expected: max(1e-10, tol_direct(len(inputs["Z"]))),
-        outputs=("grad",),
-        properties=(Property("matches central finite differences of the KL objective",
-                             _fd_gradient),
-                    Property("the gradients sum to zero (translation invariance)",
-                             lambda a, i, tol: (bool(np.allclose(
-                                 a[0].sum(0), 0, atol=1e-8 * max(np.abs(a[0]).max(), 1e-12))),
-                                 "they do not"))),
-        mistakes=(
-            Mistake("no 4", lambda Z, P: _tsne_grad(Z, P, factor=1.0),
-                    "grad equals 0.25 x the expected: the factor 4 is missing."),
-            Mistake("ascent", lambda Z, P: -_tsne_grad(Z, P),
-                    "the sign is flipped: that is the descent direction -grad (or p and q are "
-                    "swapped in p_ij - q_ij)."),
-            Mistake("no kernel", lambda Z, P: _tsne_grad(Z, P, kernel=False),
-                    "the Student-t factor (1 + ||z_i - z_j||^2)^-1 is missing from each term."),
-            Mistake("gaussian", lambda Z, P: _tsne_grad(Z, P, gaussian=True),
-                    "that is symmetric SNE's gradient (Gaussian Q): t-SNE's q_ij uses the "
-                    "Student-t kernel, and each term carries (1 + ||z_i - z_j||^2)^-1."),
-        ),
-    ))
+Z : (N, L) embedding. P : (N, N) joint affinities. Returns the (N, L) array with rows
+dC/dz_i = 4 sum_j (p_ij - q_ij) (z_i - z_j) / (1 + ||z_i - z_j||^2).""",
+    make_inputs=_gradient_inputs,
+    reference=lambda Z, P: _tsne_objective_gradient(Z, P)[1],
+    compare=compare_close,
+    tolerance=lambda inputs, expected: max(1e-10, tol_direct(len(inputs["Z"]))),
+    outputs=("grad",),
+    properties=(Property("matches central finite differences of the KL objective",
+                         _fd_gradient),
+                Property("the gradients sum to zero (translation invariance)",
+                         lambda a, i, tol: (bool(np.allclose(
+                             a[0].sum(0), 0, atol=1e-8 * max(np.abs(a[0]).max(), 1e-12))),
+                             "they do not"))),
+    mistakes=(
+        Mistake("no 4", lambda Z, P: _tsne_grad(Z, P, factor=1.0),
+                "grad equals 0.25 x the expected: the factor 4 is missing."),
+        Mistake("ascent", lambda Z, P: -_tsne_grad(Z, P),
+                "the sign is flipped: that is the descent direction -grad (or p and q are "
+                "swapped in p_ij - q_ij)."),
+        Mistake("no kernel", lambda Z, P: _tsne_grad(Z, P, kernel=False),
+                "the Student-t factor (1 + ||z_i - z_j||^2)^-1 is missing from each term."),
+        Mistake("gaussian", lambda Z, P: _tsne_grad(Z, P, gaussian=True),
+                "that is symmetric SNE's gradient (Gaussian Q): t-SNE's q_ij uses the "
+                "Student-t kernel, and each term carries (1 + ||z_i - z_j||^2)^-1."),
+    ),
+))
