@@ -195,12 +195,20 @@ def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPL
         if active.size == 0:
             break
     if active.size:
-        H_bad = entropy_bits(P[active])
+        perp_bad = 2.0 ** entropy_bits(P[active])
+        n_twins = (D2[active] == 0).sum(axis=1) - 1  # exact duplicates of each point
+        if n_twins.max() >= perplexity:
+            advice = (
+                f"point {active[np.argmax(n_twins)]} has {n_twins.max()} exact duplicate(s), and a "
+                "point with m duplicates has perplexity at least m; remove duplicate points or "
+                f"choose perplexity > {n_twins.max()}."
+            )
+        else:
+            advice = "raise max_iter or tol."
         warnings.warn(
             f"The perplexity search did not reach perplexity={perplexity} within tol={tol} for "
             f"{active.size} point(s) (first: {active[:5].tolist()}, perplexities "
-            f"{np.round(2.0**H_bad[:5], 4).tolist()}). This happens when a point has many exact "
-            "duplicates; remove duplicate points, or raise max_iter or tol.",
+            f"{np.round(perp_bad[:5], 4).tolist()}): {advice}",
             RuntimeWarning,
             stacklevel=2,
         )
@@ -735,10 +743,14 @@ class _BaseSNE:
         check_finite(Z, name="the embedding")
         kl, _ = self._objective(Z, P)
         if n_iter == self.max_iter and kl > (1.0 - NO_PROGRESS_RTOL) * kl0:
+            advice = (
+                "The KL rose: the steps overshoot; lower learning_rate (or use 'auto')."
+                if kl > (1.0 + NO_PROGRESS_RTOL) * kl0
+                else "Raise learning_rate (or use 'auto') or max_iter."
+            )
             warnings.warn(
                 f"{type(self).__name__} made no progress: the KL divergence went from {kl0:.6g} "
-                f"to {kl:.6g} in {n_iter} iterations with learning_rate={lr:g}. Raise "
-                "learning_rate (or use 'auto') or max_iter.",
+                f"to {kl:.6g} in {n_iter} iterations with learning_rate={lr:g}. {advice}",
                 RuntimeWarning,
                 stacklevel=2,
             )

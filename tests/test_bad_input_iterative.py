@@ -1,0 +1,223 @@
+"""Bad input to the iterative methods: a clear message saying what is wrong and what to do,
+never NaN coordinates."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_s_curve
+
+import mlnotes as ml
+from mlnotes import autoencoder as ae
+from mlnotes import smacof as sm
+from mlnotes import sne
+from mlnotes.graphs import pairwise_distances, squared_distances
+
+
+@pytest.fixture(scope="module")
+def X():
+    return make_s_curve(60, random_state=0)[0]
+
+
+def _with_nan(X):
+    X = X.copy()
+    X[3, 1] = np.nan
+    return X
+
+
+# --- SNE family -------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [sne.SNE, sne.SymmetricSNE, sne.TSNE])
+def test_perplexity_too_large_names_the_largest_allowed(cls, X):
+    with pytest.raises(ValueError, match=r"perplexity=59 is too large for 60 points.*must be "
+                                         r"below 59.*perplexity < 59"):
+        cls(perplexity=59).fit(X)
+    with pytest.raises(ValueError, match="perplexity=80 is too large"):
+        cls(perplexity=80).fit(X)
+
+
+def test_perplexity_too_small_or_not_a_number(X):
+    with pytest.raises(ValueError, match=r"perplexity=1 is too small.*perplexity > 1"):
+        sne.TSNE(perplexity=1).fit(X)
+    with pytest.raises(ValueError, match="perplexity must be finite and > 0"):
+        sne.TSNE(perplexity=-5.0).fit(X)
+    with pytest.raises(TypeError, match="perplexity must be a number"):
+        sne.TSNE(perplexity="30").fit(X)
+
+
+def test_conditional_affinities_checks_its_input(X):
+    with pytest.raises(ValueError, match="D2 must be a square matrix"):
+        sne.conditional_affinities(squared_distances(X)[:10], 5.0)
+    with pytest.raises(ValueError, match="perplexity=59 is too large"):
+        sne.conditional_affinities(squared_distances(X), 59)
+
+
+def test_duplicates_that_make_the_perplexity_unreachable_are_named(X):
+    Xd = np.vstack([np.zeros((10, 3)), X[:40]])
+    with pytest.warns(RuntimeWarning, match=r"point 0 has 9 exact duplicate\(s\).*remove "
+                                            r"duplicate points or choose perplexity > 9"):
+        P, _ = sne.conditional_affinities(squared_distances(Xd), 3.0)
+    assert np.isfinite(P).all()
+
+
+@pytest.mark.parametrize("cls", [sne.SNE, sne.SymmetricSNE, sne.TSNE])
+def test_non_finite_data(cls, X):
+    with pytest.raises(ValueError, match=r"X contains 1 NaN and 0 infinite value\(s\) \(first "
+                                         r"at \(3, 1\)\); remove or impute"):
+        cls(perplexity=10).fit(_with_nan(X))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(learning_rate=0.0), ValueError, "learning_rate must be finite and > 0"),
+        (dict(learning_rate=-10.0), ValueError, "learning_rate must be finite and > 0"),
+        (dict(learning_rate="fast"), ValueError, "learning_rate must be a positive number or 'auto'"),
+        (dict(max_iter=0), ValueError, "max_iter must be finite and > 0"),
+        (dict(max_iter=500.0), TypeError, "max_iter must be an integer"),
+        (dict(max_iter=200), ValueError,
+         r"max_iter=200 ends inside the early-exaggeration phase.*max_iter > exaggeration_iter"),
+        (dict(early_exaggeration=0.5), ValueError, r"early_exaggeration=0.5 would weaken.*>= 1"),
+        (dict(n_components=61), ValueError, r"n_components=61 is too large.*at most 60"),
+        (dict(init="spectral"), ValueError, "init must be 'pca', 'random' or an array"),
+        (dict(init=np.zeros((5, 2))), ValueError, r"init has shape \(5, 2\) but .* \(60, 2\)"),
+        (dict(dof=0.0), ValueError, "dof must be finite and > 0"),
+        (dict(record_every=0), ValueError, "record_every must be finite and > 0"),
+    ],
+)
+def test_parameters_that_cannot_work(X, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sne.TSNE(perplexity=10, **kwargs).fit(X)
+
+
+def test_short_runs_are_fine_without_exaggeration(X):
+    Z = sne.TSNE(perplexity=10, max_iter=20, early_exaggeration=1.0, random_state=0,
+                 learning_rate=50.0).fit_transform(X)
+    assert np.isfinite(Z).all()
+
+
+@pytest.mark.parametrize("cls, lr", [(sne.SNE, 100.0), (sne.SymmetricSNE, 1e4), (sne.TSNE, 1e9)])
+def test_divergence_is_an_error_not_nan(cls, lr, X):
+    with pytest.raises(FloatingPointError, match=r"diverged at iteration \d+ .*learning_rate="
+                                                 r".*Lower learning_rate"):
+        cls(perplexity=10, learning_rate=lr, max_iter=300, random_state=0).fit(X)
+
+
+def test_a_run_that_does_not_move_warns_to_raise_the_learning_rate(X):
+    with pytest.warns(RuntimeWarning, match=r"TSNE made no progress.*Raise learning_rate"):
+        est = sne.TSNE(perplexity=10, learning_rate=1e-6, max_iter=300, random_state=0).fit(X)
+    assert np.isfinite(est.embedding_).all()
+
+
+def test_a_run_whose_kl_rises_warns_to_lower_the_learning_rate(X):
+    with pytest.warns(RuntimeWarning, match=r"The KL rose.*lower learning_rate"):
+        sne.TSNE(perplexity=10, learning_rate=1e6, max_iter=300, random_state=0).fit(X)
+
+
+def test_objective_functions_check_shapes():
+    Z = np.zeros((5, 2))
+    with pytest.raises(ValueError, match=r"P has shape \(4, 4\) but Z has 5 rows"):
+        sne.tsne_objective_gradient(Z, np.zeros((4, 4)))
+    with pytest.raises(ValueError, match="Z contains 1 NaN"):
+        sne.sne_objective_gradient(np.array([[0.0, np.nan], [1, 1]]), np.eye(2))
+
+
+def test_no_transform_before_fit():
+    with pytest.raises(RuntimeError, match=r"not fitted yet; call fit"):
+        sne.TSNE().transform(np.zeros((3, 3)))
+
+
+# --- metric MDS ----------------------------------------------------------------------------------
+def test_metric_mds_non_finite_and_bad_dissimilarities(X):
+    with pytest.raises(ValueError, match=r"X contains 1 NaN.*remove or impute"):
+        ml.MetricMDS().fit(_with_nan(X))
+    D = pairwise_distances(X)
+    D[0, 1] += 1.0
+    with pytest.raises(ValueError, match=r"not symmetric.*symmetrise it"):
+        ml.MetricMDS(dissimilarity="precomputed").fit(D)
+    with pytest.raises(ValueError, match=r"has negative entries.*must be >= 0"):
+        ml.MetricMDS(dissimilarity="precomputed").fit(-pairwise_distances(X))
+    with pytest.raises(ValueError, match=r"must be square .*dissimilarity='euclidean'"):
+        ml.MetricMDS(dissimilarity="precomputed").fit(X)
+    with pytest.raises(ValueError, match="All dissimilarities are zero"):
+        ml.MetricMDS(dissimilarity="precomputed").fit(np.zeros((5, 5)))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(dissimilarity="cosine"), ValueError,
+         "dissimilarity must be 'euclidean' or 'precomputed'"),
+        (dict(p=3), ValueError, r"p=3 is not supported: use p=2 .* or p=1"),
+        (dict(max_iter=0), ValueError, "max_iter must be finite and > 0"),
+        (dict(eps=-1.0), ValueError, "eps must be finite and >= 0"),
+        (dict(n_init=0), ValueError, "n_init must be finite and > 0"),
+        (dict(n_components=61), ValueError, r"n_components=61 is too large"),
+        (dict(init="pca"), ValueError, "init must be 'classical', 'random' or an array"),
+        (dict(init=np.zeros((3, 2))), ValueError, r"init has shape \(3, 2\)"),
+    ],
+)
+def test_metric_mds_parameters(X, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        ml.MetricMDS(**kwargs).fit(X)
+
+
+def test_smacof_function_checks(X):
+    D = pairwise_distances(X)
+    with pytest.raises(ValueError, match=r"Delta is \(60, 60\) but Z has 4 rows"):
+        sm.smacof(D, 2, init=np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="Z contains"):
+        sm.guttman_transform(D, np.full((60, 2), np.inf))
+
+
+def test_coinciding_start_gives_no_nan(X):
+    """A start with coinciding points (d_ij = 0) takes the zero subgradient: finite output."""
+    D = pairwise_distances(X)
+    Z, stress, _ = sm.smacof(D, 2, init=np.zeros((60, 2)), max_iter=5)
+    assert np.isfinite(Z).all() and np.isfinite(stress)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sm.stress_gradient(D, np.zeros((60, 2)))
+
+
+# --- autoencoders ------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [ae.LinearAutoencoder, ae.Autoencoder])
+def test_autoencoder_bad_data(cls, X):
+    with pytest.raises(ValueError, match=r"X contains 1 NaN.*remove or impute"):
+        cls(n_components=1).fit(_with_nan(X))
+    with pytest.raises(ValueError, match=r"n_components=4 is too large.*at most 3 \(n_features\)"):
+        cls(n_components=4).fit(X)
+    with pytest.raises(ValueError, match="All samples are identical"):
+        cls(n_components=1).fit(np.ones((10, 3)))
+    with pytest.raises(RuntimeError, match="not fitted yet"):
+        cls(n_components=1).encode(X)
+
+
+def test_autoencoder_bad_parameters(X):
+    with pytest.raises(ValueError, match="learning_rate must be a positive number, got 'auto'"):
+        ae.Autoencoder(n_components=1, learning_rate="auto").fit(X)
+    with pytest.raises(ValueError, match="learning_rate must be finite and > 0"):
+        ae.LinearAutoencoder(n_components=1, learning_rate=-1.0).fit(X)
+    with pytest.raises(ValueError, match="hidden_layer_sizes must be positive integers"):
+        ae.Autoencoder(n_components=1, hidden_layer_sizes=(8, 0)).fit(X)
+    with pytest.raises(ValueError, match="epochs must be finite and > 0"):
+        ae.Autoencoder(n_components=1, epochs=0).fit(X)
+    with pytest.raises(TypeError, match="batch_size must be an integer"):
+        ae.Autoencoder(n_components=1, batch_size=2.5).fit(X)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [ae.LinearAutoencoder(n_components=1, learning_rate=10.0),
+     ae.Autoencoder(n_components=1, learning_rate=1e3, epochs=5, random_state=0)],
+)
+def test_autoencoder_divergence_is_an_error(est, X):
+    with pytest.raises(FloatingPointError, match=r"Training diverged at .* Lower learning_rate"):
+        est.fit(X)
+
+
+def test_autoencoder_shape_checks_after_fit(X):
+    net = ae.Autoencoder(n_components=1, hidden_layer_sizes=(4,), epochs=2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="X has 2 features but the autoencoder was fitted on 3"):
+        net.encode(X[:, :2])
+    with pytest.raises(ValueError, match=r"Z must have 1 columns \(n_components\), got 2"):
+        net.decode(np.zeros((4, 2)))
