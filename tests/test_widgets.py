@@ -83,12 +83,16 @@ def test_sweep_stacks_one_row_per_value(close_figures):
     assert image.shape[0] == 3 * h
 
 
-def test_jshtml_is_self_contained():
+def test_replay_is_self_contained_and_starts_on_the_last_frame():
     images = [np.full((20, 30, 4), v, dtype=np.uint8) for v in (0, 128, 255)]
-    html = _core.self_contained_jshtml(images)
-    assert "<script" in html and html.count("data:image/png;base64") == 3
-    assert not re.search(r"(href|src)=[\"']?(https?:)?//", html), "the player loads something"
-    assert "fa fa-" not in html
+    html = _core.replay_html(images)
+    assert "<script" in html and html.count("data:image/png;base64") == 3 + 1
+    assert not re.search(r"https?://|(src|href)=\"//", html), "the player must not load anything"
+    frames = re.findall(r"data:image/png;base64,[^\"]+", html)
+    assert frames[0] == frames[-1] != frames[1]  # the <img> shows the last frame
+    last = plt.imread(io.BytesIO(base64.b64decode(frames[0].split(",")[1])))
+    assert np.allclose(last[..., :3], 1.0)  # the white frame survives the palette
+    assert html.count('id="mlnotes-replay-') == 1 and 'max="2" value="2"' in html
 
 
 def test_progress_hook_only_inside_its_block():
@@ -223,7 +227,7 @@ def test_tsne_explorer_static_rendering_is_an_animation_of_the_run():
     bundle = ex.static_bundle()
     frames = ex.frames()
     assert len(frames) == _core.STATIC_ANIMATION_FRAMES and frames[0] == 0 and frames[-1] == 30
-    assert bundle["text/html"].count("data:image/png;base64") == len(frames)
+    assert bundle["text/html"].count("data:image/png;base64") == len(frames) + 1
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
 
 
