@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from homework_fixtures import instructor, submission, write
 
+from mlnotes.homework.assignments import ASSIGNMENTS
 from mlnotes.homework.grader import Grader, grade_folder
 from mlnotes.homework.notebook import extract_definitions, read_code_cells, student_version
 
@@ -158,6 +159,35 @@ def test_hidden_inputs_differ_between_runs_and_are_reproducible():
     assert (D2[0] == D2[2]).all()
 
 
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_solutions_get_full_marks_and_student_versions_none(tmp_path, assignment):
+    write(tmp_path / "subs" / "solution.ipynb", instructor(assignment))
+    write(tmp_path / "subs" / "untouched.ipynb", student_version(instructor(assignment)))
+    results = {r.student: r for r in grade_folder(tmp_path / "subs", assignment,
+                                                  tmp_path / "out" / "grades.csv", jobs=2)}
+    solution, untouched = results["solution"], results["untouched"]
+    assert solution.total == solution.max_total == sum(ASSIGNMENTS[assignment].values()), \
+        [q.feedback for q in solution.results]
+    assert untouched.total == 0
+    assert {q.status for q in untouched.results} == {"not implemented yet"}
+
+
+def test_grade_one_writes_gradescope_results(tmp_path):
+    nb = write(tmp_path / "me.ipynb", submission("sne", replace={
+        "entropy_bits": "def entropy_bits(P_cond):\n    P = np.where(P_cond > 0, P_cond, 1.0)\n"
+                        "    return -(P_cond * np.log(P)).sum(1)\n"}))
+    out = tmp_path / "results" / "results.json"
+    run = subprocess.run([sys.executable, "-m", "mlnotes.homework", "grade-one", str(nb),
+                          "--assignment", "sne", "--results", str(out)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    data = json.loads(out.read_text())
+    assert run.stdout.strip() == "me: 6 / 9"  # perplexity_search uses entropy_bits: 1 + 2 lost
+    failed = {t["name"]: t["output"] for t in data["tests"] if t["status"] == "failed"}
+    assert set(failed) == {"sne.entropy_bits", "sne.perplexity_search"}
+    assert "entropy in nats, perplexity expects bits" in failed["sne.entropy_bits"]
+    assert "entropy in nats, perplexity expects bits" in failed["sne.perplexity_search"]
+
+
 # --- a class folder through the command line ----------------------------------------------------
 
 def _variant(nb_replace, expected):
@@ -243,7 +273,8 @@ def test_student_version_replaces_solutions_with_stubs(tmp_path):
     nb = student_version(instructor("spectral"))
     code = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "code")
     assert "BEGIN SOLUTION" not in code and "np.linalg.eigh" not in code
-    assert code.count('raise NotImplementedError("not implemented yet")') == 9
+    assert code.count('raise NotImplementedError("not implemented yet")') == len(
+        ASSIGNMENTS["spectral"])
     # the stubs keep the functions defined, so the graded student version scores 0, not "missing"
     source, notes = extract_definitions(read_code_cells(write(tmp_path / "s.ipynb", nb)))
     assert not notes and "def laplacian(W)" in source
@@ -254,7 +285,7 @@ def _text(cell):
 
 
 def test_student_versions_in_the_book_are_up_to_date():
-    for name in ("spectral", "sne"):
+    for name in ASSIGNMENTS:
         built = json.loads((ROOT / "book" / "homework" / f"{name}.ipynb").read_text())
         fresh = student_version(instructor(name))
         assert [_text(c) for c in built["cells"]] == [_text(c) for c in fresh["cells"]], (

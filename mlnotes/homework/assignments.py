@@ -26,6 +26,15 @@ ASSIGNMENTS = {
         "sne.kl_divergence": 1,
         "sne.tsne_gradient": 2,
     },
+    "embeddings": {
+        "kernels.center_kernel": 1,
+        "kernel_pca.transform": 2,
+        "pca.reconstruction_error": 1,
+        "eigenmaps.normalized_laplacian": 1,
+        "lle.embedding": 1,
+        "eigenmaps.embedding": 2,
+        "autoencoder.step": 2,
+    },
 }
 
 

@@ -31,6 +31,8 @@ from .compare import relative_error, scalar_factor
 NOT_IMPLEMENTED = "not implemented yet"
 # An answer that has a multiple-of-the-expected shape is named; factors are matched to 3 digits.
 FACTOR_RESIDUAL = 1e-6
+# Tuples of outputs nest once; arrays come as (nested) lists, at most this deep in all.
+MAX_NESTING = 4
 # How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
 MISTAKE_TOL = 1e-6
 
@@ -39,12 +41,14 @@ QUESTIONS = {}
 
 # --- plain data (to_plain runs beside the student code, see _child.py) ------------------------
 
-def from_plain(plain, *, sparse_fill=0.0):
+def from_plain(plain, *, sparse_fill=0.0, depth=0):
     """Rebuild plain data as ``float64`` ndarrays (a list of them for a tuple answer).
 
     Only lists, numbers and the sparse marker are accepted; anything else is an
     :class:`AnswerError`. The result holds no object from the student.
     """
+    if depth > MAX_NESTING:
+        raise AnswerError("the answer is nested too deeply; return arrays or a tuple of arrays")
     if isinstance(plain, dict):
         if set(plain) != {"sparse"}:
             raise AnswerError("the answer is a dict; return an array or a tuple of arrays")
@@ -55,15 +59,12 @@ def from_plain(plain, *, sparse_fill=0.0):
         return np.array(float(plain))
     if not isinstance(plain, list):
         raise AnswerError(f"the answer is a {type(plain).__name__}, not an array")
-    if plain and any(isinstance(v, dict) for v in plain):
-        return [from_plain(v, sparse_fill=sparse_fill) for v in plain]
-    try:
-        arr = np.array(plain, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        if all(isinstance(v, (list, dict, int, float)) for v in plain):
-            return [from_plain(v, sparse_fill=sparse_fill) for v in plain]
-        raise AnswerError("the answer is not a rectangular array of numbers") from None
-    return arr
+    if not any(isinstance(v, dict) for v in plain):
+        try:
+            return np.array(plain, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            pass  # a tuple of differently shaped outputs, or not numbers at all
+    return [from_plain(v, sparse_fill=sparse_fill, depth=depth + 1) for v in plain]
 
 
 def _dense_from_sparse(spec, fill):
