@@ -97,6 +97,15 @@ ATTACKS = {
         0, 1, "blocked while grading"),
     "gc_walk": (submission("spectral", replace={"double_center": dc(
         "import gc\ngc.get_objects()\n" + HONEST)}), 0, 1, "not allowed"),
+    "reads_solutions": (submission("spectral", replace={"double_center": dc(
+        f"import json\nnb = json.load(open({str(ROOT / 'book/homework/instructor/spectral.ipynb')!r}))"
+        "\nreturn D2")}), 0, 1, "not allowed while grading"),
+    "reads_classmate": (submission("spectral", replace={"double_center": dc(
+        "import glob, os\nmine = os.getcwd()\n"
+        "for path in glob.glob(os.path.join(os.path.dirname(mine), 'mlnotes-grade-*', '*.py')):\n"
+        "    if not path.startswith(mine):\n        open(path).read()\n"
+        "for path in glob.glob(os.path.join(CLASS_FOLDER, '*.ipynb')):\n    open(path).read()\n"
+        "return D2")}), 0, 1, "not allowed while grading"),
     "deleted_cells": (submission("spectral", drop=["double_center", "laplacian"]), 0, 0,
                       "no function called"),
 }
@@ -106,6 +115,10 @@ ATTACKS = {
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     for student, (nb, *_) in ATTACKS.items():
+        if student == "reads_classmate":  # it needs to know where the class folder is
+            nb = dict(nb, cells=nb["cells"] + [
+                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                 "source": f"CLASS_FOLDER = {str(folder)!r}"}])
         write(folder / f"{student}.ipynb", nb)
     (folder / "not_json.ipynb").write_text("{ this is not json")
     (folder / "essay.txt").write_text("my homework")

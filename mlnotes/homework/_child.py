@@ -189,8 +189,13 @@ class _RefuseMlnotes:
         return None
 
 
-def _install_guard(tmp, blocked_dirs, record):
-    """Block mlnotes and install the audit hook (it cannot be removed once added)."""
+def _install_guard(tmp, blocked_dirs, private, record):
+    """Block mlnotes and install the audit hook (it cannot be removed once added).
+
+    ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback); ``private`` are
+    path prefixes that graded code may not even read: the course's solutions and tests, the
+    other submissions, the other sandboxes' directories.
+    """
     for name in [m for m in sys.modules if m.split(".")[0] == BLOCKED_PACKAGE]:
         del sys.modules[name]
     sys.meta_path.insert(0, _RefuseMlnotes(record))
@@ -198,6 +203,7 @@ def _install_guard(tmp, blocked_dirs, record):
     realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
     tmp_root = realpath(tmp) + sep
     blocked = tuple(realpath(d) + sep for d in blocked_dirs)
+    private = tuple(private)
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
     def resolve(path):
@@ -221,13 +227,18 @@ def _install_guard(tmp, blocked_dirs, record):
             p = resolve(args[0])
             if p is None:
                 return
+            if in_tmp(p):
+                return
             if (p + sep).startswith(blocked):
                 record.append(p)
                 raise PermissionError(MLNOTES_BLOCKED)
+            if (p + sep).startswith(private):
+                raise PermissionError("reading the course's files (solutions, tests, other "
+                                      "submissions) is not allowed while grading")
             mode, flags = args[1], args[2] if len(args) > 2 else 0
             writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                 isinstance(flags, int) and flags & write_flags)
-            if writing and not in_tmp(p):
+            if writing:
                 raise PermissionError("writing files outside the grader's temporary directory "
                                       "is not allowed")
             if p.startswith("/proc/") and not p.startswith("/proc/self/"):
@@ -283,7 +294,7 @@ def main(config_path):
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
     record = []
-    _install_guard(tmp, config["blocked_dirs"], record)
+    _install_guard(tmp, config["blocked_dirs"], config["private"], record)
 
     namespace = {"__name__": "submission", "__builtins__": __builtins__}
     notes = _run_statements(source, namespace)

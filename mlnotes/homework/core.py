@@ -311,13 +311,16 @@ class Report:
     def diagnosis(self):
         return next((c.diagnosis for c in self.cases if c.diagnosis), "")
 
-    def text(self, *, show_seed=True):
+    def text(self, *, student=True):
+        """The report as printed by ``check`` (``student=False``: for the grader's feedback,
+        without the seed and the notebook hint)."""
         head = f"{self.question}: " + ("PASSED" if self.passed else "FAILED")
         out = [head]
         out += [f"  note: {n}" for n in self.notes]
         if self.cases and all(c.status == NOT_IMPLEMENTED for c in self.cases):
-            out.append(f"  {NOT_IMPLEMENTED}: replace the `raise NotImplementedError` line "
-                       "with your code, then run this cell again.")
+            out.append(f"  {NOT_IMPLEMENTED}" + (
+                ": replace the `raise NotImplementedError` line with your code, then run this "
+                "cell again." if student else ""))
             return "\n".join(out)
         detailed = False
         for k, case in enumerate(self.cases, 1):
@@ -338,7 +341,7 @@ class Report:
             out += [f"    [{'pass' if ok else 'FAIL'}] {t}" for ok, t in case.lines]
             if case.diagnosis:
                 out.append(f"    likely mistake: {case.diagnosis}")
-        if not self.passed and show_seed and self.seed is not None:
+        if not self.passed and student and self.seed is not None:
             out.append(f"  inputs came from seed={self.seed}; reproduce them with "
                        f"check({self.question!r}, your_function, seed={self.seed})")
         return "\n".join(out)

@@ -30,6 +30,11 @@ import numpy as np
 CHILD = Path(__file__).with_name("_child.py")
 # The mlnotes package directory: the child may not import or read it.
 MLNOTES_DIR = Path(__file__).resolve().parent.parent
+# In a source checkout (not an installed package) the book, the tests and the git history sit
+# beside the package: they hold the solutions, so graded code may not read them.
+PROJECT_ROOT = MLNOTES_DIR.parent
+COURSE_PATHS = ("book", "tests", ".git") if (PROJECT_ROOT / "pyproject.toml").exists() else ()
+TMP_PREFIX = "mlnotes-grade-"
 # Largest message accepted from the child (bytes of JSON); larger means "answer too large".
 MAX_MESSAGE = 32 * 2**20
 READ_CHUNK = 2**16
@@ -53,7 +58,7 @@ def _write_inputs(path, cases):
 
 
 class _Child:
-    def __init__(self, tmp, functions, start, timeout, memory_mb):
+    def __init__(self, tmp, functions, start, timeout, memory_mb, private):
         read_fd, write_fd = os.pipe()
         n_left = len(functions) - start
         config = {
@@ -61,6 +66,7 @@ class _Child:
             "functions": functions, "start": start, "memory_mb": memory_mb,
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
             "blocked_dirs": [str(MLNOTES_DIR)],
+            "private": _private_prefixes(private),
         }
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
@@ -122,14 +128,27 @@ class _Child:
 
     def kill(self):
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the child and anything it started
         except (ProcessLookupError, PermissionError):
             pass
+        self.proc.kill()  # in case it left its process group
         self.proc.wait()
         os.close(self.fd)
 
 
-def run_functions(source, calls, *, timeout=10.0, memory_mb=1024):
+def _private_prefixes(extra):
+    """Path prefixes the child may not read (its own temporary directory stays readable)."""
+    dirs = [PROJECT_ROOT / name for name in COURSE_PATHS] + [Path(p) for p in extra]
+    prefixes = [os.path.realpath(d) + os.sep for d in dirs]
+    # never a folder that holds Python itself or numpy (e.g. an output folder that is the cwd)
+    needed = [os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                     os.path.dirname(np.__file__))]
+    prefixes = [p for p in prefixes if not any(n.startswith(p) for n in needed)]
+    prefixes.append(os.path.join(os.path.realpath(tempfile.gettempdir()), TMP_PREFIX))
+    return prefixes
+
+
+def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
     """Run ``source`` (a submission's definitions) in a sandboxed child and call its functions.
 
     Parameters
@@ -143,6 +162,8 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024):
         Wall-clock seconds per question.
     memory_mb : int
         Address-space limit of the child.
+    private : sequence of path-like
+        Folders the child may not read (e.g. the other submissions and the grader's output).
 
     Returns
     -------
@@ -156,22 +177,23 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024):
     functions = [name for name, _ in calls]
     results = [None] * len(calls)
     notes = []
-    tmp = tempfile.mkdtemp(prefix="mlnotes-grade-")
+    tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
         Path(tmp, "submission.py").write_text(source)
         for i, (_, cases) in enumerate(calls):
             _write_inputs(Path(tmp) / f"inputs_{i}.npz", cases)
         start = 0
         while start < len(calls):
-            start = _run_child(tmp, functions, start, timeout, memory_mb, results, notes)
+            start = _run_child(tmp, functions, start, timeout, memory_mb, private, results,
+                               notes)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return notes, results
 
 
-def _run_child(tmp, functions, start, timeout, memory_mb, results, notes):
+def _run_child(tmp, functions, start, timeout, memory_mb, private, results, notes):
     """One child from question ``start`` on; returns where the next child must start."""
-    child = _Child(tmp, functions, start, timeout, memory_mb)
+    child = _Child(tmp, functions, start, timeout, memory_mb, private)
     try:
         try:
             ready = child.read(time.monotonic() + timeout + SETUP_GRACE)
