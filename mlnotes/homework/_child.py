@@ -304,7 +304,7 @@ def main(config_path):
         seen = len(record)
         func = namespace.get(config["functions"][i])
         if not callable(func):
-            answers = [{"error": "missing", "type": "Missing"}] * len(cases)
+            answers = [{"error": "missing", "type": "<missing>"}] * len(cases)
         else:
             answers = [call_plain(func, args) for args in cases]
         _send(out, {"kind": "answer", "q": i, "answers": answers, "mlnotes": len(record) > seen,

@@ -29,8 +29,11 @@ from ._child import MAX_ANSWER_SIZE, AnswerError, call_plain, to_plain  # noqa: 
 from .compare import relative_error, scalar_factor
 
 NOT_IMPLEMENTED = "not implemented yet"
-# An answer that has a multiple-of-the-expected shape is named; factors are matched to 3 digits.
+# An answer this close (relative) to a constant multiple of the expected one is named as such.
 FACTOR_RESIDUAL = 1e-6
+# The outcome "type" the sandbox reports when the notebook defines no such function (not a
+# valid class name, so no exception raised by student code can imitate it).
+MISSING = "<missing>"
 # Tuples of outputs nest once; arrays come as (nested) lists, at most this deep in all.
 MAX_NESTING = 4
 # How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
@@ -120,7 +123,6 @@ class Question:
     outputs: tuple = ("answer",)
     properties: tuple = ()
     mistakes: tuple = ()
-    factor_hints: dict = field(default_factory=dict)
     sparse_fill: float = 0.0
     n_cases: int = 2
     normalise: Callable = None
@@ -154,7 +156,10 @@ class Question:
                 arrays = list(arrays)  # a stacked array of outputs: split it
             if not isinstance(arrays, list) or len(arrays) != len(self.outputs):
                 raise AnswerError(f"return the tuple ({names})")
-            arrays = tuple(np.asarray(a, dtype=np.float64) for a in arrays)
+            try:
+                arrays = tuple(np.asarray(a, dtype=np.float64) for a in arrays)
+            except (TypeError, ValueError) as exc:
+                raise AnswerError(f"return the tuple ({names}) of arrays: {exc}") from None
         if self.normalise is not None:
             arrays = self.normalise(arrays)
         return tuple(arrays)
@@ -209,7 +214,7 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
             report.status = NOT_IMPLEMENTED
         elif outcome.get("type") == "AnswerError":
             report.status = f"wrong kind of answer: {outcome['error']}"
-        elif outcome.get("type") == "Missing":
+        elif outcome.get("type") == MISSING:
             report.status = (f"no function called {question.function!r} was found "
                              "(was its cell deleted or renamed?)")
         else:
@@ -242,11 +247,14 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
     for prop in question.properties:
         try:
             ok, detail = prop.test(answer, inputs, tol)
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError) as exc:
+        except Exception as exc:  # noqa: BLE001 - an odd answer must fail the property, not crash
             ok, detail = False, f"could not be tested: {exc}"
         text = prop.description + (f" ({detail})" if detail and not ok else "")
         report.lines.append((bool(ok), text))
-    ok, detail = question.compare(answer, expected, inputs, tol)
+    try:
+        ok, detail = question.compare(answer, expected, inputs, tol)
+    except Exception as exc:  # noqa: BLE001
+        ok, detail = False, f"could not be compared: {exc}"
     report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     if not ok and not report.diagnosis:
         report.diagnosis = diagnose(question, inputs, answer, expected, tol)
@@ -258,20 +266,17 @@ def diagnose(question, inputs, answer, expected, tol):
     for mistake in question.mistakes:
         try:
             wrong = question.shape_answer(to_plain(mistake.wrong(**copy.deepcopy(inputs))))
-        except (AnswerError, ValueError, ArithmeticError, np.linalg.LinAlgError):
-            continue
-        if all(w.shape == a.shape for w, a in zip(wrong, answer, strict=False)):
-            ok, _ = question.compare(answer, wrong, inputs, max(tol, MISTAKE_TOL))
-            if ok:
+            same_shapes = all(w.shape == a.shape for w, a in zip(wrong, answer, strict=True))
+            if same_shapes and question.compare(answer, wrong, inputs, max(tol, MISTAKE_TOL))[0]:
                 return mistake.diagnosis
+        except Exception:  # noqa: BLE001 - a mistake that cannot apply to this answer
+            continue
     for name, a, e in zip(question.outputs, answer, expected, strict=False):
         if relative_error(a, e) <= max(tol, MISTAKE_TOL):
             continue
         c, residual = scalar_factor(a, e)
         if c is not None and residual <= FACTOR_RESIDUAL and not math.isclose(c, 1.0, rel_tol=1e-6):
-            hint = question.factor_hints.get(round(c, 3), "")
-            text = f"{name} equals {c:.4g} x the expected"
-            return text + (f": {hint}" if hint else ".")
+            return f"{name} equals {c:.4g} x the expected."
     return ""
 
 

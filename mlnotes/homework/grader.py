@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import get_assignment
-from .core import Report, evaluate_case, get_question
+from .core import MISSING, Report, evaluate_case, get_question
 from .notebook import NotebookError, extract_definitions, read_code_cells
 from .sandbox import run_functions
 from .student import student_args
@@ -123,7 +123,7 @@ class Grader:
             return QuestionResult(question.name, 0.0, max_points, outcome["reason"],
                                   f"{question.name}: FAILED\n  {outcome['reason']}")
         answers = outcome["answers"][: len(self.cases[k])]
-        answers += [{"error": "no answer", "type": "Missing"}] * (len(self.cases[k]) - len(answers))
+        answers += [{"error": "no answer", "type": MISSING}] * (len(self.cases[k]) - len(answers))
         cases = [evaluate_case(question, inputs, answer, expected=expected)
                  for inputs, answer, expected in zip(self.cases[k], answers, self.expected[k],
                                                      strict=True)]

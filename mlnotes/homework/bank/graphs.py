@@ -463,7 +463,6 @@ free.""",
     properties=(Property("columns are orthonormal", lambda a, i, tol: (
         bool(np.allclose(a[0].T @ a[0], np.eye(a[0].shape[1]), atol=max(tol, 1e-8))),
         "Z^T Z is not the identity")),),
-    factor_hints={},
     mistakes=(
         Mistake("constant kept", lambda M, n_components: _bottom(M, n_components, 0),
                 "off by one: the first column is the constant eigenvector (eigenvalue 0); "
