@@ -33,7 +33,7 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check mlnotes tests benchmarks
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
-	$(BIN)/python -m pytest --nbval-lax -p no:randomly book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
 	$(MAKE) book
 	$(BIN)/python -m pytest -m browser tests
 
@@ -41,7 +41,7 @@ test-unit: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 
 test-notebooks: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
 
 test-browser: $(STAMP)
 	$(BIN)/python -m pytest -m browser tests
