@@ -240,3 +240,109 @@ def test_tsne_explorer_reruns_with_progress_and_shows_the_end_of_the_new_run():
     ex._controls["perplexity"].value = 5.0
     assert ex._progress.value == 100 and ex._frame.max == 30 and ex._frame.value == 30
     assert ex.params["perplexity"] == 5.0 and ex.params["frame"] == 30
+
+
+# --- Isomap, LLE, eigenmaps ----------------------------------------------------------------------
+def _swiss_roll():
+    from mlnotes.widgets.neighbourhood import manifold_data
+
+    return manifold_data("swiss_roll", 500, 0.3, 0)
+
+
+def _sklearn_short_circuits(k):
+    """Edges of the 'or' kNN graph (scikit-learn) whose chart distance is a detour."""
+    from sklearn.neighbors import kneighbors_graph
+
+    X, t = _swiss_roll()
+    A = kneighbors_graph(X, k, mode="distance")
+    A = A.maximum(A.T).tocoo()
+    upper = A.row < A.col
+    i, j, length = A.row[upper], A.col[upper], A.data[upper]
+    chart = np.linalg.norm(t[i] - t[j], axis=1)
+    return upper.sum(), int(((chart > 3 * length) & (chart > 2 * np.pi)).sum())
+
+
+def _drawn_segments(fig, gid):
+    fig.canvas.draw()  # 3-D collections project their segments when drawn
+    return len(_by_gid(fig, gid).get_segments())
+
+
+@pytest.mark.parametrize("k", [5, 6, 7, 10, 16])
+def test_isomap_highlights_short_circuits_exactly_when_k_is_too_large(k, close_figures):
+    n_edges, n_short = _sklearn_short_circuits(k)
+    assert (n_short == 0) == (k <= 7)  # the data set: short circuits start at k = 8
+    fig = mw.draw_isomap(n_neighbors=k)
+    close_figures(fig)
+    assert _drawn_segments(fig, "short-circuits") == n_short
+    assert _drawn_segments(fig, "edges") == n_edges - n_short
+    assert _numbers(_by_gid(fig, "graph-summary").get_text()) == [k, n_edges, n_short]
+    residual_2d = _by_gid(fig, "residual-variance").get_ydata()[1]
+    # one short circuit is enough to bend the geodesics: the 2-D fit degrades
+    assert residual_2d < 0.02 if n_short == 0 else residual_2d > 0.05
+
+
+def test_isomap_embedding_matches_scikit_learn(close_figures):
+    from sklearn.manifold import Isomap
+
+    X, _ = _swiss_roll()
+    fig = mw.draw_isomap(n_neighbors=6)
+    close_figures(fig)
+    Z = np.asarray(_by_gid(fig, "embedding").get_offsets())
+    ref = Isomap(n_neighbors=6, n_components=2, eigen_solver="dense").fit_transform(X)
+    np.testing.assert_allclose(_match_signs(Z, ref), ref, atol=1e-6 * np.abs(ref).max())
+
+
+def test_isomap_embeds_the_largest_component_of_a_disconnected_graph(close_figures):
+    from scipy.sparse.csgraph import connected_components
+    from sklearn.neighbors import radius_neighbors_graph
+
+    X, _ = _swiss_roll()
+    n, labels = connected_components(radius_neighbors_graph(X, 3.0), directed=False)
+    assert n > 1
+    largest = np.bincount(labels).max()
+    fig = mw.draw_isomap(graph="epsilon", radius=3.0)
+    close_figures(fig)
+    assert len(_by_gid(fig, "embedding").get_offsets()) == largest
+    assert f"({500 - largest} points cut off)" in fig.axes[1].get_title()
+
+
+def _unit_columns(Z):
+    Z = np.asarray(Z) - np.mean(Z, axis=0)
+    return Z / np.linalg.norm(Z, axis=0)
+
+
+def test_lle_embedding_matches_scikit_learn_and_shows_an_increasing_spectrum(close_figures):
+    from sklearn.manifold import LocallyLinearEmbedding
+
+    from mlnotes.widgets.neighbourhood import manifold_data
+
+    X, _ = manifold_data("s_curve", 500, 0.0, 0)
+    for reg in (1e-3, 1e-1):
+        fig = mw.draw_lle(n_neighbors=12, reg=reg)
+        close_figures(fig)
+        Z = _by_gid(fig, "embedding").get_offsets()
+        ref = LocallyLinearEmbedding(n_neighbors=12, reg=reg, eigen_solver="dense").fit_transform(X)
+        np.testing.assert_allclose(np.abs(np.sum(_unit_columns(Z) * _unit_columns(ref), axis=0)),
+                                   1.0, atol=1e-6)
+        heights = [bar.get_height() for bar in fig.findobj() if bar.get_gid() == "spectrum"]
+        assert len(heights) == 7 and heights[-1] == 1.0 and np.all(np.diff(heights) >= 0)
+
+
+@pytest.mark.parametrize("t", [3.0, 100.0])
+def test_eigenmaps_embedding_matches_scikit_learns_spectral_embedding(t, close_figures):
+    from sklearn.manifold import SpectralEmbedding
+    from sklearn.neighbors import kneighbors_graph
+
+    from mlnotes.widgets.neighbourhood import manifold_data
+
+    X, _ = manifold_data("s_curve", 500, 0.0, 0)
+    A = kneighbors_graph(X, 10, mode="distance")
+    A = A.maximum(A.T)
+    A.data = np.exp(-A.data**2 / t)  # heat weights on the 'or' kNN graph
+    ref = SpectralEmbedding(2, affinity="precomputed", eigen_solver="arpack",
+                            random_state=0).fit_transform(A.toarray())
+    fig = mw.draw_eigenmaps(n_neighbors=10, t=t)
+    close_figures(fig)
+    Z = _by_gid(fig, "embedding").get_offsets()
+    corr = np.abs(np.sum(_unit_columns(Z) * _unit_columns(ref), axis=0))
+    assert np.all(corr > 0.999), corr

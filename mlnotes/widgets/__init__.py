@@ -13,11 +13,22 @@ See :mod:`mlnotes.widgets._core` for how.
 """
 
 from .kernel_pca import draw_kernel_pca, kernel_pca_explorer
+from .neighbourhood import (
+    draw_eigenmaps,
+    draw_isomap,
+    draw_lle,
+    eigenmaps_explorer,
+    isomap_explorer,
+    lle_explorer,
+)
 from .pca import draw_pca, pca_explorer
 from .tsne import draw_tsne, tsne_explorer
 
 __all__ = [
     "draw_kernel_pca", "kernel_pca_explorer",
+    "draw_isomap", "isomap_explorer",
+    "draw_lle", "lle_explorer",
+    "draw_eigenmaps", "eigenmaps_explorer",
     "draw_pca", "pca_explorer",
     "draw_tsne", "tsne_explorer",
 ]

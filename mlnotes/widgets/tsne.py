@@ -102,8 +102,8 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     for ax in (data_ax, map_ax):
         ax.set_xticks([])
         ax.set_yticks([])
-        if ax.name == "3d":
-            ax.set_zticks([])
+    if data_ax.name == "3d":
+        data_ax.set_axis_off()
     kl_ax.plot(iterations, kl, color="C0", gid="kl-curve")
     kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
     if exaggeration > 1:

@@ -1,0 +1,271 @@
+r"""Explorers for the neighbourhood-graph methods: Isomap, LLE, Laplacian eigenmaps.
+
+Each caches its expensive steps per parameter set (the graph, the geodesic distances, the
+eigenproblem), so that returning to a setting is instant and a new one costs one computation.
+
+Isomap's explorer marks *short circuits*: graph edges whose endpoints are far apart on the
+manifold. On the Swiss roll sampled uniformly in arc length, the ground truth ``t`` is an
+isometric chart, so an edge of length :math:`\|x_i - x_j\|` is a short circuit when the chart
+distance :math:`\|t_i - t_j\|` exceeds :data:`SHORT_CIRCUIT_RATIO` times the length and one
+layer gap :math:`2\pi` (below that, a large ratio only means noise on a very short edge).
+"""
+
+import functools
+
+import numpy as np
+import scipy.sparse as sp
+from mpl_toolkits.mplot3d.art3d import Line3DCollection
+
+from ..datasets import make_s_curve, make_swiss_roll
+from ..eigenmaps import heat_kernel_weights, laplacian
+from ..graphs import connected_components, epsilon_graph, geodesic_distances, knn_graph
+from ..kernel_pca import gram_embedding
+from ..kernels import double_center
+from ..lle import alignment_matrix, lle_weights
+from ..metrics import residual_variance
+from ..plotting import scatter
+from ..spectral import bottom_eigenpairs, flip_signs
+from ._core import Choice, Explorer, Slider, frozen, new_figure
+
+SHORT_CIRCUIT_RATIO = 3.0
+LAYER_GAP = 2 * np.pi  # radial distance between turns of the Swiss roll
+MAX_DIMENSION = 6  # residual variance is shown for 1 .. MAX_DIMENSION coordinates
+N_SPECTRUM = 8  # bottom eigenvalues shown by LLE and eigenmaps
+VIEW = (12, -72)  # elevation, azimuth of the 3-D panels
+ZOOM_3D = 1.35  # 3-D axes leave wide margins by default
+NEIGHBOURS = tuple(range(4, 21)) + (25, 30)
+RADII = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 7.0)
+ISOMAP_SWEEP = (6, 10, 16)  # n_neighbors of the static sweep: right, a few, many short circuits
+REGS = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+HEAT_TS = (1.0, 3.0, 10.0, 30.0, 100.0, 1000.0)
+
+
+@functools.lru_cache(maxsize=8)
+def manifold_data(dataset, n_samples, noise, random_state):
+    """``(X, t)``: the Swiss roll (uniform in arc length, so ``t`` is an isometric chart) or the
+    S-curve, read-only."""
+    if dataset == "swiss_roll":
+        X, t = make_swiss_roll(n_samples, noise=noise, parameterization="arclength",
+                               random_state=random_state)
+    elif dataset == "s_curve":
+        X, t = make_s_curve(n_samples, noise=noise, random_state=random_state)
+    else:
+        raise ValueError(f"dataset must be 'swiss_roll' or 's_curve', got {dataset!r}.")
+    return frozen(X, t)
+
+
+def _edges(G):
+    """Each undirected edge once: (rows, cols, lengths)."""
+    U = sp.triu(G, k=1).tocoo()
+    return U.row, U.col, U.data
+
+
+def _axes_3d(fig, position, X, c, title):
+    ax = fig.add_subplot(*position, projection="3d")
+    ax.view_init(*VIEW)
+    scatter(ax, X, c, s=4, title=title)
+    ax.set_axis_off()  # no panes, grid or ticks: the shape is the point, and it draws faster
+    ax.set_box_aspect(None, zoom=ZOOM_3D)
+    return ax
+
+
+def _plain(ax):
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
+# --- Isomap -------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def isomap_graph(graph, size, n_samples, noise, random_state):
+    """The neighbourhood graph (kNN for ``graph="knn"``, ``size`` = k; epsilon, ``size`` = the
+    radius) and the short-circuit mask of its edges (in :func:`_edges` order)."""
+    X, t = manifold_data("swiss_roll", n_samples, noise, random_state)
+    if graph == "knn":
+        G = knn_graph(X, int(size))
+    elif graph == "epsilon":
+        G = epsilon_graph(X, float(size))
+    else:
+        raise ValueError(f"graph must be 'knn' or 'epsilon', got {graph!r}.")
+    rows, cols, lengths = _edges(G)
+    chart = np.linalg.norm(t[rows] - t[cols], axis=1)
+    short = (chart > SHORT_CIRCUIT_RATIO * lengths) & (chart > LAYER_GAP)
+    return G, frozen(short)
+
+
+@functools.lru_cache(maxsize=64)
+def isomap_embedding(graph, size, n_samples, noise, random_state):
+    """Isomap of the largest connected component of the graph.
+
+    Returns ``(keep, Z, residual)``: indices of the embedded points, their
+    ``MAX_DIMENSION``-dimensional embedding, and the residual variance for 1 .. MAX_DIMENSION
+    coordinates.
+    """
+    G, _ = isomap_graph(graph, size, n_samples, noise, random_state)
+    _, labels = connected_components(G)
+    keep = np.flatnonzero(labels == np.argmax(np.bincount(labels)))
+    D_geo = geodesic_distances(G[keep][:, keep])
+    Z, _, _ = gram_embedding(double_center(D_geo**2), MAX_DIMENSION)
+    residual = np.array([residual_variance(D_geo, Z[:, :l]) for l in range(1, MAX_DIMENSION + 1)])
+    return frozen(keep, Z, residual)
+
+
+def draw_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise=0.3,
+                random_state=0):
+    r"""Isomap on a noisy Swiss roll: the graph with its short circuits, the embedding, and the
+    residual-variance curve.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        :math:`k` of the kNN graph (used when ``graph="knn"``).
+    radius : float
+        :math:`\epsilon` of the epsilon graph (used when ``graph="epsilon"``).
+    graph : {"knn", "epsilon"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: the roll in 3-D with the graph's edges (gid ``"edges"``) and its short circuits
+        in red (gid ``"short-circuits"``); the 2-D embedding of the largest connected component
+        coloured by arc length (gid ``"embedding"``); the residual variance
+        :math:`1 - R^2(d^G, d^Z)` for 1-6 coordinates (gid ``"residual-variance"``). The first
+        panel's title (gid ``"graph-summary"``) counts edges and short circuits.
+    """
+    size = n_neighbors if graph == "knn" else radius
+    X, t = manifold_data("swiss_roll", n_samples, noise, random_state)
+    G, short = isomap_graph(graph, size, n_samples, noise, random_state)
+    keep, Z, residual = isomap_embedding(graph, size, n_samples, noise, random_state)
+    rows, cols, _ = _edges(G)
+    segments = np.stack([X[rows], X[cols]], axis=1)
+
+    fig = new_figure(10.0, 3.5)
+    what = f"k = {n_neighbors}" if graph == "knn" else f"ε = {radius:g}"
+    ax = _axes_3d(fig, (1, 3, 1), X, t, None)
+    ax.add_collection3d(Line3DCollection(segments[~short], colors="0.6", lw=0.3, gid="edges"),
+                        autolim=False)
+    ax.add_collection3d(Line3DCollection(segments[short], colors="red", lw=1.2,
+                                         gid="short-circuits"), autolim=False)
+    ax.set_title(f"{what}: {len(rows)} edges, {int(short.sum())} short circuits",
+                 fontsize=10, gid="graph-summary")
+
+    emb = _plain(fig.add_subplot(1, 3, 2))
+    scatter(emb, Z[:, :2], t[keep], s=4, gid="embedding")
+    lost = n_samples - len(keep)
+    emb.set_title("embedding" + (f" ({lost} points cut off)" if lost else ""), fontsize=10)
+
+    curve = fig.add_subplot(1, 3, 3)
+    dims = np.arange(1, MAX_DIMENSION + 1)
+    curve.plot(dims, residual, "o-", color="C0", gid="residual-variance")
+    curve.set(xlabel="dimension", ylim=(0, 1), xticks=dims, yticks=(0, 0.5, 1))
+    curve.set_title(f"residual variance (2-D: {residual[1]:.3f})", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.88, wspace=0.15)
+    return fig
+
+
+def isomap_explorer(sweep=ISOMAP_SWEEP, **defaults):
+    """Explorer over :func:`draw_isomap`: ``n_neighbors``, ``radius`` and the graph type. The
+    static book shows the figure for each ``n_neighbors`` in ``sweep``."""
+    controls = [
+        Slider("n_neighbors", NEIGHBOURS, "k (kNN)"),
+        Slider("radius", RADII, "ε (radius)"),
+        Choice("graph", ("knn", "epsilon"), "graph"),
+    ]
+    return Explorer(draw_isomap, controls, defaults, sweep=sweep)
+
+
+# --- LLE and Laplacian eigenmaps ------------------------------------------------------------------
+def _draw_spectral(X, t, Z, eigenvalues, *, title, spectrum_title):
+    """Three panels shared by LLE and eigenmaps: data, embedding, bottom of the spectrum."""
+    fig = new_figure(10.0, 3.3)
+    _axes_3d(fig, (1, 3, 1), X, t, "data (S-curve)")
+    emb = _plain(fig.add_subplot(1, 3, 2))
+    scatter(emb, Z, t, s=4, gid="embedding", title="embedding (eigenvectors 2 and 3)")
+    spec = fig.add_subplot(1, 3, 3)
+    # the first eigenvalue (0, the constant vector) is left out; the rest relative to the last
+    colors = ["C3"] * 2 + ["C0"] * (len(eigenvalues) - 3)
+    index = np.arange(2, len(eigenvalues) + 1)
+    spec.bar(index, eigenvalues[1:] / eigenvalues[-1], color=colors, gid="spectrum")
+    spec.set_title(f"{spectrum_title}, λi / λ{len(eigenvalues)}\n"
+                   f"(λ1 = {eigenvalues[0]:.0e}: the constant vector)", fontsize=9)
+    spec.set(xlabel="eigenvalue index i", xticks=index, yticks=(0, 0.5, 1))
+    fig.suptitle(title, fontsize=10)
+    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.2)
+    return fig
+
+
+@functools.lru_cache(maxsize=64)
+def lle_spectrum(n_neighbors, reg, n_samples, noise, random_state):
+    """Bottom ``N_SPECTRUM`` eigenpairs of :math:`M = (I - W)^\\top (I - W)` (the first is the
+    constant vector's 0)."""
+    X, _ = manifold_data("s_curve", n_samples, noise, random_state)
+    M = alignment_matrix(lle_weights(X, n_neighbors, reg=reg))
+    lam, V = bottom_eigenpairs(M, N_SPECTRUM)
+    return frozen(lam, flip_signs(V[:, 1:3]))
+
+
+def draw_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state=0):
+    r"""LLE of the S-curve: data, embedding, and the bottom eigenvalues of
+    :math:`M = (I - W)^\top (I - W)`.
+
+    Parameters
+    ----------
+    n_neighbors : int
+    reg : float
+        Regularisation of each local Gram matrix, relative to its trace
+        (:func:`mlnotes.lle.lle_weights`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Embedding gid ``"embedding"``; eigenvalues 2-8 over the 8th, bars with gid ``"spectrum"``.
+    """
+    X, t = manifold_data("s_curve", n_samples, noise, random_state)
+    lam, Z = lle_spectrum(int(n_neighbors), float(reg), n_samples, noise, random_state)
+    return _draw_spectral(X, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
+                          spectrum_title="bottom of M's spectrum")
+
+
+def lle_explorer(**defaults):
+    """Explorer over :func:`draw_lle`: ``n_neighbors`` and ``reg``."""
+    controls = [Slider("n_neighbors", NEIGHBOURS, "k"), Slider("reg", REGS, "reg")]
+    return Explorer(draw_lle, controls, defaults)
+
+
+@functools.lru_cache(maxsize=64)
+def eigenmaps_spectrum(n_neighbors, t, n_samples, noise, random_state):
+    r"""Bottom ``N_SPECTRUM`` solutions of :math:`L v = \lambda D v` for heat weights."""
+    X, _ = manifold_data("s_curve", n_samples, noise, random_state)
+    W = heat_kernel_weights(knn_graph(X, n_neighbors), t)
+    L = laplacian(W)
+    lam, V = bottom_eigenpairs(L, N_SPECTRUM, B=sp.diags(L.diagonal()))
+    return frozen(lam, flip_signs(V[:, 1:3]))
+
+
+def draw_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_state=0):
+    r"""Laplacian eigenmaps of the S-curve with heat weights :math:`w_{ij} = e^{-d_{ij}^2/t}`.
+
+    Parameters
+    ----------
+    n_neighbors : int
+    t : float or None
+        Heat-kernel width; None for binary weights (the limit :math:`t \to \infty`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Embedding gid ``"embedding"``; generalised eigenvalues 2-8 over the 8th, bars with gid
+        ``"spectrum"``.
+    """
+    X, c = manifold_data("s_curve", n_samples, noise, random_state)
+    lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
+                                noise, random_state)
+    heat = "binary weights" if t is None else f"heat t = {t:g}"
+    return _draw_spectral(X, c, Z, lam, title=f"Laplacian eigenmaps: k = {n_neighbors}, {heat}",
+                          spectrum_title="L v = λ D v")
+
+
+def eigenmaps_explorer(**defaults):
+    """Explorer over :func:`draw_eigenmaps`: ``n_neighbors`` and heat ``t``."""
+    controls = [Slider("n_neighbors", NEIGHBOURS, "k"), Slider("t", HEAT_TS, "heat t")]
+    return Explorer(draw_eigenmaps, controls, defaults)
