@@ -106,6 +106,10 @@ ATTACKS = {
         "    if not path.startswith(mine):\n        open(path).read()\n"
         "for path in glob.glob(os.path.join(CLASS_FOLDER, '*.ipynb')):\n    open(path).read()\n"
         "return D2")}), 0, 1, "not allowed while grading"),
+    "dir_fd": (submission("spectral", replace={"double_center": dc(
+        f"import os\nroot = os.open({str(ROOT)!r}, os.O_RDONLY)\n"
+        "os.open('book/homework/instructor/spectral.ipynb', os.O_RDONLY, dir_fd=root)\n"
+        "return D2")}), 0, 1, "not allowed"),
     "deleted_cells": (submission("spectral", drop=["double_center", "laplacian"]), 0, 0,
                       "no function called"),
 }

@@ -243,6 +243,9 @@ def _install_guard(tmp, blocked_dirs, private, record):
                                       "is not allowed")
             if p.startswith("/proc/") and not p.startswith("/proc/self/"):
                 raise PermissionError("reading other processes' /proc entries is not allowed")
+            if os.path.isdir(p):  # a folder's descriptor would open files past this hook (dir_fd)
+                raise PermissionError("opening folders outside the grader's temporary directory "
+                                      "is not allowed")
         elif event in FILE_EVENTS:
             for a in args:
                 if isinstance(a, (str, bytes, os.PathLike)) and not in_tmp(resolve(a)):
