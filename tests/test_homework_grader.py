@@ -126,6 +126,9 @@ def graded(tmp_path_factory):
         write(folder / f"{student}.ipynb", nb)
     (folder / "not_json.ipynb").write_text("{ this is not json")
     (folder / "essay.txt").write_text("my homework")
+    (folder / "endless.ipynb").symlink_to("/dev/zero")  # reading it must not hang the grader
+    write(folder / "same name.ipynb", submission("spectral"))  # its files must not collide
+    write(folder / "same_name.ipynb", student_version(instructor("spectral")))
     digest = hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest()
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=1)
@@ -149,7 +152,10 @@ def test_every_submission_has_a_row(graded):
     results, out = graded
     with open(out, newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert set(rows) == set(ATTACKS) | {"not_json", "essay"}
+    assert set(rows) == set(ATTACKS) | {"not_json", "essay", "endless", "same name", "same_name"}
+    assert "not a regular file" in rows["endless"]["notes"]
+    assert (rows["same name"]["total"], rows["same_name"]["total"]) == ("2.0", "0.0")
+    assert len(list((out.parent / "feedback").iterdir())) == len(rows)
     assert rows["not_json"]["total"] == "0.0" and "not valid notebook JSON" in rows["not_json"][
         "notes"]
     assert "not a notebook" in rows["essay"]["notes"]

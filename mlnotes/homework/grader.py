@@ -193,8 +193,12 @@ def write_outputs(results, grader, out_csv):
             notes = "; ".join(dict.fromkeys(r.notes[:3] + reasons[:3]))
             writer.writerow([_cell(r.student), *(points.get(n, 0.0) for n in names),
                              round(r.total, 3), r.max_total, _cell(notes[:500])])
+    used = set()
     for r in results:
-        safe = _safe_name(r.student)
+        safe = base = _safe_name(r.student)
+        while safe in used:  # two students whose names differ only in odd characters
+            safe = f"{base}-{len(used)}"
+        used.add(safe)
         (out_dir / "feedback").mkdir(exist_ok=True)
         (out_dir / "feedback" / f"{safe}.txt").write_text(feedback_text(r), encoding="utf-8")
         (out_dir / "results" / safe).mkdir(parents=True, exist_ok=True)

@@ -35,12 +35,15 @@ class NotebookError(ValueError):
 def read_code_cells(path):
     """The sources of a notebook's code cells, in order (a :class:`NotebookError` if unreadable)."""
     path = Path(path)
+    if not path.is_file():
+        raise NotebookError(f"{path.name} is not a regular file")
     try:
-        size = path.stat().st_size
-        if size > MAX_NOTEBOOK_BYTES:
-            raise NotebookError(f"the notebook is {size / 2**20:.0f} MB, larger than "
-                                f"{MAX_NOTEBOOK_BYTES // 2**20} MB; clear its outputs")
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            data = f.read(MAX_NOTEBOOK_BYTES + 1)  # bounded, whatever the file claims
+        if len(data) > MAX_NOTEBOOK_BYTES:
+            raise NotebookError(f"the notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB; "
+                                "clear its outputs")
+        nb = json.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise NotebookError(f"the file could not be read: {exc}") from None
     except (ValueError, RecursionError) as exc:
