@@ -64,7 +64,7 @@ def find_submissions(folder):
     for path in sorted(Path(folder).iterdir()):
         if path.name.startswith("."):
             continue
-        student = path.stem if path.is_file() else path.name
+        student = path.name if path.is_dir() else path.stem
         entries.append((student, path))
     return entries
 
