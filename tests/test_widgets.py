@@ -346,3 +346,70 @@ def test_eigenmaps_embedding_matches_scikit_learns_spectral_embedding(t, close_f
     Z = _by_gid(fig, "embedding").get_offsets()
     corr = np.abs(np.sum(_unit_columns(Z) * _unit_columns(ref), axis=0))
     assert np.all(corr > 0.999), corr
+
+
+# --- MDS and SMACOF ------------------------------------------------------------------------------
+def _s_curve_dissimilarities(kind, n_samples=300):
+    from scipy.sparse.csgraph import shortest_path
+    from scipy.spatial.distance import cdist
+    from sklearn.neighbors import kneighbors_graph
+
+    from mlnotes.widgets.mds import mds_dissimilarities
+
+    X = np.asarray(mds_dissimilarities("euclidean", n_samples, 0)[0])  # the data, not Delta
+    if kind == "geodesic":
+        return shortest_path(kneighbors_graph(X, 10, mode="distance"), directed=False)
+    return cdist(X, X, metric=kind)
+
+
+def _spectrum_heights(fig, gid):
+    return np.array([seg[1][1] for seg in _by_gid(fig, gid).get_segments()])
+
+
+@pytest.mark.parametrize("kind", ["euclidean", "cityblock", "geodesic"])
+def test_mds_spectrum_shows_negative_eigenvalues_exactly_for_non_euclidean_input(kind, close_figures):
+    Delta = _s_curve_dissimilarities(kind)
+    N = len(Delta)
+    C = np.eye(N) - 1.0 / N
+    lam = np.sort(np.linalg.eigvalsh(-0.5 * C @ (Delta**2) @ C))[::-1]
+    rel = lam / lam[0]
+    fig = mw.draw_mds(dissimilarity=kind)
+    close_figures(fig)
+    negative = _spectrum_heights(fig, "negative")
+    shown = np.sort(np.concatenate([_spectrum_heights(fig, "nonnegative"), negative]))[::-1]
+    np.testing.assert_allclose(shown, rel, atol=1e-9)
+    assert len(negative) == np.sum(rel < -1e-5)
+    if kind == "euclidean":
+        assert len(negative) == 0 and np.all(rel[3:] < 1e-9)  # rank 3: the data are 3-D
+    else:
+        assert len(negative) > 0 and negative.min() < -0.01
+    assert _numbers(_by_gid(fig, "spectrum-summary").get_text())[0] == len(negative)
+
+
+def test_smacof_replay_matches_scikit_learns_iterates_and_the_stress_never_rises(close_figures):
+    from scipy.spatial.distance import pdist, squareform
+    from sklearn.manifold import smacof
+
+    from mlnotes.widgets.mds import smacof_frames
+
+    Delta = _s_curve_dissimilarities("cityblock", 200)
+    n = smacof_frames(dissimilarity="cityblock")
+
+    def frame(i):
+        fig = mw.draw_smacof(dissimilarity="cityblock", frame=i)
+        close_figures(fig)
+        return fig, np.asarray(_by_gid(fig, "configuration").get_offsets())
+
+    fig0, Z0 = frame(0)
+    stress = _by_gid(fig0, "stress-curve").get_ydata()
+    assert len(stress) == n > 10
+    assert np.all(np.diff(stress) <= 1e-9 * stress[0])  # majorisation: monotone
+    for i in (1, 10, n - 1):
+        fig, Z = frame(i)
+        ref, ref_stress = smacof(Delta, init=Z0, n_init=1, max_iter=i, eps=0.0,
+                                 normalized_stress=False)
+        np.testing.assert_allclose(Z, ref, rtol=1e-8, atol=1e-8)
+        own = np.sum((squareform(Delta, checks=False) - pdist(Z)) ** 2)
+        assert _by_gid(fig, "stress-now").get_ydata()[0] == pytest.approx(own, rel=1e-9)
+        assert ref_stress == pytest.approx(own, rel=1e-9)
+    assert stress[-1] < 0.5 * stress[0]

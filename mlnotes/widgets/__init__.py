@@ -13,6 +13,7 @@ See :mod:`mlnotes.widgets._core` for how.
 """
 
 from .kernel_pca import draw_kernel_pca, kernel_pca_explorer
+from .mds import draw_mds, draw_smacof, mds_explorer, smacof_explorer
 from .neighbourhood import (
     draw_eigenmaps,
     draw_isomap,
@@ -27,6 +28,8 @@ from .tsne import draw_tsne, tsne_explorer
 __all__ = [
     "draw_kernel_pca", "kernel_pca_explorer",
     "draw_isomap", "isomap_explorer",
+    "draw_mds", "mds_explorer",
+    "draw_smacof", "smacof_explorer",
     "draw_lle", "lle_explorer",
     "draw_eigenmaps", "eigenmaps_explorer",
     "draw_pca", "pca_explorer",

@@ -1,0 +1,194 @@
+r"""Explorers for MDS: classical MDS's eigenvalue spectrum, and SMACOF replayed step by step.
+
+Both work on the same dissimilarities between points of the S-curve: Euclidean (classical MDS
+recovers the data up to rotation: three positive eigenvalues, the rest zero), city-block (not
+Euclidean: negative eigenvalues appear) and geodesic (shortest paths in a kNN graph).
+"""
+
+import functools
+import warnings
+
+import numpy as np
+from matplotlib.ticker import NullFormatter
+from scipy.spatial.distance import cdist
+
+from .._validation import NEGATIVE_EIGENVALUE_RTOL, check_random_state
+from ..datasets import make_s_curve
+from ..graphs import geodesic_distances, knn_graph, pairwise_distances
+from ..mds import classical_mds
+from ..metrics import raw_stress
+from ..plotting import scatter
+from ..smacof import guttman_transform
+from ._core import Choice, Explorer, ReplayExplorer, frozen, new_figure, report_progress
+
+DISSIMILARITIES = ("euclidean", "cityblock", "geodesic")
+GEODESIC_NEIGHBOURS = 10
+INITS = ("random", "classical")
+SMACOF_TOL = 1e-4  # stop when one Guttman step lowers the stress by less than this fraction
+VIEW = (12, -72)
+
+
+@functools.lru_cache(maxsize=8)
+def mds_dissimilarities(dissimilarity, n_samples, random_state):
+    """``(X, t, Delta)``: S-curve points, ground truth and their dissimilarities (read-only)."""
+    X, t = make_s_curve(n_samples, random_state=random_state)
+    if dissimilarity == "euclidean":
+        Delta = pairwise_distances(X)
+    elif dissimilarity == "cityblock":
+        Delta = cdist(X, X, metric="cityblock")
+    elif dissimilarity == "geodesic":
+        Delta = geodesic_distances(knn_graph(X, GEODESIC_NEIGHBOURS))
+    else:
+        raise ValueError(
+            f"dissimilarity must be one of {', '.join(DISSIMILARITIES)}, got {dissimilarity!r}."
+        )
+    return frozen(X, t, Delta)
+
+
+@functools.lru_cache(maxsize=8)
+def mds_solution(dissimilarity, n_samples, random_state):
+    """Classical MDS in 2-D and all eigenvalues of :math:`K` (the non-Euclidean warning is
+    shown by the figure instead)."""
+    _, _, Delta = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        Z, eigenvalues = classical_mds(Delta, 2)
+    return frozen(Z, eigenvalues)
+
+
+def _data_axes(fig, position, X, t):
+    ax = fig.add_subplot(*position, projection="3d")
+    ax.view_init(*VIEW)
+    scatter(ax, X, t, s=4, title="data (S-curve)")
+    ax.set_axis_off()
+    return ax
+
+
+def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
+    r"""Classical MDS of S-curve dissimilarities: the embedding and the whole spectrum of
+    :math:`K = -\tfrac12 C \Delta^{(2)} C`.
+
+    Parameters
+    ----------
+    dissimilarity : {"euclidean", "cityblock", "geodesic"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: the data, the 2-D embedding (gid ``"embedding"``), and the eigenvalues in
+        decreasing order divided by the largest: significantly negative ones (below
+        :math:`-10^{-5}\lambda_1`) in red (gid ``"negative"``), the others in blue (gid
+        ``"nonnegative"``). The spectrum's title counts the negative ones.
+    """
+    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    Z, lam = mds_solution(dissimilarity, n_samples, random_state)
+    rel = lam / lam[0]
+    negative = rel < -NEGATIVE_EIGENVALUE_RTOL
+    index = np.arange(1, len(lam) + 1)
+
+    fig = new_figure(10.0, 3.3)
+    _data_axes(fig, (1, 3, 1), X, t)
+    emb = fig.add_subplot(1, 3, 2)
+    scatter(emb, Z, t, s=4, gid="embedding", title="classical MDS")
+    emb.set_xticks([])
+    emb.set_yticks([])
+    spec = fig.add_subplot(1, 3, 3)
+    spec.vlines(index[~negative], 0, rel[~negative], color="C0", lw=1.5, gid="nonnegative")
+    spec.vlines(index[negative], 0, rel[negative], color="C3", lw=1.5, gid="negative")
+    spec.axhline(0, color="k", lw=0.5)
+    share = np.abs(lam[negative]).sum() / np.abs(lam).sum()
+    spec.set_title(f"{int(negative.sum())} negative eigenvalues ({100 * share:.1f}% of Σ|λ|)",
+                   fontsize=10, gid="spectrum-summary")
+    spec.set(xlabel="index (decreasing)", ylabel="λ / λ1", xlim=(0, len(lam) + 1))
+    spec.locator_params(axis="y", nbins=4)
+    fig.suptitle(f"{dissimilarity} dissimilarities", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.25)
+    return fig
+
+
+def mds_explorer(**defaults):
+    """Explorer over :func:`draw_mds`: the dissimilarity."""
+    return Explorer(draw_mds, [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity")],
+                    defaults)
+
+
+# --- SMACOF -------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=16)
+def smacof_run(dissimilarity, init, n_samples, max_iter, random_state):
+    """Iterate the Guttman transform from the start, keeping every configuration.
+
+    Returns ``(Z_history, stress)``: arrays of shape (n_iter + 1, N, 2) and (n_iter + 1,), the
+    start first. Stops when the stress falls by less than :data:`SMACOF_TOL` (relative).
+    """
+    _, _, Delta = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    if init == "random":
+        Z = check_random_state(random_state).uniform(size=(n_samples, 2))
+    elif init == "classical":
+        Z = np.array(mds_solution(dissimilarity, n_samples, random_state)[0])
+    else:
+        raise ValueError(f"init must be one of {', '.join(INITS)}, got {init!r}.")
+    history, stress = [Z], [raw_stress(Delta, Z)]
+    for it in range(max_iter):
+        Z = guttman_transform(Delta, Z)
+        history.append(Z)
+        stress.append(raw_stress(Delta, Z))
+        report_progress(it + 1, max_iter)
+        if stress[-2] - stress[-1] < SMACOF_TOL * stress[-2]:
+            break
+    return frozen(np.array(history), np.array(stress))
+
+
+def smacof_frames(*, dissimilarity="euclidean", init="random", n_samples=200, max_iter=100,
+                  random_state=0, frame=-1):
+    """Number of configurations (start + iterations) of the run :func:`draw_smacof` shows."""
+    return len(smacof_run(dissimilarity, init, n_samples, max_iter, random_state)[1])
+
+
+def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
+                max_iter=100, random_state=0):
+    r"""One iterate of SMACOF (metric MDS) and the stress curve of the whole run.
+
+    Parameters
+    ----------
+    dissimilarity : {"euclidean", "cityblock", "geodesic"}
+    init : {"random", "classical"}
+        Start from uniform random points or from classical MDS.
+    frame : int
+        Which configuration: 0 the start, then one per Guttman transform; -1 the last.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: the configuration (gid ``"configuration"``) and the raw stress
+        :math:`\sum_{i<j} (\delta_{ij} - d_{ij})^2` per iteration (gid ``"stress-curve"``; log
+        scale), the current one marked (gid ``"stress-now"``). The majorisation argument makes
+        the curve non-increasing.
+    """
+    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
+    n = len(stress)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+    fig = new_figure(10.0, 3.3)
+    _data_axes(fig, (1, 3, 1), X, t)
+    conf = fig.add_subplot(1, 3, 2)
+    scatter(conf, history[frame], t, s=5, gid="configuration", title=f"iteration {frame}")
+    conf.set_xticks([])
+    conf.set_yticks([])
+    curve = fig.add_subplot(1, 3, 3)
+    curve.plot(np.arange(n), stress, color="C0", gid="stress-curve")
+    curve.plot(frame, stress[frame], "o", color="C3", gid="stress-now")
+    curve.set(yscale="log", xlabel="iteration", xlim=(0, max(n - 1, 1)))
+    curve.yaxis.set_minor_formatter(NullFormatter())
+    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+    fig.suptitle(f"SMACOF on {dissimilarity} dissimilarities, {init} start", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.2)
+    return fig
+
+
+def smacof_explorer(**defaults):
+    """Explorer over :func:`draw_smacof`: dissimilarity, start, and a replay of the iterations."""
+    controls = [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity"),
+                Choice("init", INITS, "start")]
+    return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames)
