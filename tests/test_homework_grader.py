@@ -110,6 +110,13 @@ ATTACKS = {
         f"import os\nroot = os.open({str(ROOT)!r}, os.O_RDONLY)\n"
         "os.open('book/homework/instructor/spectral.ipynb', os.O_RDONLY, dir_fd=root)\n"
         "return D2")}), 0, 1, "not allowed"),
+    "forge_results_file": (submission("spectral", replace={"double_center": dc(
+        "import json, os\nforged = {'score': 100, 'tests': []}\n"
+        "for name in ('forge_results_file', 'honest'):\n"
+        "    folder = os.path.join(OUT_FOLDER, 'results', name)\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "    json.dump(forged, open(os.path.join(folder, 'results.json'), 'w'))\n"
+        "return D2")}), 0, 1, "not allowed"),
     "deleted_cells": (submission("spectral", drop=["double_center", "laplacian"]), 0, 0,
                       "no function called"),
 }
@@ -118,11 +125,12 @@ ATTACKS = {
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
+    out = tmp_path_factory.mktemp("out") / "grades.csv"
     for student, (nb, *_) in ATTACKS.items():
-        if student == "reads_classmate":  # it needs to know where the class folder is
-            nb = dict(nb, cells=nb["cells"] + [
-                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                 "source": f"CLASS_FOLDER = {str(folder)!r}"}])
+        # the attacks that need to know where the class folder and the grades are, do
+        where = f"CLASS_FOLDER = {str(folder)!r}\nOUT_FOLDER = {str(out.parent)!r}"
+        nb = dict(nb, cells=nb["cells"] + [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                             "execution_count": None, "source": where}])
         write(folder / f"{student}.ipynb", nb)
     (folder / "not_json.ipynb").write_text("{ this is not json")
     (folder / "essay.txt").write_text("my homework")
@@ -130,7 +138,6 @@ def graded(tmp_path_factory):
     write(folder / "same name.ipynb", submission("spectral"))  # its files must not collide
     write(folder / "same_name.ipynb", student_version(instructor("spectral")))
     digest = hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest()
-    out = tmp_path_factory.mktemp("out") / "grades.csv"
     results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=1)
     assert hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest() == digest
     return {r.student: r for r in results}, out
@@ -172,7 +179,11 @@ def test_gradescope_results_json(graded):
 
 
 def test_nothing_written_outside_the_sandbox(graded):
+    _, out = graded
     assert "BROKEN" not in MLNOTES_KERNELS.read_text()
+    for student, score in (("forge_results_file", 1.0), ("honest", 2.0)):
+        data = json.loads((out.parent / "results" / student / "results.json").read_text())
+        assert data["score"] == score
 
 
 def test_hidden_inputs_differ_between_runs_and_are_reproducible():
