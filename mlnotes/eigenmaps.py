@@ -16,9 +16,9 @@ Scaling: :math:`V^\top D V = I` (scikit-learn's ``SpectralEmbedding`` returns ex
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_array, check_positive
-from .graphs import neighbourhood_graph
-from .spectral import bottom_eigenpairs, flip_signs
+from ._validation import check_array, check_n_components, check_positive
+from .graphs import SPECTRAL_CONSEQUENCE, neighbourhood_graph
+from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
 LAPLACIANS = ("unnormalized", "sym", "rw")
 
@@ -113,7 +113,10 @@ class LaplacianEigenmaps:
 
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
-        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius)
+        check_solver(self.eigen_solver, "eigen_solver")
+        check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
+        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
+                                consequence=SPECTRAL_CONSEQUENCE)
         self.affinity_matrix_ = heat_kernel_weights(G, self.t)
         L = laplacian(self.affinity_matrix_)
         D = sp.diags(L.diagonal())  # degrees: L = D - W and W has no self-loops

@@ -38,10 +38,14 @@ def squared_distances(X, Y=None):
         )
     sq_x = np.einsum("ij,ij->i", X, X)
     sq_y = sq_x if same else np.einsum("ij,ij->i", Y, Y)
-    D2 = sq_x[:, None] + sq_y[None, :] - 2.0 * (X @ Y.T)
+    # in place, one N x M product and one N x M outer sum: -2 x^T y + (|x|^2 + |y|^2).
+    # For Y = X numpy forms X X^T with a symmetric rank-k update (exactly symmetric) and
+    # |x_i|^2 + |x_j|^2 is commutative, so D2 is exactly symmetric.
+    D2 = X @ Y.T
+    D2 *= -2.0
+    D2 += np.add.outer(sq_x, sq_y)
     np.maximum(D2, 0.0, out=D2)
     if same:
-        D2 = (D2 + D2.T) / 2  # exact symmetry
         np.fill_diagonal(D2, 0.0)
     return D2
 
@@ -285,7 +289,13 @@ def dijkstra(G):
     :math:`O(N (E + N \\log N))` for :math:`E` edges; returns the same distances as
     :func:`floyd_warshall` (``inf`` between components).
     """
-    return csgraph.dijkstra(_check_graph(G), directed=False)
+    G = _check_graph(G)
+    # an edge stored in one direction only joins both ways; a graph already stored both ways
+    # (knn_graph, epsilon_graph) needs no second, transposed adjacency list
+    pattern = G.copy()
+    pattern.data[:] = 1.0  # explicit zero-length edges count as edges
+    symmetric = (G != G.T).nnz == 0 and (pattern != pattern.T).nnz == 0
+    return csgraph.dijkstra(G, directed=symmetric)
 
 
 GEODESIC_METHODS = {"dijkstra": dijkstra, "floyd": floyd_warshall}
@@ -333,11 +343,18 @@ def smallest_connecting_radius(X):
     return float(csgraph.minimum_spanning_tree(D).max())
 
 
-def check_connected(G, X, *, n_neighbors=None, radius=None):
+GEODESIC_CONSEQUENCE = "geodesic distances between them are infinite and the embedding is undefined"
+SPECTRAL_CONSEQUENCE = (
+    "the Laplacian (or LLE alignment matrix) has one zero eigenvalue per component and the "
+    "bottom eigenvectors would only tell the components apart"
+)
+
+
+def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE):
     """Raise a ``ValueError`` if the neighbourhood graph ``G`` of ``X`` is disconnected.
 
-    The message gives the component sizes and the smallest ``n_neighbors`` (or ``radius``)
-    that would connect the graph.
+    The message gives the component sizes, what goes wrong (``consequence``) and the smallest
+    ``n_neighbors`` (or ``radius``) that would connect the graph.
     """
     n_components, labels = connected_components(G)
     if n_components == 1:
@@ -352,12 +369,12 @@ def check_connected(G, X, *, n_neighbors=None, radius=None):
         fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
     raise ValueError(
         f"{what} is disconnected: it has {n_components} connected components (sizes {shown}), "
-        f"so geodesic distances between them are infinite and the embedding is undefined; "
-        f"{fix} (the smallest value that connects it), or remove the outlying points."
+        f"so {consequence}; {fix} (the smallest value that connects it), or remove the "
+        "outlying points."
     )
 
 
-def neighbourhood_graph(X, *, n_neighbors=None, radius=None):
+def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE):
     """The connected kNN ("or") or epsilon graph of ``X`` (step 1 of Isomap and eigenmaps).
 
     Exactly one of ``n_neighbors`` and ``radius`` must be given; a disconnected graph raises a
@@ -369,4 +386,4 @@ def neighbourhood_graph(X, *, n_neighbors=None, radius=None):
             f"n_neighbors={n_neighbors!r}, radius={radius!r}; e.g. n_neighbors=None, radius=1.5."
         )
     G = knn_graph(X, n_neighbors) if radius is None else epsilon_graph(X, radius)
-    return check_connected(G, X, n_neighbors=n_neighbors, radius=radius)
+    return check_connected(G, X, n_neighbors=n_neighbors, radius=radius, consequence=consequence)

@@ -16,10 +16,11 @@ from functools import cached_property
 import numpy as np
 
 from ._validation import check_array, check_is_fitted, check_n_features
-from .graphs import cross_graph, geodesic_distances, neighbourhood_graph
+from .graphs import GEODESIC_METHODS, cross_graph, geodesic_distances, neighbourhood_graph
 from .kernel_pca import gram_embedding
 from .kernels import center_kernel_test, double_center
 from .metrics import residual_variance
+from .spectral import check_solver
 
 
 class Isomap:
@@ -69,13 +70,16 @@ class Isomap:
 
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
+        check_solver(self.eigen_solver, "eigen_solver")
+        if self.path_method not in GEODESIC_METHODS:
+            raise ValueError(f"path_method must be 'dijkstra' or 'floyd', got {self.path_method!r}.")
         self.__dict__.pop("residual_variances_", None)
         self.graph_ = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius)
         self.geodesic_distances_ = geodesic_distances(self.graph_, self.path_method)
         D2 = self.geodesic_distances_**2
         col_means = -0.5 * D2.mean(axis=0)  # column means of -1/2 D2, for new points
         self._train_means = (col_means, col_means.mean())
-        K = double_center(D2)
+        K = double_center(D2, copy=False)
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
             K, self.n_components, solver=self.eigen_solver
         )

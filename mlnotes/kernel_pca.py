@@ -23,7 +23,7 @@ from ._validation import (
     describe_negative_eigenvalues,
 )
 from .kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
-from .spectral import flip_signs, smallest_eigenvalue, top_eigenpairs
+from .spectral import check_solver, flip_signs, smallest_eigenvalue, top_eigenpairs
 
 # An eigenvalue below this fraction of the largest is treated as zero (rank deficiency).
 ZERO_EIGENVALUE_RTOL = 1e-12
@@ -85,7 +85,7 @@ class KernelPCA:
         for ``KernelPCA``).
     embedding_ : ndarray of shape (N, n_components)
     X_fit_ : ndarray
-        Training data (or training kernel for ``"precomputed"``).
+        Training data (or the training kernel for ``"precomputed"``).
 
     Notes
     -----
@@ -118,6 +118,7 @@ class KernelPCA:
                              coef0=self.coef0)
 
     def fit(self, X, y=None):
+        check_solver(self.eigen_solver, "eigen_solver")
         if self.kernel == "precomputed":
             K = check_square_symmetric(X, name="the precomputed kernel matrix")
         elif self.kernel in KERNELS:
@@ -131,7 +132,7 @@ class KernelPCA:
         # keep the training means: new points are centred with them
         col_means = K.mean(axis=0)
         self._train_means = (col_means, col_means.mean())
-        Kc = center_kernel(K)
+        Kc = center_kernel(K, copy=self.kernel == "precomputed")
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
             Kc, self.n_components, solver=self.eigen_solver
         )
@@ -149,7 +150,7 @@ class KernelPCA:
                     UserWarning,
                     stacklevel=2,
                 )
-        self.X_fit_ = X if self.kernel != "precomputed" else K
+        self.X_fit_ = K if self.kernel == "precomputed" else X
         return self
 
     def fit_transform(self, X, y=None):

@@ -26,15 +26,18 @@ def centering_matrix(N):
     return np.eye(N) - np.full((N, N), 1.0 / N)
 
 
-def _center(A, col_means, row_means, grand_mean):
+def _center(A, col_means, row_means, grand_mean, copy=True):
     # (C A C)_ij = a_ij - mean_i' a_i'j - mean_j' a_ij' + mean a: the same as C @ A @ C
-    A = A - col_means[None, :]
+    if copy:
+        A = A - col_means[None, :]
+    else:
+        A -= col_means[None, :]
     A -= row_means[:, None]
     A += grand_mean
     return A
 
 
-def double_center(D2):
+def double_center(D2, *, copy=True):
     r"""Double centring :math:`K = -\tfrac12 C\, D2\, C` of squared distances.
 
     When :math:`D2_{ij} = \|x_i - x_j\|^2`, :math:`K = \tilde X \tilde X^\top` with
@@ -45,6 +48,8 @@ def double_center(D2):
     ----------
     D2 : ndarray of shape (N, N)
         Squared dissimilarities.
+    copy : bool, default=True
+        False centres ``D2`` in place (when it is already a float64 array), saving memory.
 
     Returns
     -------
@@ -54,7 +59,7 @@ def double_center(D2):
     if D2.shape[0] != D2.shape[1]:
         raise ValueError(f"D2 must be square (N x N) but has shape {D2.shape}.")
     col = D2.mean(axis=0)
-    K = _center(D2, col, D2.mean(axis=1), col.mean())
+    K = _center(D2, col, D2.mean(axis=1), col.mean(), copy=copy)
     K *= -0.5
     return K
 
@@ -118,17 +123,17 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
     raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
-def center_kernel(K):
+def center_kernel(K, *, copy=True):
     r"""Centre a training kernel in feature space: :math:`C K C`.
 
     The kernel of the centred features :math:`\phi(x_i) - \bar\phi`; centring twice changes
-    nothing (:math:`C^2 = C`).
+    nothing (:math:`C^2 = C`). ``copy=False`` centres ``K`` in place.
     """
     K = check_array(K, name="K")
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square (N x N) but has shape {K.shape}.")
     col = K.mean(axis=0)
-    return _center(K, col, col, col.mean())
+    return _center(K, col, K.mean(axis=1), col.mean(), copy=copy)
 
 
 def center_kernel_test(K_test, K_train):

@@ -19,9 +19,15 @@ Scaling: columns of ``Z`` have unit norm, as in scikit-learn; the notes' constra
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_array, check_n_neighbors, check_no_duplicates, check_positive
-from .graphs import nearest_neighbors
-from .spectral import bottom_eigenpairs, flip_signs
+from ._validation import (
+    check_array,
+    check_n_components,
+    check_n_neighbors,
+    check_no_duplicates,
+    check_positive,
+)
+from .graphs import SPECTRAL_CONSEQUENCE, check_connected, nearest_neighbors
+from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
 
 def lle_weights(X, n_neighbors, *, reg=1e-3):
@@ -114,7 +120,11 @@ class LLE:
 
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
+        check_solver(self.eigen_solver, "eigen_solver")
+        check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
         self.weights_ = lle_weights(X, self.n_neighbors, reg=self.reg)
+        check_connected(abs(self.weights_), X, n_neighbors=self.n_neighbors,
+                        consequence=SPECTRAL_CONSEQUENCE)
         M = alignment_matrix(self.weights_)
         self.eigenvalues_, V = bottom_eigenpairs(M, self.n_components, skip=1,
                                                  solver=self.eigen_solver)

@@ -21,7 +21,7 @@ from ._validation import (
     check_n_components,
     describe_negative_eigenvalues,
 )
-from .graphs import pairwise_distances
+from .graphs import squared_distances
 from .kernels import double_center
 from .spectral import flip_signs, spectrum_and_top_eigenvectors
 
@@ -53,8 +53,13 @@ def classical_mds(Delta, n_components):
         Euclidean); the message says how negative, relative to the largest.
     """
     Delta = check_dissimilarity(Delta)
-    n_components = check_n_components(n_components, len(Delta))
-    K = double_center(Delta**2)
+    return _classical_mds(Delta**2, n_components)
+
+
+def _classical_mds(D2, n_components):
+    """Classical MDS from squared dissimilarities (already validated); ``D2`` is overwritten."""
+    n_components = check_n_components(n_components, len(D2))
+    K = double_center(D2, copy=False)
     lam, V = spectrum_and_top_eigenvectors(K, n_components)
     _check_top_positive(lam, n_components)
     problem = describe_negative_eigenvalues(lam)
@@ -132,15 +137,16 @@ class ClassicalMDS:
 
     def fit(self, X, y=None):
         if self.dissimilarity == "euclidean":
-            Delta = pairwise_distances(check_array(X, min_samples=2))
+            D2 = squared_distances(check_array(X, min_samples=2))
+            self.dissimilarity_matrix_ = np.sqrt(D2)
         elif self.dissimilarity == "precomputed":
-            Delta = check_dissimilarity(X)
+            self.dissimilarity_matrix_ = check_dissimilarity(X)
+            D2 = self.dissimilarity_matrix_**2
         else:
             raise ValueError(
                 f"dissimilarity must be 'euclidean' or 'precomputed', got {self.dissimilarity!r}."
             )
-        self.dissimilarity_matrix_ = Delta
-        self.embedding_, self.eigenvalues_ = classical_mds(Delta, self.n_components)
+        self.embedding_, self.eigenvalues_ = _classical_mds(D2, self.n_components)
         return self
 
     def fit_transform(self, X, y=None):

@@ -38,6 +38,13 @@ def test_squared_distances_match_definition():
     expected = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
     np.testing.assert_allclose(squared_distances(X, Y), expected, atol=1e-12)
     np.testing.assert_allclose(pairwise_distances(X, Y), np.sqrt(expected), atol=1e-12)
+    D2 = squared_distances(X)
+    assert np.array_equal(D2, D2.T) and np.all(np.diag(D2) == 0)  # exactly
+
+
+def test_dijkstra_reads_one_directional_edges_both_ways():
+    G = sp.csr_matrix((np.array([2.0, 0.0]), (np.array([0, 1]), np.array([1, 2]))), shape=(3, 3))
+    np.testing.assert_array_equal(dijkstra(G), [[0, 2, 2], [2, 0, 0], [2, 0, 0]])
 
 
 @pytest.mark.parametrize("n_features", [3, KDTREE_MAX_FEATURES + 5])

@@ -1,0 +1,154 @@
+"""Bad input to the spectral estimators: a clear error (or warning) that says what to do."""
+
+import numpy as np
+import pytest
+
+import mlnotes as ml
+from mlnotes.graphs import pairwise_distances
+
+X = ml.datasets.make_s_curve(60, random_state=0)[0]
+# two far-away clumps beside the S-curve: the 5-NN graph falls apart into three pieces
+X_SPLIT = np.vstack([X, X[:12] + 100.0, X[20:35] + 200.0])
+
+ESTIMATORS = {
+    "PCA": lambda **kw: ml.PCA(**kw),
+    "ClassicalMDS": lambda **kw: ml.ClassicalMDS(**kw),
+    "KernelPCA": lambda **kw: ml.KernelPCA(kernel="rbf", **kw),
+    "Isomap": lambda **kw: ml.Isomap(n_neighbors=8, **kw),
+    "LLE": lambda **kw: ml.LLE(n_neighbors=8, **kw),
+    "LaplacianEigenmaps": lambda **kw: ml.LaplacianEigenmaps(n_neighbors=8, **kw),
+}
+NEIGHBOUR_BASED = ("Isomap", "LLE", "LaplacianEigenmaps")
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_nan_and_inf(name):
+    bad = X.copy()
+    bad[5, 1] = np.nan
+    bad[7, 0] = np.inf
+    with pytest.raises(ValueError, match=r"X contains 1 NaN and 1 infinite value\(s\) \(first at "
+                                         r"\(5, 1\), \(7, 0\)\); remove or impute them"):
+        ESTIMATORS[name]().fit(bad)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_wrong_shape(name):
+    with pytest.raises(ValueError, match=r"X must be 2-D \(n_samples, n_features\) but is 1-D with "
+                                         r"shape \(60,\); use X.reshape\(-1, 1\)"):
+        ESTIMATORS[name]().fit(X[:, 0])
+    with pytest.raises(ValueError, match=r"has shape \(1, 60, 3\); flatten each sample to one row"):
+        ESTIMATORS[name]().fit(X[None])
+    with pytest.raises(ValueError, match=r"X has 1 sample\(s\) but at least 2 are needed"):
+        ESTIMATORS[name]().fit(X[:1])
+
+
+@pytest.mark.parametrize("name, bound, what", [
+    ("PCA", 3, r"min\(n_samples, n_features\)"),
+    ("ClassicalMDS", 60, "n_samples"),
+    ("KernelPCA", 60, "n_samples"),
+    ("Isomap", 60, "n_samples"),
+    ("LLE", 59, "n_samples - 1: the constant eigenvector is skipped"),
+    ("LaplacianEigenmaps", 59, "n_samples - 1: the constant eigenvector is skipped"),
+])
+def test_too_many_components(name, bound, what):
+    with pytest.raises(ValueError, match=rf"n_components=100 is too large: at most {bound} \({what}\) "
+                                         rf"are possible here; choose n_components <= {bound}"):
+        ESTIMATORS[name](n_components=100).fit(X)
+    with pytest.raises(ValueError, match="n_components must be at least 1, got 0"):
+        ESTIMATORS[name](n_components=0).fit(X)
+    with pytest.raises(TypeError, match="n_components must be a positive integer, got 2.0"):
+        ESTIMATORS[name](n_components=2.0).fit(X)
+
+
+@pytest.mark.parametrize("name", NEIGHBOUR_BASED)
+def test_too_many_neighbours(name):
+    est = {"Isomap": ml.Isomap, "LLE": ml.LLE, "LaplacianEigenmaps": ml.LaplacianEigenmaps}[name]
+    with pytest.raises(ValueError, match=r"n_neighbors=60 is too large: with 60 samples each point has "
+                                         r"at most 59 neighbours; choose n_neighbors <= 59"):
+        est(n_neighbors=60).fit(X)
+    with pytest.raises(TypeError, match="n_neighbors must be a positive integer, got 2.5"):
+        est(n_neighbors=2.5).fit(X)
+
+
+@pytest.mark.parametrize("name, consequence", [
+    ("Isomap", "geodesic distances between them are infinite"),
+    ("LLE", r"the Laplacian \(or LLE alignment matrix\) has one zero eigenvalue per component"),
+    ("LaplacianEigenmaps", r"the Laplacian \(or LLE alignment matrix\) has one zero eigenvalue"),
+])
+def test_disconnected_graph_names_sizes_and_the_connecting_k(name, consequence):
+    k_min = ml.graphs.smallest_connecting_k(X_SPLIT)
+    assert k_min > 5
+    est = {"Isomap": ml.Isomap, "LLE": ml.LLE, "LaplacianEigenmaps": ml.LaplacianEigenmaps}[name]
+    with pytest.raises(ValueError, match=rf"The 5-nearest-neighbour graph is disconnected: it has 3 "
+                                         rf"connected components \(sizes 60, 15, 12\), so {consequence}.*"
+                                         rf"increase n_neighbors to at least {k_min} \(the smallest "
+                                         rf"value that connects it\)"):
+        est(n_neighbors=5).fit(X_SPLIT)
+    est(n_neighbors=k_min).fit(X_SPLIT)  # and that value really works
+
+
+@pytest.mark.parametrize("est", [ml.Isomap, ml.LaplacianEigenmaps])
+def test_disconnected_radius_graph_names_the_connecting_radius(est):
+    r_min = ml.graphs.smallest_connecting_radius(X)
+    with pytest.raises(ValueError, match=rf"The radius-0.3 neighbourhood graph is disconnected: .*"
+                                         rf"increase radius to at least {r_min:.6g}"):
+        est(n_neighbors=None, radius=0.3).fit(X)
+    with pytest.raises(ValueError, match="Give exactly one of n_neighbors and radius"):
+        est(radius=0.3).fit(X)
+
+
+def test_lle_duplicate_points_are_named():
+    dup = np.vstack([X, X[[4, 9]]])
+    with pytest.raises(ValueError, match=r"X has 2 duplicate row\(s\): rows 4, 60; 9, 61 are identical\. "
+                                         r"LLE reconstructs each point .* Remove them \(e.g. "
+                                         r"np.unique\(X, axis=0\)\) or add a little noise"):
+        ml.LLE(n_neighbors=8).fit(dup)
+
+
+def test_precomputed_dissimilarities():
+    D = pairwise_distances(X)
+    asym = D.copy()
+    asym[0, 1] += 1.0
+    with pytest.raises(ValueError, match=r"the dissimilarity matrix is not symmetric: entry \(0, 1\) = "
+                                         r"[\d.]+ but \(1, 0\) = [\d.]+; symmetrise it"):
+        ml.ClassicalMDS(dissimilarity="precomputed").fit(asym)
+    with pytest.raises(ValueError, match=r"has negative entries \(smallest -[\d.]+ at \(\d+, \d+\)\); "
+                                         r"dissimilarities must be >= 0"):
+        ml.ClassicalMDS(dissimilarity="precomputed").fit(-D)
+    with pytest.raises(ValueError, match=r"must be square \(n_samples x n_samples\) but has shape "
+                                         r"\(60, 3\); pass dissimilarity='euclidean'"):
+        ml.ClassicalMDS(dissimilarity="precomputed").fit(X)
+
+
+def test_precomputed_kernel():
+    with pytest.raises(ValueError, match=r"the precomputed kernel matrix is not symmetric: entry \(0, 1\)"):
+        ml.KernelPCA(kernel="precomputed").fit(np.triu(np.ones((5, 5))))
+    with pytest.raises(ValueError, match=r"must be square \(n_samples x n_samples\) but has shape \(5, 4\)"):
+        ml.KernelPCA(kernel="precomputed").fit(np.ones((5, 4)))
+
+
+def test_unknown_options():
+    with pytest.raises(ValueError, match="path_method must be 'dijkstra' or 'floyd', got 'bellman'"):
+        ml.Isomap(path_method="bellman").fit(X)
+    for est in (ml.Isomap, ml.LLE, ml.LaplacianEigenmaps, ml.KernelPCA):
+        with pytest.raises(ValueError, match="eigen_solver must be one of 'auto', 'dense', 'arpack', "
+                                             "got 'lobpcg'"):
+            est(eigen_solver="lobpcg").fit(X)
+    with pytest.raises(ValueError, match="kernel must be one of 'linear', 'poly', 'rbf', 'sigmoid', "
+                                         "'precomputed', got 'cosine'"):
+        ml.KernelPCA(kernel="cosine").fit(X)
+    with pytest.raises(ValueError, match=r"t must be finite and > 0, got -1.0"):
+        ml.LaplacianEigenmaps(t=-1.0).fit(X)
+    with pytest.raises(ValueError, match=r"reg must be finite and >= 0, got -1.0"):
+        ml.LLE(reg=-1.0).fit(X)
+    with pytest.raises(ValueError, match=r"radius must be finite and > 0, got -1.0"):
+        ml.Isomap(n_neighbors=None, radius=-1.0).fit(X)
+
+
+@pytest.mark.parametrize("est", [ml.PCA, ml.KernelPCA, ml.Isomap])
+def test_transform_checks(est):
+    with pytest.raises(RuntimeError, match=f"This {est.__name__} is not fitted yet; call fit"):
+        est().transform(X)
+    with pytest.raises(ValueError, match="X has 2 features but the model was fitted on 3; pass data "
+                                         "with the same columns"):
+        est().fit(X).transform(X[:, :2])
