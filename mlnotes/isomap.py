@@ -55,7 +55,7 @@ class Isomap:
     >>> from mlnotes import Isomap
     >>> t = np.linspace(0, 3 * np.pi, 60)
     >>> X = np.c_[np.cos(t), np.sin(t), 0.1 * t]  # a helix: intrinsically 1-D
-    >>> Z = Isomap(n_components=1, n_neighbors=4).fit_transform(X)
+    >>> Z = Isomap(n_components=1, n_neighbors=2).fit_transform(X)
     >>> bool(abs(np.corrcoef(Z[:, 0], t)[0, 1]) > 0.999)
     True
     """
