@@ -413,3 +413,33 @@ def test_smacof_replay_matches_scikit_learns_iterates_and_the_stress_never_rises
         assert _by_gid(fig, "stress-now").get_ydata()[0] == pytest.approx(own, rel=1e-9)
         assert ref_stress == pytest.approx(own, rel=1e-9)
     assert stress[-1] < 0.5 * stress[0]
+
+
+# --- autoencoder ---------------------------------------------------------------------------------
+def test_autoencoder_rows_are_the_data_and_pcas_reconstruction_and_it_beats_pca(close_figures):
+    from sklearn.decomposition import PCA
+
+    from mlnotes.widgets.autoencoder import EPOCH_SNAPSHOTS, IMAGE_SIZE, N_SHOWN, glyph_data
+
+    X, angle = glyph_data(300, 0)
+    pca = PCA(n_components=1).fit(X)
+    X_pca = pca.inverse_transform(pca.transform(X))
+    pca_loss = 0.5 * np.sum((X - X_pca) ** 2) / len(X)
+    shown = np.argsort(angle[:, 0])[np.linspace(0, len(X) - 1, N_SHOWN).astype(int)]
+    s = IMAGE_SIZE + 1
+    losses = []
+    for frame in (0, len(EPOCH_SNAPSHOTS) - 1):
+        fig = mw.draw_autoencoder(bottleneck=1, frame=frame)
+        close_figures(fig)
+        mosaic = _by_gid(fig, "mosaic").get_array()
+        cells = mosaic.reshape(3, s, N_SHOWN, s)[:, :IMAGE_SIZE, :, :IMAGE_SIZE]
+        cells = cells.transpose(0, 2, 1, 3).reshape(3, N_SHOWN, -1)  # (row, column, pixels)
+        np.testing.assert_allclose(cells[0], X[shown])
+        np.testing.assert_allclose(cells[2], X_pca[shown], atol=1e-8)
+        assert _by_gid(fig, "pca-loss").get_ydata()[0] == pytest.approx(pca_loss, rel=1e-9)
+        now = _by_gid(fig, "loss-now")
+        assert now.get_xdata()[0] == EPOCH_SNAPSHOTS[frame]
+        losses.append(now.get_ydata()[0])
+    assert losses[-1] < 0.2 * losses[0]
+    # a 1-D curved manifold: the nonlinear code reconstructs far better than one principal axis
+    assert losses[-1] < 0.5 * pca_loss

@@ -12,6 +12,7 @@ or a JavaScript replay of an iterative method) that the HTML book shows instead 
 See :mod:`mlnotes.widgets._core` for how.
 """
 
+from .autoencoder import autoencoder_explorer, draw_autoencoder
 from .kernel_pca import draw_kernel_pca, kernel_pca_explorer
 from .mds import draw_mds, draw_smacof, mds_explorer, smacof_explorer
 from .neighbourhood import (
@@ -26,6 +27,7 @@ from .pca import draw_pca, pca_explorer
 from .tsne import draw_tsne, tsne_explorer
 
 __all__ = [
+    "draw_autoencoder", "autoencoder_explorer",
     "draw_kernel_pca", "kernel_pca_explorer",
     "draw_isomap", "isomap_explorer",
     "draw_mds", "mds_explorer",

@@ -1,0 +1,141 @@
+r"""Autoencoder explorer: a bottleneck, training replayed epoch by epoch, PCA as the yardstick.
+
+The data are images of a rotated letter (:func:`mlnotes.datasets.make_glyph_images`): points on
+a curved one-dimensional manifold in pixel space. PCA with :math:`L` components is the best
+*linear* reconstruction (Eckart–Young); a nonlinear autoencoder with the same bottleneck can do
+better because its code can follow the curve. Each snapshot is a training run of that many
+epochs (same seed, so a shorter run is the beginning of a longer one).
+"""
+
+import functools
+
+import numpy as np
+from matplotlib.ticker import NullFormatter
+
+from ..autoencoder import Autoencoder
+from ..datasets import make_glyph_images
+from ..pca import PCA
+from ..plotting import scatter
+from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
+
+EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
+BOTTLENECKS = (1, 2, 3, 4, 6, 8)
+HIDDEN = (32,)
+IMAGE_SIZE = 12
+N_SHOWN = 8  # images shown in the mosaic
+
+
+@functools.lru_cache(maxsize=4)
+def glyph_data(n_samples, random_state):
+    """Rotated-glyph images (N x 144) and their angles, read-only."""
+    return frozen(*make_glyph_images(n_samples, size=IMAGE_SIZE, random_state=random_state))
+
+
+@functools.lru_cache(maxsize=16)
+def autoencoder_runs(bottleneck, n_samples, random_state):
+    r"""Train for every entry of :data:`EPOCH_SNAPSHOTS`; also fit PCA with ``bottleneck``
+    components.
+
+    Returns ``(codes, reconstructions, loss, pca_reconstruction, pca_loss)``: codes and
+    reconstructions per snapshot, the loss curve of the longest run (before training and after
+    each epoch), PCA's reconstruction and its loss :math:`\frac1{2N}\sum_n\|x_n-\hat x_n\|^2`.
+    """
+    X, _ = glyph_data(n_samples, random_state)
+    codes, recon = [], []
+    done, total = 0, sum(EPOCH_SNAPSHOTS)
+    for epochs in EPOCH_SNAPSHOTS:
+        ae = Autoencoder(n_components=bottleneck, hidden_layer_sizes=HIDDEN, epochs=epochs,
+                         random_state=random_state).fit(X)
+        Z = ae.encode(X)
+        codes.append(Z)
+        recon.append(ae.decode(Z))
+        done += epochs
+        report_progress(done, total)
+    pca = PCA(n_components=bottleneck).fit(X)
+    X_pca = pca.inverse_transform(pca.transform(X))
+    pca_loss = 0.5 * np.sum((X - X_pca) ** 2) / len(X)
+    return frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_), X_pca,
+                  np.array(pca_loss))
+
+
+def autoencoder_frames(*, bottleneck=1, n_samples=300, random_state=0, frame=-1):
+    """Number of snapshots of :func:`draw_autoencoder` (one per entry of EPOCH_SNAPSHOTS)."""
+    autoencoder_runs(bottleneck, n_samples, random_state)
+    return len(EPOCH_SNAPSHOTS)
+
+
+def _mosaic(rows):
+    """Images side by side, one row of the mosaic per entry of ``rows`` (1-pixel white gaps)."""
+    s = IMAGE_SIZE + 1
+    out = np.full((len(rows) * s, N_SHOWN * s), np.nan)
+    for r, images in enumerate(rows):
+        for c, image in enumerate(images):
+            out[r * s:r * s + IMAGE_SIZE, c * s:c * s + IMAGE_SIZE] = image.reshape(IMAGE_SIZE, -1)
+    return out
+
+
+def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
+    r"""Reconstructions of a nonlinear autoencoder and of PCA with the same bottleneck.
+
+    Parameters
+    ----------
+    bottleneck : int
+        Code size :math:`L` of the autoencoder and number of PCA components.
+    frame : int
+        Index into :data:`EPOCH_SNAPSHOTS` (training length); -1 for the longest.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: a mosaic (gid ``"mosaic"``) of images (rows: data, autoencoder, PCA); the code
+        (first coordinate against the rotation angle, or the first two coordinates; gid
+        ``"code"``); the training loss per epoch (gid ``"loss-curve"``) with the snapshot marked
+        (gid ``"loss-now"``) and PCA's loss as a dashed line (gid ``"pca-loss"``).
+    """
+    n = len(EPOCH_SNAPSHOTS)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1}, got {frame}.")
+    frame %= n
+    X, angle = glyph_data(n_samples, random_state)
+    codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    epochs = EPOCH_SNAPSHOTS[frame]
+    shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
+
+    fig = new_figure(10.0, 3.0)
+    grid = fig.add_gridspec(1, 3, width_ratios=(1.6, 1, 1))
+    ax = fig.add_subplot(grid[0])
+    ax.imshow(_mosaic([X[shown], recon[frame][shown], X_pca[shown]]), cmap="gray_r",
+              interpolation="nearest", gid="mosaic")
+    s = IMAGE_SIZE + 1
+    ax.set_yticks(np.arange(3) * s + IMAGE_SIZE / 2, ["data", "autoencoder", "PCA"])
+    ax.set_xticks([])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(f"bottleneck L = {bottleneck}, {epochs} epoch{'s' * (epochs > 1)}", fontsize=10)
+
+    code_ax = fig.add_subplot(grid[1])
+    Z = codes[frame]
+    pts = np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2]
+    scatter(code_ax, pts, angle, s=4, gid="code")
+    code_ax.set_aspect("auto")
+    code_ax.set_xticks([])
+    code_ax.set_yticks([])
+    code_ax.set_title("code vs angle" if bottleneck == 1 else "code (first two)", fontsize=10)
+
+    curve = fig.add_subplot(grid[2])
+    curve.plot(np.arange(len(loss)), loss, color="C0", gid="loss-curve")
+    curve.plot(epochs, loss[epochs], "o", color="C3", gid="loss-now")
+    curve.axhline(float(pca_loss), color="k", ls="--", lw=1, gid="pca-loss")
+    curve.set(yscale="log", xlabel="epoch", xlim=(0, len(loss) - 1))
+    curve.yaxis.set_minor_formatter(NullFormatter())
+    curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.88, wspace=0.15)
+    return fig
+
+
+def autoencoder_explorer(**defaults):
+    """Explorer over :func:`draw_autoencoder`: the bottleneck, and training replayed over the
+    snapshots in :data:`EPOCH_SNAPSHOTS`."""
+    return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
+                          defaults, n_frames=autoencoder_frames)
