@@ -135,3 +135,36 @@ def test_check_names_the_questions_when_the_name_is_wrong():
         check("kernels.double_centre", lambda D2: D2)
     with pytest.raises(TypeError, match="needs your function"):
         check("kernels.double_center", "not a function")
+
+
+def _one_sided(D2):
+    N = len(D2)
+    return -0.5 * D2 @ (np.eye(N) - np.ones((N, N)) / N)
+
+
+def _entropy_nats(P_cond):
+    logs = np.log(np.where(P_cond > 0, P_cond, 1.0))
+    return -(P_cond * logs).sum(axis=1)
+
+
+def _joint_unsymmetrised(P_cond):
+    return P_cond / len(P_cond)
+
+
+def _knn_adjacency(X, n_neighbors):
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    nearest = np.argsort(D + np.diag(np.full(len(X), np.inf)), axis=1)[:, :n_neighbors]
+    A = np.zeros_like(D)
+    A[np.repeat(np.arange(len(X)), n_neighbors), nearest.ravel()] = 1
+    return np.maximum(A, A.T)
+
+
+@pytest.mark.parametrize(("name", "func", "diagnosis"), [
+    ("kernels.double_center", _one_sided, "rows are centred but columns are not"),
+    ("sne.entropy_bits", _entropy_nats, "entropy in nats, perplexity expects bits"),
+    ("sne.joint_affinities", _joint_unsymmetrised, "not symmetrised"),
+    ("graphs.knn_graph", _knn_adjacency, "0/1 adjacency matrix"),
+])
+def test_mistakes_written_as_a_student_would_are_diagnosed(name, func, diagnosis):
+    report = run_check(name, func, seed=11)
+    assert not report.passed and diagnosis in report.diagnosis, report.text()

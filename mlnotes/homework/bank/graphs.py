@@ -63,6 +63,11 @@ def _knn_mutant(X, n_neighbors, *, include_self=False, mode="or", square=False):
     return G
 
 
+def _adjacency(G):
+    """1 on the edges of G, 0 elsewhere."""
+    return (np.isfinite(G) & (G > 0)).astype(float)
+
+
 def _at_least_k(answer, inputs, tol):
     G = answer[0]
     degrees = (np.isfinite(G) & (G > 0)).sum(axis=1)
@@ -100,6 +105,9 @@ edge, 0 on the diagonal. (A scipy.sparse matrix of edge lengths is accepted too.
                 "either is among the other's k nearest (OR)."),
         Mistake("squared", lambda X, n_neighbors: _knn_mutant(X, n_neighbors, square=True),
                 "edge lengths are squared distances: use the distances ||x_i - x_j||."),
+        Mistake("adjacency", lambda X, n_neighbors: _adjacency(_knn_mutant(X, n_neighbors)),
+                "that is the 0/1 adjacency matrix: G holds the edge LENGTHS ||x_i - x_j|| "
+                "(np.inf where there is no edge)."),
     ),
 ))
 
