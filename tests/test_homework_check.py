@@ -117,7 +117,8 @@ def test_answers_in_other_forms_are_accepted():
     assert run_check("eigenmaps.laplacian", sparse_laplacian).passed
 
 
-@pytest.mark.parametrize("bad", ["text", None, {"a": 1}, [["a"]], {"sparse": [1, 2]}])
+@pytest.mark.parametrize("bad", ["text", None, {"a": 1}, [["a"]], {"sparse": [1, 2]}, 10**400,
+                                 [[1.0, 10**400]], {"sparse": [[2, 2], [5], [0], [1.0]]}])
 def test_plain_data_rejects_anything_but_numbers(bad):
     with pytest.raises(AnswerError):
         from_plain(bad)

@@ -59,7 +59,10 @@ def from_plain(plain, *, sparse_fill=0.0, depth=0):
     if isinstance(plain, bool) or plain is None:
         raise AnswerError(f"the answer is {plain!r}, not a number or an array")
     if isinstance(plain, (int, float)):
-        return np.array(float(plain))
+        try:
+            return np.array(float(plain))
+        except OverflowError:
+            raise AnswerError("the answer holds an integer too large for a float") from None
     if not isinstance(plain, list):
         raise AnswerError(f"the answer is a {type(plain).__name__}, not an array")
     if not any(isinstance(v, dict) for v in plain):
