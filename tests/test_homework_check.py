@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import ortho_group
 
-from mlnotes.homework import check, get_question, run_check
+from mlnotes.homework import check, get_question, questions, run_check
 from mlnotes.homework.compare import (
     eigvec_error,
     procrustes_error,
@@ -169,3 +169,19 @@ def _knn_adjacency(X, n_neighbors):
 def test_mistakes_written_as_a_student_would_are_diagnosed(name, func, diagnosis):
     report = run_check(name, func, seed=11)
     assert not report.passed and diagnosis in report.diagnosis, report.text()
+
+
+JUNK = ["text", [], [[]], [[1.0, 2.0], [3.0]], float("nan"), float("inf"), [1e308] * 3, 0,
+        [[[[[[1.0]]]]]], {"sparse": [[3, 3], [0], [0], [1.0]]}, [None], [{"sparse": 1}, 2.0],
+        [[float("nan")] * 3] * 3, [1.0, [2.0, 3.0]]]
+
+
+@pytest.mark.parametrize("name", questions())
+def test_junk_answers_and_forged_outcomes_fail_without_crashing_the_judge(name):
+    question = get_question(name)
+    inputs = question.cases(0)[0]
+    outcomes = [{"value": junk} for junk in JUNK] + [
+        "not a dict", {"nothing": 1}, {"error": 5}, {"error": "x", "type": ["list"]}]
+    for outcome in outcomes:
+        case = evaluate_case(question, inputs, outcome)
+        assert not case.passed, outcome
