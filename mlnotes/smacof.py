@@ -58,10 +58,23 @@ SUBGRADIENT_STEP = 2.0  # p = 1: first step 1 / (2 N L) x this, then divided by 
 
 
 # --- the objective and its gradient ------------------------------------------------------------
-def _distances(Z, p):
-    if p == 2:
-        return pairwise_distances(Z)
-    return np.abs(Z[:, None, :] - Z[None, :, :]).sum(axis=-1)
+def _distances(Z, p=2):
+    r"""Embedding distances :math:`\|z_i - z_j\|_p` for the inner loops (no input checks).
+
+    For p = 2 the expansion :math:`\|z_i\|^2 + \|z_j\|^2 - 2 z_i^\top z_j` is one matrix
+    product :math:`[z_i, |z_i|^2, 1] \cdot [-2 z_j, 1, |z_j|^2]`; unlike
+    :func:`mlnotes.graphs.pairwise_distances` it skips validation and exact symmetrisation,
+    which cost several times more than the product in a loop that runs hundreds of times.
+    """
+    if p == 1:
+        return np.abs(Z[:, None, :] - Z[None, :, :]).sum(axis=-1)
+    sq = np.einsum("ij,ij->i", Z, Z)[:, None]
+    one = np.ones_like(sq)
+    D = np.hstack([Z, sq, one]) @ np.hstack([-2.0 * Z, one, sq]).T
+    np.maximum(D, 0.0, out=D)  # round-off can make tiny squared distances negative
+    np.sqrt(D, out=D)
+    np.fill_diagonal(D, 0.0)
+    return D
 
 
 def _check_p(p):
@@ -120,8 +133,10 @@ def stress_gradient(Delta, Z, *, p=2):
 
 # --- p = 2: the Guttman transform ----------------------------------------------------------------
 def _guttman(Delta, Z, D):
-    R = Delta / np.where(D > 0, D, np.inf)  # -b_ij = delta_ij / d_ij, and 0 where d_ij = 0
-    return (R.sum(axis=1)[:, None] * Z - R @ Z) / len(Z)
+    R = np.zeros_like(D)
+    np.divide(Delta, D, out=R, where=D > 0)  # -b_ij = delta_ij / d_ij, and 0 where d_ij = 0
+    M = R @ np.hstack([Z, np.ones((len(Z), 1))])  # [R Z, R 1] in one product
+    return (M[:, -1:] * Z - M[:, :-1]) / len(Z)  # (diag(R 1) - R) Z / N = B Z / N
 
 
 def guttman_transform(Delta, Z):
@@ -136,7 +151,7 @@ def guttman_transform(Delta, Z):
     :math:`\sigma(Z^{+}) \le \sigma(Z)`.
     """
     Delta, Z = _check_pair(Delta, Z)
-    return _guttman(Delta, Z, pairwise_distances(Z))
+    return _guttman(Delta, Z, _distances(Z))
 
 
 def _raw_stress(Delta, D):
@@ -146,11 +161,11 @@ def _raw_stress(Delta, D):
 
 def _smacof_run(Delta, Z, max_iter, eps):
     """SMACOF from ``Z``; returns (Z, stress, n_iter, history of the stress from the start)."""
-    D = pairwise_distances(Z)
+    D = _distances(Z)
     history = [_raw_stress(Delta, D)]
     for _ in range(max_iter):
         Z = _guttman(Delta, Z, D)
-        D = pairwise_distances(Z)
+        D = _distances(Z)
         history.append(_raw_stress(Delta, D))
         old, new = history[-2], history[-1]
         if new == 0.0 or old - new < eps * old:  # relative decrease below eps: converged

@@ -48,9 +48,9 @@ from .graphs import squared_distances
 
 # --- named constants --------------------------------------------------------------------------
 PERPLEXITY_TOL = 1e-5  # absolute tolerance on each point's perplexity 2**H_i
-PERPLEXITY_MAX_STEPS = 100  # binary-search steps per call (each halves the bracket on log beta)
-BRACKET_FACTOR = 10.0  # growth of beta while the solution is not bracketed yet
-BLOCK_ROWS = 64  # rows per block in the t-SNE gradient (a block fits in cache)
+PERPLEXITY_MAX_STEPS = 100  # most search steps per call (7 or so are typical)
+BRACKET_FACTOR = 10.0  # largest change of beta per step while the target is not bracketed
+TILE = 192  # the t-SNE gradient works on TILE x TILE tiles of the pair matrices (cache)
 EXPLORATION_ITER = 250  # length of the early-exaggeration phase
 MOMENTUM_EARLY, MOMENTUM_LATE = 0.5, 0.8
 GAIN_INCREASE, GAIN_DECREASE, MIN_GAIN = 0.2, 0.8, 0.01
@@ -251,7 +251,7 @@ def _validate_pair(Z, P):
     return Z, P
 
 
-def sne_objective_gradient(Z, P_cond, *, compute_objective=True):
+def sne_objective_gradient(Z, P_cond, *, compute_objective=True, check_input=True):
     r"""SNE cost and gradient (conditional Gaussian affinities in the map).
 
     .. math::
@@ -264,7 +264,8 @@ def sne_objective_gradient(Z, P_cond, *, compute_objective=True):
 
     The map's Gaussians have a fixed variance 1/2. The factor 2 holds when each row of
     ``P_cond`` sums to 1 (early exaggeration scales the rows and so uses this formula as a
-    heuristic step, not as the gradient of a KL).
+    heuristic step, not as the gradient of a KL). ``compute_objective=False`` skips the KL;
+    ``check_input=False`` skips validation (for the optimiser's inner loop).
 
     Returns
     -------
@@ -272,7 +273,8 @@ def sne_objective_gradient(Z, P_cond, *, compute_objective=True):
         ``None`` when ``compute_objective=False`` (saves a pass of logarithms).
     grad : ndarray of shape (N, L)
     """
-    Z, P_cond = _validate_pair(Z, P_cond)
+    if check_input:
+        Z, P_cond = _validate_pair(Z, P_cond)
     A = -squared_distances(Z)
     np.fill_diagonal(A, -np.inf)  # q_{i|i} = 0
     log_Q = A - logsumexp(A, axis=1, keepdims=True)  # log q_{j|i}, stable
@@ -283,7 +285,7 @@ def sne_objective_gradient(Z, P_cond, *, compute_objective=True):
     return kl, grad
 
 
-def symmetric_sne_objective_gradient(Z, P, *, compute_objective=True):
+def symmetric_sne_objective_gradient(Z, P, *, compute_objective=True, check_input=True):
     r"""Symmetric SNE cost and gradient (joint Gaussian affinities in the map).
 
     .. math::
@@ -296,7 +298,8 @@ def symmetric_sne_objective_gradient(Z, P, *, compute_objective=True):
     for :math:`\sum_{ij} p_{ij} = 1`. (The map's Gaussian has variance 1/2, as in SNE: with a
     general :math:`\sigma` the factor would be :math:`2/\sigma^2` instead of 4.)
     """
-    Z, P = _validate_pair(Z, P)
+    if check_input:
+        Z, P = _validate_pair(Z, P)
     A = -squared_distances(Z)
     np.fill_diagonal(A, -np.inf)
     log_Q = A - logsumexp(A)
@@ -332,7 +335,7 @@ def student_t_affinities(Z, dof=1.0):
     return K / K.sum()
 
 
-def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True):
+def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input=True):
     r"""t-SNE cost and gradient (Student-t affinities with :math:`\nu` degrees of freedom).
 
     .. math::
@@ -354,19 +357,33 @@ def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True):
     Computation: the gradient splits into attraction and repulsion,
     :math:`\nabla = c\,[(\mathrm{diag}(A 1) - A) Z - (\mathrm{diag}(B 1) - B) Z / \textstyle\sum k]`
     with :math:`A = P \circ W` and :math:`B = K \circ W` (:math:`W \circ W` for
-    :math:`\nu = 1`), so one pass over a block of rows gives both before the normaliser
-    :math:`\sum k` is known. Blocks of :data:`BLOCK_ROWS` rows stay in the CPU cache; within a
-    block everything is vectorised, and :math:`1 + s_{ij}` is a single product
-    :math:`[z_i, |z_i|^2 + 1, 1] \cdot [-2 z_j, 1, |z_j|^2]` (for :math:`\nu = 1`).
+    :math:`\nu = 1`), so one pass gives both before the normaliser :math:`\sum k` is known. The
+    pass goes over square tiles of :data:`TILE` rows and columns, small enough to stay in the
+    CPU cache, and only over the upper triangle of tiles: :math:`W` is symmetric, so the tile
+    :math:`(I, J)` also serves the rows :math:`J` through its transpose. Within a tile
+    everything is vectorised, and :math:`1 + s_{ij}/\nu` is a single matrix product
+    :math:`[z_i/\nu,\ |z_i|^2/\nu + 1,\ 1] \cdot [-2 z_j,\ 1,\ |z_j|^2/\nu]`. No loop over points.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, L)
+    P : ndarray of shape (N, N)
+        Symmetric joint affinities with zero diagonal.
+    dof : float
+        :math:`\nu`.
+    compute_objective : bool
+        If False, skip the KL (saves the logarithms) and return ``None`` for it.
+    check_input : bool
+        Validate ``Z`` and ``P`` (the optimiser, which has checked them once, skips this).
 
     Returns
     -------
     kl : float or None
-        ``None`` when ``compute_objective=False`` (saves a pass of logarithms).
     grad : ndarray of shape (N, L)
     """
-    Z, P = _validate_pair(Z, P)
-    check_positive(dof, "dof")
+    if check_input:
+        Z, P = _validate_pair(Z, P)
+        check_positive(dof, "dof")
     dof = float(dof)
     N, L = Z.shape
     power = (dof + 1.0) / 2.0
@@ -375,21 +392,31 @@ def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True):
     left = np.hstack([Z / dof, (sq + 1.0)[:, None], ones])  # [z_i / nu, |z_i|^2 / nu + 1, 1]
     right = np.hstack([-2.0 * Z, ones, sq[:, None]])  # [-2 z_j, 1, |z_j|^2 / nu]
     Z1 = np.hstack([Z, ones])  # M @ [Z, 1] gives M Z and the row sums M 1 together
-    attract, repel = np.empty((N, L + 1)), np.empty((N, L + 1))
+    attract, repel = np.zeros((N, L + 1)), np.zeros((N, L + 1))
     total, p_log_w, p_log_p = 0.0, 0.0, 0.0
-    for s in range(0, N, BLOCK_ROWS):
-        e = min(s + BLOCK_ROWS, N)
-        W = left[s:e] @ right.T  # 1 + |z_i - z_j|^2 / nu
-        np.reciprocal(W, out=W)
-        Pb = P[s:e]
-        if compute_objective:  # before zeroing the diagonal, where log w_ii = log 1 = 0
-            p_log_w += np.einsum("ij,ij->", Pb, np.log(W))
-            p_log_p += np.einsum("ij,ij->", Pb, np.log(Pb, out=np.zeros_like(Pb), where=Pb > 0))
-        W[np.arange(e - s), np.arange(s, e)] = 0.0  # no self-pairs
-        attract[s:e] = (Pb * W) @ Z1
-        B = W * W if dof == 1.0 else W ** (power + 1.0)  # k_ij w_ij
-        total += W.sum() if dof == 1.0 else (W**power).sum()
-        repel[s:e] = B @ Z1
+    for s in range(0, N, TILE):
+        I = slice(s, min(s + TILE, N))
+        for t in range(s, N, TILE):
+            J = slice(t, min(t + TILE, N))
+            twice = 1.0 if s == t else 2.0  # an off-diagonal tile stands for (I, J) and (J, I)
+            W = left[I] @ right[J].T  # 1 + |z_i - z_j|^2 / nu
+            np.reciprocal(W, out=W)
+            Pb = P[I, J]
+            if compute_objective:  # before zeroing the diagonal, where log w_ii = log 1 = 0
+                p_log_w += twice * np.einsum("ij,ij->", Pb, np.log(W))
+                logP = np.log(Pb, out=np.zeros_like(Pb), where=Pb > 0)
+                p_log_p += twice * np.einsum("ij,ij->", Pb, logP)
+            if s == t:
+                np.fill_diagonal(W, 0.0)  # no self-pairs
+            A = Pb * W
+            K = W if dof == 1.0 else W**power
+            total += twice * K.sum()
+            B = W * W if dof == 1.0 else K * W  # k_ij w_ij
+            attract[I] += A @ Z1[J]
+            repel[I] += B @ Z1[J]
+            if s != t:
+                attract[J] += A.T @ Z1[I]
+                repel[J] += B.T @ Z1[I]
     M = attract - repel / total  # [(P - Q) o W] @ [Z, 1]
     grad = (2.0 * (dof + 1.0) / dof) * (M[:, L:] * Z - M[:, :L])
     kl = None
@@ -406,10 +433,12 @@ def initial_embedding(X, n_components, *, init="pca", random_state=None):
 
     ``"pca"``: the first ``n_components`` principal-component scores of the centred data (signs
     fixed so each component's largest-magnitude loading is positive), rescaled so that the first
-    column has standard deviation 1e-4, as scikit-learn does. ``"random"``: i.i.d.
-    :math:`N(0, 10^{-4\cdot 2})` entries, the notes' :math:`\mathrm{Normal}(0, 10^{-4} I)` in
-    standard deviation (sklearn's scale, not the notes' variance).
+    column has standard deviation 1e-4, as scikit-learn does. ``"random"``: i.i.d. normal
+    entries of standard deviation 1e-4 (scikit-learn's scale; the notes' algorithm samples
+    :math:`\mathrm{Normal}(0, 10^{-4} I)`, standard deviation 1e-2). A tiny start lets the
+    early, exaggerated iterations arrange the clusters before distances become large.
     """
+    X = check_array(X)
     N = X.shape[0]
     if isinstance(init, str) and init == "pca":
         Xc = X - X.mean(axis=0)
@@ -834,7 +863,8 @@ class SNE(_BaseSNE):
         return 1.0 / (8.0 * self.early_exaggeration)  # 1 / (8 alpha m), mean row mass m = 1
 
     def _objective(self, Z, P, *, compute_objective=True):
-        return sne_objective_gradient(Z, P, compute_objective=compute_objective)
+        return sne_objective_gradient(Z, P, compute_objective=compute_objective,
+                                      check_input=False)
 
 
 class SymmetricSNE(_BaseSNE):
@@ -848,7 +878,8 @@ class SymmetricSNE(_BaseSNE):
         return N / (8.0 * self.early_exaggeration)  # 1 / (8 alpha m), mean row mass m = 1/N
 
     def _objective(self, Z, P, *, compute_objective=True):
-        return symmetric_sne_objective_gradient(Z, P, compute_objective=compute_objective)
+        return symmetric_sne_objective_gradient(Z, P, compute_objective=compute_objective,
+                                                check_input=False)
 
 
 class TSNE(_BaseSNE):
@@ -910,4 +941,5 @@ class TSNE(_BaseSNE):
         return max(N / self.early_exaggeration / 4.0, AUTO_LR_MIN)
 
     def _objective(self, Z, P, *, compute_objective=True):
-        return tsne_objective_gradient(Z, P, dof=self.dof, compute_objective=compute_objective)
+        return tsne_objective_gradient(Z, P, dof=self.dof, compute_objective=compute_objective,
+                                       check_input=False)
