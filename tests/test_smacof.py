@@ -176,3 +176,16 @@ def test_city_block_stress_with_p1():
     assert l1.stress_ == pytest.approx(raw_stress(Delta, l1.embedding_, p=1), rel=1e-12)
     assert l1.stress_ == min(l1.stress_history_)  # the best iterate is returned
     assert l1.stress_ < l1.stress_history_[0]
+
+
+def test_metric_mds_matches_scikit_learns_mds_from_the_classical_start():
+    from sklearn.manifold import MDS
+
+    X = make_s_curve(150, random_state=0)[0]
+    ours = sm.MetricMDS(n_components=2, eps=1e-12, max_iter=3000).fit(X)
+    ref = MDS(n_components=2, init="classical_mds", eps=1e-12, max_iter=3000,
+              normalized_stress=False, random_state=0).fit(X)
+    assert ours.stress_ == pytest.approx(ref.stress_, rel=1e-6)
+    # compare distances: the configurations agree up to a rigid motion
+    np.testing.assert_allclose(pairwise_distances(ours.embedding_),
+                               pairwise_distances(ref.embedding_), atol=1e-3)
