@@ -1,0 +1,168 @@
+"""An explorer end to end in a real JupyterLab: run the cell, move a slider, the figure changes.
+
+Starts ``jupyter lab`` from this environment on 127.0.0.1 (a free port, a random token, a
+temporary root folder holding one small notebook, throw-away settings), opens the notebook in
+headless Chromium, runs the cell, screenshots the explorer's image, moves the slider with the
+keyboard, and asserts that the image changed. No request may leave the machine. Screenshots go
+to ``tests/artifacts/lab/``. Chromium is required in CI (see ``browser_support``).
+"""
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlparse
+
+import pytest
+
+from browser_support import ROOT, launch_chromium
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = ROOT / "tests" / "artifacts" / "lab"
+SERVER_START_S = 60
+CELL_SOURCE = "import mlnotes as ml\nml.widgets.pca_explorer(angle=0)"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url, timeout=2):
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A running JupyterLab: yields (base URL, token); shut down afterwards."""
+    root = tmp_path_factory.mktemp("lab")
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
+                   "metadata": {}, "outputs": [], "source": CELL_SOURCE}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    (root / "explorer.ipynb").write_text(json.dumps(notebook))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONPATH": str(ROOT),
+        "OMP_NUM_THREADS": "1",
+        "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        "--ServerApp.port_retries=0", "--allow-root", "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabServerApp.extension_manager=readonly",
+    ]
+    log = open(root / "server.log", "w")  # noqa: SIM115 (closed below)
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"jupyter lab exited with {server.returncode}: "
+                            f"{(root / 'server.log').read_text()[-2000:]}")
+            try:
+                if _get(f"{base}/api/status?token={token}") == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"jupyter lab did not answer within {SERVER_START_S} s")
+            time.sleep(0.5)
+        yield base, token
+    finally:
+        try:  # stops the kernels too
+            request = urllib.request.Request(f"{base}/api/shutdown?token={token}", method="POST")
+            urllib.request.urlopen(request, timeout=5).close()
+            server.wait(timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        log.close()
+
+
+def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(lab):
+    base, token = lab
+    host = urlparse(base).netloc
+    outside, page_errors = [], []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with launch_chromium() as browser:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        page.on("request", lambda r: outside.append(r.url)
+                if urlparse(r.url).scheme in ("http", "https", "ws", "wss")
+                and urlparse(r.url).netloc != host else None)
+        page.on("pageerror", lambda e: page_errors.append(str(e)))
+        page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+        try:
+            page.goto(f"{base}/lab/tree/explorer.ipynb?token={token}")
+
+            # wait until the kernel is idle, then run the cell from its editor (again if the
+            # first key press came before the notebook was connected to the kernel)
+            page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+            prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+            for _ in range(3):
+                page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+                page.keyboard.press("Shift+Enter")
+                try:
+                    page.wait_for_function(
+                        "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt.element_handle(),
+                        timeout=10_000)
+                    break
+                except PlaywrightTimeout:
+                    continue
+
+            image = page.locator(".jp-OutputArea-output img.widget-image")
+            image.wait_for(state="visible", timeout=40_000)
+            page.wait_for_function(
+                "() => { const i = document.querySelector('.jp-OutputArea-output img.widget-image');"
+                " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
+            output = page.locator(".jp-OutputArea-output").first
+            output.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
+            before = image.screenshot()
+
+            # move the "angle" slider one step with the keyboard (0 -> 5 degrees)
+            handle = page.locator(".jp-OutputArea-output .widget-slider .noUi-handle").first
+            handle.focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(
+                "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
+                ".some(e => e.textContent.trim() === '5')", timeout=15_000)
+            deadline = time.monotonic() + 30
+            after = image.screenshot()
+            while after == before and time.monotonic() < deadline:
+                time.sleep(0.3)
+                after = image.screenshot()
+            output.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
+            raise
+        status = page.locator(".jp-OutputArea-output .widget-html").first.inner_text()
+
+    assert after != before, "the explorer's figure did not change after moving the slider"
+    assert "updated in" in status
+    assert not outside, f"requests left the machine: {outside[:5]}"
+    assert not page_errors, f"page errors: {page_errors[:5]}"
