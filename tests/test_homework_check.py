@@ -185,3 +185,20 @@ def test_junk_answers_and_forged_outcomes_fail_without_crashing_the_judge(name):
     for outcome in outcomes:
         case = evaluate_case(question, inputs, outcome)
         assert not case.passed, outcome
+
+
+def test_any_orthonormal_basis_of_the_principal_subspace_passes():
+    rotation = ortho_group.rvs(2, random_state=4)
+
+    def rotated_basis(X, n_components):
+        _, _, Vt = np.linalg.svd(X - X.mean(0), full_matrices=False)
+        return Vt[:n_components].T @ rotation  # another basis of the same span
+
+    def tilted_basis(X, n_components):  # a basis that leans out of the subspace
+        _, _, Vt = np.linalg.svd(X - X.mean(0), full_matrices=False)
+        V = Vt[:n_components].T
+        V[:, 1] = np.cos(0.1) * V[:, 1] + np.sin(0.1) * Vt[n_components]
+        return V
+
+    assert run_check("pca.principal_subspace", rotated_basis).passed
+    assert not run_check("pca.principal_subspace", tilted_basis).passed

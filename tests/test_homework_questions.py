@@ -17,6 +17,7 @@ REQUIRED = {
     "sne.student_t_affinities", "sne.kl_divergence", "sne.tsne_gradient", "lle.embedding",
     "lle.weights", "lle.alignment_matrix", "eigenmaps.laplacian", "eigenmaps.normalized_laplacian",
     "eigenmaps.heat_kernel_weights", "eigenmaps.embedding", "autoencoder.step",
+    "pca.principal_subspace",
 }
 ALL = questions()
 MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]

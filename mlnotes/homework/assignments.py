@@ -30,6 +30,7 @@ ASSIGNMENTS = {
         "kernels.center_kernel": 1,
         "kernel_pca.transform": 2,
         "pca.reconstruction_error": 1,
+        "pca.principal_subspace": 1,
         "eigenmaps.normalized_laplacian": 1,
         "lle.embedding": 1,
         "eigenmaps.embedding": 2,

@@ -7,6 +7,7 @@ from ...kernels import center_kernel as _center_kernel
 from ...kernels import center_kernel_test as _center_kernel_test
 from ...kernels import double_center as _double_center
 from ...mds import classical_mds as _classical_mds
+from ...pca import principal_components as _principal_components
 from ...spectral import top_eigenpairs as _top_eigenpairs
 from ..compare import tol_direct, tol_eigvecs
 from ..core import Mistake, Property, Question, register
@@ -14,6 +15,7 @@ from ._common import (
     anisotropic_points,
     compare_close,
     compare_eigvecs,
+    compare_procrustes,
     psd,
     rbf,
     squared_distances,
@@ -261,6 +263,63 @@ the covariance matrix (1/N) X_c^T X_c).""",
                 "divided by N - 1: the question asks for the mean over the N samples."),
         Mistake("sum", lambda X, n_components: len(X) * _variances(X)[n_components:].sum(),
                 "that is the total over samples: divide by N for the mean."),
+    ),
+))
+
+
+# --- PCA: the principal subspace --------------------------------------------------------------
+
+def _subspace_inputs(rng):
+    N, D = int(rng.integers(20, 40)), int(rng.integers(4, 7))
+    L = 2
+    # two (nearly) equal leading variances: the axes are ill-defined, their span is not
+    X = anisotropic_points(rng, N, D, spread=(3.0, 3.0, 1.0, 0.6, 0.4, 0.3)) + rng.normal(size=D)
+    return {"X": X, "n_components": L}
+
+
+def _axes(X, n_components, *, centre=True, largest=True, power=0.0):
+    Xc = X - X.mean(0) if centre else X
+    lam, V = np.linalg.eigh(Xc.T @ Xc / len(X))
+    idx = (np.argsort(lam)[::-1] if largest else np.argsort(lam))[:n_components]
+    return V[:, idx] * lam[idx] ** power
+
+
+def _subspace_tolerance(inputs, expected):
+    Xc = inputs["X"] - inputs["X"].mean(0)
+    S = Xc.T @ Xc / len(Xc)
+    return tol_eigvecs(S, np.linalg.eigvalsh(S), inputs["n_components"])
+
+
+def _orthonormal(answer, inputs, tol):
+    V = answer[0]
+    err = float(np.abs(V.T @ V - np.eye(V.shape[1])).max())
+    return err <= max(tol, 1e-10), f"largest |V^T V - I| entry is {err:.1e}"
+
+
+register(Question(
+    name="pca.principal_subspace",
+    function="principal_subspace",
+    signature="def principal_subspace(X, n_components):",
+    docstring=r"""An orthonormal basis of PCA's top-L principal subspace.
+
+    X : (N, D) data. n_components : int L. Returns V, (D, L), with orthonormal columns spanning
+    the eigenvectors of the L largest eigenvalues of the covariance of the centred data. Any
+    orthonormal basis of that subspace is right (the leading variances may be equal).""",
+    make_inputs=_subspace_inputs,
+    reference=lambda X, n_components: _principal_components(X, n_components)[0].T,
+    compare=compare_procrustes,
+    tolerance=_subspace_tolerance,
+    outputs=("V",),
+    properties=(Property("the columns are orthonormal", _orthonormal),),
+    mistakes=(
+        Mistake("uncentred", lambda **kw: _axes(**kw, centre=False),
+                "the data were not centred: the mean pulls the leading direction towards it; "
+                "subtract the mean first."),
+        Mistake("smallest", lambda **kw: _axes(**kw, largest=False),
+                "that is the subspace of the smallest variances: take the largest."),
+        Mistake("scaled", lambda **kw: _axes(**kw, power=0.5),
+                "the columns are scaled by sqrt(lambda) (loadings): return unit-norm, "
+                "orthonormal columns."),
     ),
 ))
 
