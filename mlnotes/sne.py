@@ -871,7 +871,10 @@ class SymmetricSNE(_BaseSNE):
     r"""Symmetric SNE: joint Gaussian affinities in the data and in the map.
 
     Minimises :math:`\mathrm{KL}(P \| Q)` (see :func:`symmetric_sne_objective_gradient`);
-    parameters and attributes as :class:`SNE`.
+    parameters and attributes as :class:`SNE`. The data affinities are t-SNE's symmetrised
+    :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N` with per-point bandwidths from the perplexity (as
+    van der Maaten and Hinton define symmetric SNE); the notes' single-bandwidth joint Gaussian
+    is the special case of equal :math:`\sigma_i`.
     """
 
     def _auto_learning_rate(self, N):
