@@ -205,6 +205,27 @@ def check_square_symmetric(A, *, name="the kernel matrix", atol=1e-8):
 
 # Relative size below which a negative eigenvalue of a Gram matrix counts as round-off.
 NEGATIVE_EIGENVALUE_RTOL = 1e-5
+# Relative size below which a positive eigenvalue counts as zero (round-off is ~1e-14).
+ZERO_EIGENVALUE_RTOL = 1e-10
+
+
+def check_top_eigenvalues_positive(eigenvalues, n_components, *, name="the Gram matrix"):
+    """Check that the ``n_components`` largest ``eigenvalues`` (decreasing) are positive.
+
+    Their square roots scale the coordinates; a zero or negative one would give a zero or
+    imaginary coordinate, so ask for fewer components instead.
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    top = lam[:n_components]
+    positive = int((top > ZERO_EIGENVALUE_RTOL * max(float(lam[0]), 0.0)).sum())
+    if positive < n_components:
+        shown = ", ".join(f"{v:.3g}" for v in top[:6])
+        raise ValueError(
+            f"n_components={n_components} is too large: {name} has only {positive} positive "
+            f"eigenvalue(s) among its top {n_components} ({shown}), so the other coordinates would "
+            f"be zero or imaginary; choose n_components <= {max(positive, 1)}."
+        )
+    return eigenvalues
 
 
 def describe_negative_eigenvalues(eigenvalues, *, name="the Gram matrix K", rtol=NEGATIVE_EIGENVALUE_RTOL):

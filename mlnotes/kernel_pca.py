@@ -20,13 +20,11 @@ from ._validation import (
     check_n_components,
     check_n_features,
     check_square_symmetric,
+    check_top_eigenvalues_positive,
     describe_negative_eigenvalues,
 )
 from .kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
 from .spectral import check_solver, flip_signs, smallest_eigenvalue, top_eigenpairs
-
-# An eigenvalue below this fraction of the largest is treated as zero (rank deficiency).
-ZERO_EIGENVALUE_RTOL = 1e-12
 
 
 def gram_embedding(K_centered, n_components, *, solver="auto"):
@@ -48,14 +46,7 @@ def gram_embedding(K_centered, n_components, *, solver="auto"):
     """
     n_components = check_n_components(n_components, len(K_centered))
     lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
-    positive = int((lam > ZERO_EIGENVALUE_RTOL * max(lam[0], 0.0)).sum())
-    if positive < n_components:
-        raise ValueError(
-            f"n_components={n_components} is too large: the centred kernel matrix has only "
-            f"{positive} positive eigenvalue(s) among its top {n_components} (largest "
-            f"{lam[0]:.6g}, then {', '.join(f'{v:.3g}' for v in lam[1:4])}); the other "
-            f"coordinates would be zero or imaginary. Choose n_components <= {max(positive, 1)}."
-        )
+    check_top_eigenvalues_positive(lam, n_components, name="the centred Gram matrix")
     V = flip_signs(V)
     return V * np.sqrt(lam), lam, V
 

@@ -15,10 +15,10 @@ import warnings
 import numpy as np
 
 from ._validation import (
-    NEGATIVE_EIGENVALUE_RTOL,
     check_array,
     check_dissimilarity,
     check_n_components,
+    check_top_eigenvalues_positive,
     describe_negative_eigenvalues,
 )
 from .graphs import squared_distances
@@ -61,7 +61,7 @@ def _classical_mds(D2, n_components):
     n_components = check_n_components(n_components, len(D2))
     K = double_center(D2, copy=False)
     lam, V = spectrum_and_top_eigenvectors(K, n_components)
-    _check_top_positive(lam, n_components)
+    check_top_eigenvalues_positive(lam, n_components, name="the double-centred matrix K")
     problem = describe_negative_eigenvalues(lam)
     if problem:
         warnings.warn(
@@ -73,16 +73,6 @@ def _classical_mds(D2, n_components):
         )
     Z = flip_signs(V) * np.sqrt(lam[:n_components])
     return Z, lam
-
-
-def _check_top_positive(lam, n_components):
-    positive = int((lam > NEGATIVE_EIGENVALUE_RTOL * max(lam[0], 0.0)).sum())
-    if positive < n_components:
-        raise ValueError(
-            f"n_components={n_components} is too large: the Gram matrix has only {positive} "
-            f"significantly positive eigenvalue(s) (largest {lam[0]:.6g}), so only {positive} "
-            f"coordinate(s) are meaningful; choose n_components <= {max(positive, 1)}."
-        )
 
 
 def strain(K, Z):

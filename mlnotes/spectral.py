@@ -57,6 +57,7 @@ def _start_vector(n):
 
 
 def _check_square(A, name="A"):
+    A = A if sp.issparse(A) else np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {A.shape}.")
     return A
@@ -199,7 +200,7 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
     k = check_n_components(k, n - skip, what=f"the matrix size minus skip={skip}", name="k")
     scale_back = None
     if B is not None:
-        _check_square(B, "B")
+        B = _check_square(B, "B")
         d = _diagonal_of(B)
         if d is not None:
             if d.min() <= 0:

@@ -72,8 +72,9 @@ def test_classical_mds_function_returns_eigenvalues_decreasing():
 
 def test_too_many_components_for_the_positive_spectrum():
     X = np.random.default_rng(0).normal(size=(20, 2))
-    with pytest.raises(ValueError, match=r"n_components=3 is too large: the Gram matrix has only 2 "
-                                         r"significantly positive eigenvalue\(s\)"):
+    with pytest.raises(ValueError, match=r"n_components=3 is too large: the double-centred matrix K has "
+                                         r"only 2 positive eigenvalue\(s\) among its top 3 .*; choose "
+                                         r"n_components <= 2"):
         ClassicalMDS(n_components=3).fit(X)
     with pytest.raises(ValueError, match="dissimilarity must be 'euclidean' or 'precomputed'"):
         ClassicalMDS(dissimilarity="cosine").fit(X)
