@@ -4,4 +4,4 @@ Each module holds the questions of one part of the book; every reference answer 
 mlnotes function that the book's chapter builds (imported here, in the trusted process).
 """
 
-from . import autoencoder, graphs, matrices, sne  # noqa: F401
+from . import autoencoder, eigenmaps, graphs, lle, matrices, sne  # noqa: F401

@@ -79,6 +79,30 @@ def rbf(X, Y=None, gamma=None):
     return np.exp(-gamma * squared_distances(X, Y))
 
 
+def knn_lengths(X, n_neighbors, *, include_self=False, mode="or", square=False):
+    """Dense kNN graph of edge lengths (inf = no edge), with the slips a student might make."""
+    D2 = squared_distances(X)
+    N = len(X)
+    order = np.argsort(D2 + np.where(include_self, 0.0, np.diag(np.full(N, np.inf))), axis=1)
+    A = np.zeros((N, N), dtype=bool)
+    A[np.repeat(np.arange(N), n_neighbors), order[:, :n_neighbors].ravel()] = True
+    A = {"or": A | A.T, "and": A & A.T, "directed": A}[mode]
+    np.fill_diagonal(A, False)
+    L = D2 if square else np.sqrt(D2)
+    G = np.where(A, L, np.inf)
+    np.fill_diagonal(G, 0.0)
+    return G
+
+
+def bottom_eigvecs(A, k, skip, B=None, largest=False):
+    """Eigenvectors skip .. skip + k of A v = lambda B v (smallest first, or largest)."""
+    from scipy.linalg import eigh
+
+    lam, V = eigh(A, B)
+    idx = np.argsort(lam)[::-1] if largest else np.argsort(lam)
+    return V[:, idx[skip:skip + k]]
+
+
 # --- tolerances -------------------------------------------------------------------------------
 
 def tol_by_size(key):
