@@ -179,7 +179,8 @@ def subgradient_stress_descent(Delta, Z, *, max_iter=300):
     the subgradient method.
 
     Steps :math:`Z_{t+1} = Z_t - \eta_t g_t` with :math:`g_t` from :func:`stress_gradient`
-    (p = 1) and :math:`\eta_t = c / (2 N L \sqrt{t + 1})`: the :math:`1/2N` is the step that
+    (p = 1) and :math:`\eta_t = c / (2 N L \sqrt{t + 1})`, :math:`c` =
+    :data:`SUBGRADIENT_STEP` = 2 (found by trial on city-block data): the :math:`1/2N` is the step that
     the Guttman transform takes for p = 2 (see :func:`stress_gradient`), the :math:`1/L`
     allows for the L coordinates each contributing :math:`\pm 1` to the subgradient of a
     distance, and the :math:`1/\sqrt{t}` decay is the classical condition for the subgradient
