@@ -19,13 +19,23 @@ from ..mds import classical_mds
 from ..metrics import raw_stress
 from ..plotting import scatter
 from ..smacof import guttman_transform
-from ._core import Choice, Explorer, ReplayExplorer, frozen, new_figure, report_progress
+from ._core import (
+    Choice,
+    Explorer,
+    ReplayExplorer,
+    frozen,
+    new_figure,
+    report_progress,
+    static_panel,
+)
 
 DISSIMILARITIES = ("euclidean", "cityblock", "geodesic")
 GEODESIC_NEIGHBOURS = 10
 INITS = ("random", "classical")
 SMACOF_TOL = 1e-4  # stop when one Guttman step lowers the stress by less than this fraction
 VIEW = (12, -72)
+ZOOM_3D = 1.35
+DATA_PANEL_WIDTH = 3.2  # inches of a 10-inch figure: the first of three panels
 
 
 @functools.lru_cache(maxsize=8)
@@ -56,12 +66,13 @@ def mds_solution(dissimilarity, n_samples, random_state):
     return frozen(Z, eigenvalues)
 
 
-def _data_axes(fig, position, X, t):
-    ax = fig.add_subplot(*position, projection="3d")
+def _paint_data(fig, n_samples, random_state):
+    X, t, _ = mds_dissimilarities("euclidean", n_samples, random_state)
+    ax = fig.add_axes((0.0, 0.02, 1.0, 0.8), projection="3d")
     ax.view_init(*VIEW)
+    ax.set_box_aspect(None, zoom=ZOOM_3D)
     scatter(ax, X, t, s=4, title="data (S-curve)")
     ax.set_axis_off()
-    return ax
 
 
 def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
@@ -80,14 +91,14 @@ def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
         :math:`-10^{-5}\lambda_1`) in red (gid ``"negative"``), the others in blue (gid
         ``"nonnegative"``). The spectrum's title counts the negative ones.
     """
-    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
     Z, lam = mds_solution(dissimilarity, n_samples, random_state)
     rel = lam / lam[0]
     negative = rel < -NEGATIVE_EIGENVALUE_RTOL
     index = np.arange(1, len(lam) + 1)
 
     fig = new_figure(10.0, 3.3)
-    _data_axes(fig, (1, 3, 1), X, t)
+    static_panel(fig, _paint_data, (n_samples, random_state), width=DATA_PANEL_WIDTH)
     emb = fig.add_subplot(1, 3, 2)
     scatter(emb, Z, t, s=4, gid="embedding", title="classical MDS")
     emb.set_xticks([])
@@ -164,14 +175,14 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
         scale), the current one marked (gid ``"stress-now"``). The majorisation argument makes
         the curve non-increasing.
     """
-    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
     history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
     n = len(stress)
     if not -n <= frame < n:
         raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
     frame %= n
     fig = new_figure(10.0, 3.3)
-    _data_axes(fig, (1, 3, 1), X, t)
+    static_panel(fig, _paint_data, (n_samples, random_state), width=DATA_PANEL_WIDTH)
     conf = fig.add_subplot(1, 3, 2)
     scatter(conf, history[frame], t, s=5, gid="configuration", title=f"iteration {frame}")
     conf.set_xticks([])

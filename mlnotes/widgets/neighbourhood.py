@@ -25,7 +25,7 @@ from ..lle import alignment_matrix, lle_weights
 from ..metrics import residual_variance
 from ..plotting import scatter
 from ..spectral import bottom_eigenpairs, flip_signs
-from ._core import Choice, Explorer, Slider, frozen, new_figure
+from ._core import Choice, Explorer, Slider, frozen, new_figure, static_panel
 
 SHORT_CIRCUIT_RATIO = 3.0
 LAYER_GAP = 2 * np.pi  # radial distance between turns of the Swiss roll
@@ -33,6 +33,7 @@ MAX_DIMENSION = 6  # residual variance is shown for 1 .. MAX_DIMENSION coordinat
 N_SPECTRUM = 8  # bottom eigenvalues shown by LLE and eigenmaps
 VIEW = (12, -72)  # elevation, azimuth of the 3-D panels
 ZOOM_3D = 1.35  # 3-D axes leave wide margins by default
+DATA_PANEL_WIDTH = 3.2  # inches of a 10-inch figure: the first of three panels
 NEIGHBOURS = tuple(range(4, 21)) + (25, 30)
 RADII = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 7.0)
 ISOMAP_SWEEP = (6, 10, 16)  # n_neighbors of the static sweep: right, a few, many short circuits
@@ -175,10 +176,18 @@ def isomap_explorer(sweep=ISOMAP_SWEEP, **defaults):
 
 
 # --- LLE and Laplacian eigenmaps ------------------------------------------------------------------
-def _draw_spectral(X, t, Z, eigenvalues, *, title, spectrum_title):
-    """Three panels shared by LLE and eigenmaps: data, embedding, bottom of the spectrum."""
+def paint_data(fig, dataset, n_samples, noise, random_state):
+    """The data set in 3-D, filling ``fig`` (a :func:`~mlnotes.widgets._core.static_panel`)."""
+    X, t = manifold_data(dataset, n_samples, noise, random_state)
+    ax = _axes_3d(fig, (1, 1, 1), X, t, f"data ({dataset.replace('_', '-')})")
+    ax.set_position((0.0, 0.02, 1.0, 0.8))
+
+
+def _draw_spectral(data, t, Z, eigenvalues, *, title, spectrum_title):
+    """Three panels shared by LLE and eigenmaps: data, embedding, bottom of the spectrum.
+    ``data`` = (dataset, n_samples, noise, random_state)."""
     fig = new_figure(10.0, 3.3)
-    _axes_3d(fig, (1, 3, 1), X, t, "data (S-curve)")
+    static_panel(fig, paint_data, data, width=DATA_PANEL_WIDTH)
     emb = _plain(fig.add_subplot(1, 3, 2))
     scatter(emb, Z, t, s=4, gid="embedding", title="embedding (eigenvectors 2 and 3)")
     spec = fig.add_subplot(1, 3, 3)
@@ -220,9 +229,10 @@ def draw_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state
     matplotlib.figure.Figure
         Embedding gid ``"embedding"``; eigenvalues 2-8 over the 8th, bars with gid ``"spectrum"``.
     """
-    X, t = manifold_data("s_curve", n_samples, noise, random_state)
+    data = ("s_curve", n_samples, noise, random_state)
+    _, t = manifold_data(*data)
     lam, Z = lle_spectrum(int(n_neighbors), float(reg), n_samples, noise, random_state)
-    return _draw_spectral(X, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
+    return _draw_spectral(data, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
                           spectrum_title="bottom of M's spectrum")
 
 
@@ -257,11 +267,12 @@ def draw_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_s
         Embedding gid ``"embedding"``; generalised eigenvalues 2-8 over the 8th, bars with gid
         ``"spectrum"``.
     """
-    X, c = manifold_data("s_curve", n_samples, noise, random_state)
+    data = ("s_curve", n_samples, noise, random_state)
+    _, c = manifold_data(*data)
     lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
                                 noise, random_state)
     heat = "binary weights" if t is None else f"heat t = {t:g}"
-    return _draw_spectral(X, c, Z, lam, title=f"Laplacian eigenmaps: k = {n_neighbors}, {heat}",
+    return _draw_spectral(data, c, Z, lam, title=f"Laplacian eigenmaps: k = {n_neighbors}, {heat}",
                           spectrum_title="L v = λ D v")
 
 

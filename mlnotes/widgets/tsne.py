@@ -14,12 +14,21 @@ from ..datasets import DISTILL_CASES, make_distill_case
 from ..graphs import squared_distances
 from ..plotting import scatter
 from ..sne import TSNE, conditional_affinities, joint_affinities, tsne_objective_gradient
-from ._core import Choice, ReplayExplorer, Slider, frozen, new_figure, report_progress
+from ._core import (
+    Choice,
+    ReplayExplorer,
+    Slider,
+    frozen,
+    new_figure,
+    report_progress,
+    static_panel,
+)
 
 PERPLEXITIES = (2.0, 5.0, 10.0, 30.0, 50.0, 100.0)
 LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
 EXAGGERATIONS = (1.0, 4.0, 12.0)
 RECORD_EVERY = 10
+DATA_PANEL_WIDTH = 3.3  # inches of the 10-inch figure: the first of three panels
 
 
 @functools.lru_cache(maxsize=16)
@@ -47,6 +56,17 @@ def tsne_run(case, perplexity, learning_rate, exaggeration, n_samples, max_iter,
     P = joint_affinities(conditional_affinities(squared_distances(X), perplexity)[0])
     kl = np.array([tsne_objective_gradient(Z, P)[0] for Z in h.embeddings])
     return frozen(np.array(h.iterations), np.array(h.embeddings), kl, np.array(h.exaggeration))
+
+
+def _paint_case(fig, case, n_samples, random_state):
+    """The data of a case (first two or three coordinates), filling ``fig``."""
+    X, t = distill_data(case, n_samples, random_state)
+    ax = fig.add_axes((0.03, 0.04, 0.94, 0.74), **({"projection": "3d"} if X.shape[1] >= 3 else {}))
+    scatter(ax, X[:, :3], t, s=6, title=f"data ({X.shape[1]}-D)")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if ax.name == "3d":
+        ax.set_axis_off()
 
 
 def _check_case(case):
@@ -84,7 +104,7 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
         one marked (gid ``"kl-now"``).
     """
     _check_case(case)
-    X, t = distill_data(case, n_samples, random_state)
+    _, t = distill_data(case, n_samples, random_state)
     iterations, embeddings, kl, alpha = tsne_run(
         case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
         random_state)
@@ -94,16 +114,12 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     frame %= n
 
     fig = new_figure(10.0, 3.3)
-    data_ax = fig.add_subplot(1, 3, 1, **({"projection": "3d"} if X.shape[1] >= 3 else {}))
-    scatter(data_ax, X[:, :3], t, s=6, title=f"data ({X.shape[1]}-D)")
+    static_panel(fig, _paint_case, (case, n_samples, random_state), width=DATA_PANEL_WIDTH)
     map_ax, kl_ax = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
     scatter(map_ax, embeddings[frame], t, s=6, gid="map",
             title=f"iteration {iterations[frame]}" + (" (exaggerated)" if alpha[frame] > 1 else ""))
-    for ax in (data_ax, map_ax):
-        ax.set_xticks([])
-        ax.set_yticks([])
-    if data_ax.name == "3d":
-        data_ax.set_axis_off()
+    map_ax.set_xticks([])
+    map_ax.set_yticks([])
     kl_ax.plot(iterations, kl, color="C0", gid="kl-curve")
     kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
     if exaggeration > 1:
