@@ -89,6 +89,12 @@ ATTACKS = {
         "import subprocess\nsubprocess.run(['true'])\n" + HONEST)}), 0, 1, "not allowed"),
     "ctypes_fork": (submission("spectral", replace={"double_center": dc(
         "import ctypes\nctypes.CDLL(None).fork()\n" + HONEST)}), 0, 1, "not allowed"),
+    "unaudited_spawn": (submission("spectral", replace={"double_center": dc(
+        "import subprocess, sys\nclass Quiet:  # subprocess without its audit event\n"
+        "    def __getattr__(self, name): return getattr(sys, name)\n"
+        "    def audit(self, *args): pass\nsubprocess.sys = Quiet()\n"
+        "subprocess.run(['/bin/sh', '-c', 'touch ' + MARKER])\n" + HONEST)}),
+        0, 1, "Operation not permitted"),
     "kill_parent": (submission("spectral", replace={"double_center": dc(
         "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + HONEST)}),
         0, 1, "not allowed"),
@@ -128,7 +134,8 @@ def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     for student, (nb, *_) in ATTACKS.items():
         # the attacks that need to know where the class folder and the grades are, do
-        where = f"CLASS_FOLDER = {str(folder)!r}\nOUT_FOLDER = {str(out.parent)!r}"
+        where = (f"CLASS_FOLDER = {str(folder)!r}\nOUT_FOLDER = {str(out.parent)!r}\n"
+                 f"MARKER = {str(out.parent / 'escaped')!r}")
         nb = dict(nb, cells=nb["cells"] + [{"cell_type": "code", "metadata": {}, "outputs": [],
                                              "execution_count": None, "source": where}])
         write(folder / f"{student}.ipynb", nb)
@@ -181,6 +188,7 @@ def test_gradescope_results_json(graded):
 def test_nothing_written_outside_the_sandbox(graded):
     _, out = graded
     assert "BROKEN" not in MLNOTES_KERNELS.read_text()
+    assert not (out.parent / "escaped").exists()  # no process was started past the audit hook
     for student, score in (("forge_results_file", 1.0), ("honest", 2.0)):
         data = json.loads((out.parent / "results" / student / "results.json").read_text())
         assert data["score"] == score

@@ -6,9 +6,11 @@ directory. It imports nothing from mlnotes (it is loaded by path, and the parent
 :mod:`mlnotes.homework.core` imports :func:`to_plain` from here so that both sides convert answers
 the same way). In order, it
 
-1. lowers its own limits: CPU seconds, address space, file size, open files, processes;
-2. imports numpy, opens the result pipe (a file descriptor the parent created) and replaces
-   ``sys.stdout``/``sys.stderr`` by buffers that keep only the first few thousand characters;
+1. lowers its own limits: CPU seconds, address space, file size, open files;
+2. imports numpy, reads its inputs, forbids new processes (RLIMIT_NPROC, and a seccomp filter
+   that makes fork, clone and exec fail in the kernel; threads remain possible), opens the result
+   pipe (a file descriptor the parent created) and replaces ``sys.stdout``/``sys.stderr`` by
+   buffers that keep only the first characters;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
    audit hook that refuses what graded code never needs: writing or deleting files outside the
@@ -167,13 +169,76 @@ def _limit(memory_mb, cpu_seconds):
 
 
 def _forbid_processes():
-    """No new processes or threads from here on (numpy's own threads already exist).
+    """No new processes from here on, enforced by the kernel; threads stay possible.
 
-    RLIMIT_NPROC is not enforced for root; the audit hook below refuses fork and exec anyway.
+    RLIMIT_NPROC = 0 stops fork for ordinary users (not for root). A seccomp filter stops it for
+    everyone: fork, vfork, execve, execveat and clone without CLONE_THREAD fail with EPERM, and
+    clone3 (whose flags a filter cannot read) with ENOSYS, so that libc falls back to clone.
+    This closes what the audit hook cannot see (e.g. ``_posixsubprocess.fork_exec`` called
+    directly). Returns whether the filter is in place (it is x86-64 Linux only).
     """
     import resource
 
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    except (ValueError, OSError):
+        pass
+    return _seccomp_no_new_processes()
+
+
+# x86-64 system call numbers, and the constants of prctl(2) and seccomp(2)
+_NR = {"clone": 56, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "clone3": 435}
+_X32_BIT = 0x40000000
+_CLONE_THREAD = 0x00010000
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
+_EPERM, _ENOSYS = 1, 38
+
+
+def _seccomp_no_new_processes():
+    import ctypes
+    import platform
+    import struct
+
+    if platform.system() != "Linux" or platform.machine() != "x86_64":
+        return False
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|..|K, BPF_RET
+
+    def op(code, k, jt=0, jf=0):
+        return struct.pack("HBBI", code, jt, jf, k)
+
+    # offsets in seccomp_data: nr 0, arch 4, args[0] 16; jumps count from the next instruction
+    program = [
+        op(ld, 4),                                  # 0  arch
+        op(jeq, _AUDIT_ARCH_X86_64, 0, 10),         # 1  another ABI: allow (12)
+        op(ld, 0),                                  # 2  system call number
+        op(jge, _X32_BIT, 9, 0),                    # 3  x32 calls: deny (13)
+        op(jeq, _NR["clone"], 0, 2),                # 4  clone: look at its flags
+        op(ld, 16),                                 # 5  args[0], the flags
+        op(jset, _CLONE_THREAD, 5, 6),              # 6  a thread: allow (12), else deny (13)
+        op(jeq, _NR["clone3"], 6, 0),               # 7  clone3: ENOSYS (14)
+        op(jeq, _NR["fork"], 4, 0),                 # 8
+        op(jeq, _NR["vfork"], 3, 0),                # 9
+        op(jeq, _NR["execve"], 2, 0),               # 10
+        op(jeq, _NR["execveat"], 1, 0),             # 11
+        op(ret, _RET_ALLOW),                        # 12
+        op(ret, _RET_ERRNO | _EPERM),               # 13
+        op(ret, _RET_ERRNO | _ENOSYS),              # 14
+    ]
+    code = b"".join(program)
+    buffer = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    prog = SockFprog(len(program), ctypes.cast(buffer, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                           ctypes.c_ulong]
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+        return False
+    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
 
 
 class _RefuseMlnotes:
