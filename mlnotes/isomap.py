@@ -41,6 +41,11 @@ class Isomap:
     embedding_ : ndarray of shape (N, n_components)
         Eigenvector signs by :func:`~mlnotes.spectral.flip_signs` (scikit-learn's rule).
     eigenvalues_ : ndarray of shape (n_components,)
+        Top eigenvalues of the double-centred squared geodesic distances.
+    eigenvectors_ : ndarray of shape (N, n_components)
+        The unit eigenvectors (``embedding_ = eigenvectors_ * sqrt(eigenvalues_)``).
+    X_fit_ : ndarray of shape (N, D)
+        Training data, for ``transform``.
     graph_ : scipy.sparse.csr_matrix
         The neighbourhood graph (edge lengths).
     geodesic_distances_ : ndarray of shape (N, N)

@@ -62,14 +62,14 @@ def _classical_mds(D2, n_components):
     K = double_center(D2, copy=False)
     lam, V = spectrum_and_top_eigenvectors(K, n_components)
     check_top_eigenvalues_positive(lam, n_components, name="the double-centred matrix K")
-    problem = describe_negative_eigenvalues(lam)
+    problem = describe_negative_eigenvalues(lam, name="The Gram matrix K = -1/2 C D2 C")
     if problem:
         warnings.warn(
             f"{problem}: the dissimilarities are not Euclidean distances, so the embedding "
             "cannot reproduce them exactly (only the positive part of the spectrum is used). "
             "Inspect eigenvalues_, or use metric MDS (MetricMDS) for non-Euclidean input.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     Z = flip_signs(V) * np.sqrt(lam[:n_components])
     return Z, lam

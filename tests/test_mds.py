@@ -54,8 +54,9 @@ def test_non_euclidean_dissimilarities_warn_and_still_return_eigenvalues():
     g = np.arange(5.0)
     P = np.array([(a, b) for a in g for b in g])
     Delta = np.abs(P[:, None, :] - P[None, :, :]).sum(-1)
-    with pytest.warns(UserWarning, match=r"Gram matrix K is not positive semi-definite: \d+ eigenvalue"
-                                         r"\(s\) are significantly negative, the most negative is "
+    with pytest.warns(UserWarning, match=r"The Gram matrix K = -1/2 C D2 C is not positive "
+                                         r"semi-definite: \d+ eigenvalue\(s\) are significantly "
+                                         r"negative, the most negative is "
                                          r"-[\d.]+, [\d.]+ times the largest"):
         mds = ClassicalMDS(n_components=2, dissimilarity="precomputed").fit(Delta)
     assert mds.eigenvalues_.min() < 0 and mds.eigenvalues_.shape == (25,)
