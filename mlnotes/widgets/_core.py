@@ -40,6 +40,7 @@ UPDATE_BUDGET_S = 0.150
 STATIC_ANIMATION_FRAMES = 20
 REPLAY_FPS = 5
 REPLAY_COLORS = 64  # palette size of the replay's frames
+STATIC_COLORS = 256  # palette size of the static figures (a third of the bytes of full colour)
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
@@ -81,15 +82,6 @@ def figure_png(fig):
     """The figure as PNG bytes."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=FIG_DPI, pil_kwargs={"compress_level": PNG_COMPRESSION})
-    return buf.getvalue()
-
-
-def rgba_png(image):
-    """An ``(H, W, 4)`` uint8 array as PNG bytes."""
-    from matplotlib.image import imsave
-
-    buf = io.BytesIO()
-    imsave(buf, image, format="png")
     return buf.getvalue()
 
 
@@ -288,12 +280,13 @@ class Explorer:
 
     # static renderings
     def static_bundle(self):
-        """The MIME bundle the static book shows (no kernel, no JavaScript widgets)."""
-        if not self.sweep:
-            return {"image/png": base64.b64encode(self._image).decode("ascii")}
+        """The MIME bundle the static book shows (no kernel, no JavaScript widgets): the figure
+        at the current parameters, or one row per value of the sweep, as a palette PNG."""
         name = self.controls[0].name
-        rows = [figure_rgba(self.draw(**{**self.params, name: v})) for v in self.sweep]
-        return {"image/png": base64.b64encode(rgba_png(stack_rows(rows))).decode("ascii")}
+        rows = [figure_rgba(self.draw(**{**self.params, name: v}))
+                for v in (self.sweep or (self.params[name],))]
+        png = palette_png(stack_rows(rows), colors=STATIC_COLORS)
+        return {"image/png": base64.b64encode(png).decode("ascii")}
 
     def __repr__(self):
         shown = ", ".join(f"{c.name}={self.params[c.name]!r}" for c in self.controls)
