@@ -95,6 +95,12 @@ ATTACKS = {
         "    def audit(self, *args): pass\nsubprocess.sys = Quiet()\n"
         "subprocess.run(['/bin/sh', '-c', 'touch ' + MARKER])\n" + HONEST)}),
         0, 1, "Operation not permitted"),
+    "cffi_write": (submission("spectral", replace={"double_center": dc(
+        "import cffi, os\nffi = cffi.FFI()\nffi.cdef('int open(const char *, int, int);')\n"
+        "libc = ffi.dlopen(None)  # C's open(2), which no audit hook sees\n"
+        "fd = libc.open(MARKER.encode(), os.O_WRONLY | os.O_CREAT, 0o644)\n"
+        "assert fd >= 0, f'open refused with errno {ffi.errno}'\n" + HONEST)}),
+        0, 1, "open refused with errno 13"),
     "kill_parent": (submission("spectral", replace={"double_center": dc(
         "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + HONEST)}),
         0, 1, "not allowed"),

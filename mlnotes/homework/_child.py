@@ -7,25 +7,29 @@ directory. It imports nothing from mlnotes (it is loaded by path, and the parent
 the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
-2. imports numpy, reads its inputs, forbids new processes (RLIMIT_NPROC, and a seccomp filter
-   that makes fork, clone and exec fail in the kernel; threads remain possible), opens the result
-   pipe (a file descriptor the parent created) and replaces ``sys.stdout``/``sys.stderr`` by
-   buffers that keep only the first characters;
+2. imports numpy, reads its inputs, and has the kernel confine it (a seccomp filter, x86-64
+   Linux): no new processes (threads remain possible), no opening a file for writing, no
+   deleting, renaming, linking or chmod-ing, no signals to other processes, no sockets, no
+   raising its limits, no mounts, namespaces, ptrace or io_uring. This binds whatever code runs,
+   C code reached through an FFI included; then it opens the result pipe (a file descriptor the
+   parent created) and replaces ``sys.stdout``/``sys.stderr`` by buffers that keep only the
+   first characters;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
-   audit hook that refuses what graded code never needs: writing or deleting files outside the
-   temporary directory, starting processes (fork, exec, subprocess, os.system), signalling other
-   processes, sockets, ctypes, changing resource limits, walking the garbage collector and
-   swapping a function's code;
+   audit hook that refuses, with a readable message, what graded code never needs: reading the
+   course's files (solutions, tests, other submissions), writing files, starting processes,
+   signalling other processes, sockets, ctypes, walking the garbage collector, swapping a
+   function's code (the kernel filter is the backstop for what the hook cannot see);
 4. executes the submission's definitions, statement by statement (a failing statement is
    reported, not fatal), then for each question calls the function on the inputs the parent
    wrote (``inputs_<i>.npz``, loaded without pickle) and writes one framed JSON message per
    question to the pipe: the values as nested lists of floats, or the error.
 
 Nothing the child says is a verdict: the parent compares the numbers itself, so a forged message
-can at most claim an answer, which is then checked like any other. This is defence in depth on top
-of a separate process, not a kernel sandbox; at class scale run it inside the container your
-grading platform provides (Gradescope does).
+can at most claim an answer, which is then checked like any other. Reading files is confined
+only by the audit hook (an FFI could read past it, though not write, start a process or talk to
+the network); at class scale, run the grader inside the container your grading platform provides
+(Gradescope does) as well.
 """
 
 import json
@@ -168,14 +172,14 @@ def _limit(memory_mb, cpu_seconds):
         resource.setrlimit(which, (soft, hard))
 
 
-def _forbid_processes():
-    """No new processes from here on, enforced by the kernel; threads stay possible.
+def _confine():
+    """From here on the kernel refuses new processes, file changes and escapes; threads work.
 
-    RLIMIT_NPROC = 0 stops fork for ordinary users (not for root). A seccomp filter stops it for
-    everyone: fork, vfork, execve, execveat and clone without CLONE_THREAD fail with EPERM, and
-    clone3 (whose flags a filter cannot read) with ENOSYS, so that libc falls back to clone.
-    This closes what the audit hook cannot see (e.g. ``_posixsubprocess.fork_exec`` called
-    directly). Returns whether the filter is in place (it is x86-64 Linux only).
+    RLIMIT_NPROC = 0 stops fork for ordinary users (not for root). The seccomp filter of
+    :func:`_seccomp_filter` binds everyone, whatever the code calls: the audit hook sees only
+    Python's own functions, not ``_posixsubprocess.fork_exec`` called directly nor C code reached
+    through an FFI such as cffi. Returns whether the filter is in place (x86-64 Linux only;
+    elsewhere the audit hook and the limits remain).
     """
     import resource
 
@@ -183,56 +187,94 @@ def _forbid_processes():
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     except (ValueError, OSError):
         pass
-    return _seccomp_no_new_processes()
+    return _seccomp_filter()
 
 
-# x86-64 system call numbers, and the constants of prctl(2) and seccomp(2)
-_NR = {"clone": 56, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "clone3": 435}
+# --- the seccomp filter (x86-64 system call numbers) ------------------------------------------------
+# Refused with EPERM: new processes, changes to the file system, signals to other processes, raising
+# resource limits, sockets, mounts and namespaces, reaching into other processes, io_uring (which
+# would open files past this filter), kernel modules.
+_DENIED = {
+    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "creat": 85, "truncate": 76,
+    "ftruncate": 77, "rename": 82, "renameat": 264, "renameat2": 316, "mkdir": 83, "mkdirat": 258,
+    "rmdir": 84, "link": 86, "linkat": 265, "unlink": 87, "unlinkat": 263, "symlink": 88,
+    "symlinkat": 266, "chmod": 90, "fchmod": 91, "fchmodat": 268, "chown": 92, "fchown": 93,
+    "lchown": 94, "fchownat": 260, "mknod": 133, "mknodat": 259, "utime": 132, "utimes": 235,
+    "utimensat": 280, "futimesat": 261, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
+    "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "kill": 62, "tkill": 200,
+    "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_send_signal": 424,
+    "pidfd_getfd": 438, "setrlimit": 160, "prlimit64": 302, "socket": 41, "ptrace": 101,
+    "process_vm_writev": 311, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
+    "unshare": 272, "setns": 308, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "open_by_handle_at": 304, "io_uring_setup": 425,
+    "io_uring_enter": 426, "io_uring_register": 427, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "kexec_load": 246, "reboot": 169, "bpf": 321, "swapon": 167,
+    "swapoff": 168,
+}
+_NO_SUCH_CALL = {"clone3": 435, "openat2": 437}  # ENOSYS: libc falls back to clone / openat
+_CLONE, _OPEN, _OPENAT = 56, 2, 257
 _X32_BIT = 0x40000000
 _CLONE_THREAD = 0x00010000
+# O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND: an open that could change a file
+_WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_EPERM, _ENOSYS = 1, 38
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+# BPF opcodes: load a word of seccomp_data, jumps on ==, >=, & (with a constant), return
+_LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+# seccomp_data offsets: system call number, architecture, the low words of args[0..2]
+_AT_NR, _AT_ARCH, _AT_ARG = 0, 4, (16, 24, 32)
 
 
-def _seccomp_no_new_processes():
+def _bpf_program():
+    """The filter as rows ``(label, opcode, constant, jump-if-true, jump-if-false)``."""
+    def row(code, k, yes=None, no=None, label=None):
+        return (label, code, k, yes, no)
+
+    return [
+        row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, no="allow"),  # another ABI: no filter
+        row(_LD, _AT_NR), row(_JGE, _X32_BIT, yes="deny"),
+        row(_JEQ, _CLONE, yes="clone"), row(_JEQ, _OPEN, yes="open"),
+        row(_JEQ, _OPENAT, yes="openat"),
+        *(row(_JEQ, nr, yes="nosys") for nr in _NO_SUCH_CALL.values()),
+        *(row(_JEQ, nr, yes="deny") for nr in _DENIED.values()),
+        row(_RET, _RET_ALLOW),  # any other call
+        # BPF jumps only forward: the argument checks, then the verdicts
+        row(_LD, _AT_ARG[0], label="clone"), row(_JSET, _CLONE_THREAD, "allow", "deny"),
+        row(_LD, _AT_ARG[1], label="open"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
+        row(_LD, _AT_ARG[2], label="openat"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
+        row(_RET, _RET_ALLOW, label="allow"),
+        row(_RET, _RET_ERRNO | _EPERM, label="deny"),
+        row(_RET, _RET_ERRNO | _ENOSYS, label="nosys"),
+        row(_RET, _RET_ERRNO | _EACCES, label="eacces"),
+    ]
+
+
+def _assemble(rows):
+    """Resolve the labels into relative jumps and pack them as ``struct sock_filter``."""
+    import struct
+
+    where = {label: i for i, (label, *_) in enumerate(rows) if label}
+    packed = b"".join(
+        struct.pack("HBBI", code, *(0 if j is None else where[j] - (i + 1) for j in (yes, no)), k)
+        for i, (_, code, k, yes, no) in enumerate(rows))
+    return packed, len(rows)
+
+
+def _seccomp_filter():
     import ctypes
     import platform
-    import struct
 
     if platform.system() != "Linux" or platform.machine() != "x86_64":
         return False
-    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|..|K, BPF_RET
-
-    def op(code, k, jt=0, jf=0):
-        return struct.pack("HBBI", code, jt, jf, k)
-
-    # offsets in seccomp_data: nr 0, arch 4, args[0] 16; jumps count from the next instruction
-    program = [
-        op(ld, 4),                                  # 0  arch
-        op(jeq, _AUDIT_ARCH_X86_64, 0, 10),         # 1  another ABI: allow (12)
-        op(ld, 0),                                  # 2  system call number
-        op(jge, _X32_BIT, 9, 0),                    # 3  x32 calls: deny (13)
-        op(jeq, _NR["clone"], 0, 2),                # 4  clone: look at its flags
-        op(ld, 16),                                 # 5  args[0], the flags
-        op(jset, _CLONE_THREAD, 5, 6),              # 6  a thread: allow (12), else deny (13)
-        op(jeq, _NR["clone3"], 6, 0),               # 7  clone3: ENOSYS (14)
-        op(jeq, _NR["fork"], 4, 0),                 # 8
-        op(jeq, _NR["vfork"], 3, 0),                # 9
-        op(jeq, _NR["execve"], 2, 0),               # 10
-        op(jeq, _NR["execveat"], 1, 0),             # 11
-        op(ret, _RET_ALLOW),                        # 12
-        op(ret, _RET_ERRNO | _EPERM),               # 13
-        op(ret, _RET_ERRNO | _ENOSYS),              # 14
-    ]
-    code = b"".join(program)
+    code, length = _assemble(_bpf_program())
     buffer = ctypes.create_string_buffer(code, len(code))
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    prog = SockFprog(len(program), ctypes.cast(buffer, ctypes.c_void_p))
+    prog = SockFprog(length, ctypes.cast(buffer, ctypes.c_void_p))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
                            ctypes.c_ulong]
@@ -358,7 +400,7 @@ def main(config_path):
     for i in range(config["start"], len(config["functions"])):
         with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
             inputs.append((i, _cases_from_npz(data)))
-    _forbid_processes()
+    _confine()
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
     record = []

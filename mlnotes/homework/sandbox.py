@@ -4,8 +4,8 @@
 a temporary directory as its working directory and home), hands it the inputs as ``.npz`` files
 (written by this process, read by the child without pickle) and reads the answers from a pipe that
 this process created: one length-prefixed JSON message per question. Each question has a
-wall-clock deadline; the child also has CPU-time, address-space, file-size and process limits
-(set by the child on itself before any student code runs, see ``_child.py``).
+wall-clock deadline; the child also has CPU-time, address-space, file-size and process limits and
+a seccomp filter (set by the child on itself before any student code runs, see ``_child.py``).
 
 When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
 a well-formed message, this side records why for that question, kills the child's whole process
