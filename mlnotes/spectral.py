@@ -21,7 +21,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.linalg import eigh_tridiagonal, eigvalsh_tridiagonal, lapack
 from scipy.linalg.blas import dsymv
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
+from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh, splu
 
 from ._validation import check_n_components
 
@@ -54,6 +54,22 @@ def _choose(solver, n, k):
 
 def _start_vector(n):
     return np.random.default_rng(ARPACK_SEED).uniform(-1, 1, n)
+
+
+def _arpack(A, k, *, tol=0, **options):
+    """``eigsh`` from the fixed start vector, with its failures explained."""
+    try:
+        return eigsh(A, k, v0=_start_vector(A.shape[0]), tol=tol, **options)
+    except (ArpackError, RuntimeError) as exc:  # no convergence, or a singular shifted matrix
+        raise _arpack_failure(A.shape[0], exc) from None
+
+
+def _arpack_failure(n, exc):
+    return ValueError(
+        f"ARPACK failed on this {n} x {n} matrix ({exc}); the matrix may be ill-conditioned or "
+        "(for the bottom eigenpairs) not positive semi-definite. Use solver='dense' "
+        "(eigen_solver='dense' in the estimators)."
+    )
 
 
 def _check_square(A, name="A"):
@@ -97,7 +113,7 @@ def top_eigenpairs(A, k, *, solver="auto"):
     n = A.shape[0]
     k = check_n_components(k, n, what="the matrix size", name="k")
     if _choose(solver, n, k) == "arpack":
-        lam, V = eigsh(_symmetric_operator(A), k, which="LA", v0=_start_vector(n), tol=0)
+        lam, V = _arpack(_symmetric_operator(A), k, which="LA")
     else:
         A = A.toarray() if sp.issparse(A) else A
         lam, V = la.eigh(A, subset_by_index=(n - k, n - 1), check_finite=False)
@@ -154,11 +170,14 @@ def _diagonal_of(B):
 def _shift_invert(A, shift):
     """``x -> (A + shift I)^{-1} x`` by one sparse LU factorisation (symmetric ordering)."""
     n = A.shape[0]
-    lu = splu(
-        sp.csc_matrix(A + shift * sp.eye(n)),
-        permc_spec="MMD_AT_PLUS_A",
-        options={"SymmetricMode": True},
-    )
+    try:
+        lu = splu(
+            sp.csc_matrix(A + shift * sp.eye(n)),
+            permc_spec="MMD_AT_PLUS_A",
+            options={"SymmetricMode": True},
+        )
+    except RuntimeError as exc:  # "Factor is exactly singular"
+        raise _arpack_failure(n, exc) from None
     return LinearOperator((n, n), matvec=lu.solve, dtype=np.float64)
 
 
@@ -215,10 +234,8 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
         A = sp.csr_matrix(A)
         shift = BOTTOM_SHIFT * max(float(np.abs(A.diagonal()).max()), np.finfo(float).tiny)
         M = None if B is None else sp.csc_matrix(B)
-        lam, V = eigsh(
-            A, m, M=M, sigma=-shift, which="LM", v0=_start_vector(n), tol=0,
-            OPinv=_shift_invert(A, shift) if M is None else None,
-        )
+        lam, V = _arpack(A, m, M=M, sigma=-shift, which="LM",
+                         OPinv=_shift_invert(A, shift) if M is None else None)
     else:
         A = A.toarray() if sp.issparse(A) else A
         if B is not None:
@@ -238,7 +255,7 @@ def smallest_eigenvalue(A):
     """
     A = _check_square(A)
     if A.shape[0] > ARPACK_MIN_SIZE:
-        return float(eigsh(A, 1, which="SA", v0=_start_vector(A.shape[0]), tol=1e-6)[0][0])
+        return float(_arpack(A, 1, which="SA", tol=1e-6)[0][0])
     A = A.toarray() if sp.issparse(A) else A
     return float(la.eigvalsh(A, subset_by_index=(0, 0), check_finite=False)[0])
 

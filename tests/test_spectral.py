@@ -111,3 +111,12 @@ def test_bad_arguments():
         top_eigenpairs(np.ones((3, 4)), 1)
     with pytest.raises(ValueError, match="B must be positive definite"):
         bottom_eigenpairs(A, 1, B=np.diag(np.r_[0.0, np.ones(9)]))
+
+
+def test_arpack_failure_is_explained():
+    # A + sI exactly singular for the shift s the solver picks: the LU factorisation fails
+    d = np.linspace(1.0, 2.0, 300)
+    d[0] = -1e-10 * 2.0
+    with pytest.raises(ValueError, match=r"ARPACK failed on this 300 x 300 matrix .*not positive "
+                                         r"semi-definite\. Use solver='dense'"):
+        bottom_eigenpairs(sp.diags(d, format="csr"), 2, solver="arpack")
