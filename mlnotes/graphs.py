@@ -60,8 +60,8 @@ def pairwise_distances(X, Y=None):
 # Nearest neighbours.  For few features a k-d tree finds them in O(N log N); beyond that the
 # tree degenerates and one matrix product (brute force, in row blocks) is faster.
 
-KDTREE_MAX_FEATURES = 15  # use scipy's cKDTree up to this many features (scikit-learn's rule)
-BRUTE_BLOCK_ENTRIES = 2**22  # rows per block of the brute-force distance matrix: this many entries
+KDTREE_MAX_FEATURES = 15  # scipy's cKDTree up to this many features (as scikit-learn's "auto")
+BRUTE_BLOCK_ENTRIES = 2**22  # brute force works in row blocks of about this many distances
 
 
 def _exact_lengths(X, Y, rows, cols):
