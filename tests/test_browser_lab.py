@@ -102,65 +102,70 @@ def lab(tmp_path_factory):
         log.close()
 
 
-def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(lab):
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as b:  # fails (in CI) or skips before any server is started
+        yield b
+
+
+def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     base, token = lab
     host = urlparse(base).netloc
     outside, page_errors = [], []
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with launch_chromium() as browser:
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.on("request", lambda r: outside.append(r.url)
+            if urlparse(r.url).scheme in ("http", "https", "ws", "wss")
+            and urlparse(r.url).netloc != host else None)
+    page.on("pageerror", lambda e: page_errors.append(str(e)))
+    page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+    try:
+        page.goto(f"{base}/lab/tree/explorer.ipynb?token={token}")
 
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        page.on("request", lambda r: outside.append(r.url)
-                if urlparse(r.url).scheme in ("http", "https", "ws", "wss")
-                and urlparse(r.url).netloc != host else None)
-        page.on("pageerror", lambda e: page_errors.append(str(e)))
-        page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
-        try:
-            page.goto(f"{base}/lab/tree/explorer.ipynb?token={token}")
+        # wait until the kernel is idle, then run the cell from its editor (again if the
+        # first key press came before the notebook was connected to the kernel)
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+        for _ in range(3):
+            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")
+            try:
+                page.wait_for_function(
+                    "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt.element_handle(),
+                    timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                continue
 
-            # wait until the kernel is idle, then run the cell from its editor (again if the
-            # first key press came before the notebook was connected to the kernel)
-            page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
-            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
-            prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
-            for _ in range(3):
-                page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
-                page.keyboard.press("Shift+Enter")
-                try:
-                    page.wait_for_function(
-                        "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt.element_handle(),
-                        timeout=10_000)
-                    break
-                except PlaywrightTimeout:
-                    continue
+        image = page.locator(".jp-OutputArea-output img.widget-image")
+        image.wait_for(state="visible", timeout=40_000)
+        page.wait_for_function(
+            "() => { const i = document.querySelector('.jp-OutputArea-output img.widget-image');"
+            " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
+        output = page.locator(".jp-OutputArea-output").first
+        output.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
+        before = image.screenshot()
 
-            image = page.locator(".jp-OutputArea-output img.widget-image")
-            image.wait_for(state="visible", timeout=40_000)
-            page.wait_for_function(
-                "() => { const i = document.querySelector('.jp-OutputArea-output img.widget-image');"
-                " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
-            output = page.locator(".jp-OutputArea-output").first
-            output.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
-            before = image.screenshot()
-
-            # move the "angle" slider one step with the keyboard (0 -> 5 degrees)
-            handle = page.locator(".jp-OutputArea-output .widget-slider .noUi-handle").first
-            handle.focus()
-            page.keyboard.press("ArrowRight")
-            page.wait_for_function(
-                "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
-                ".some(e => e.textContent.trim() === '5')", timeout=15_000)
-            deadline = time.monotonic() + 30
+        # move the "angle" slider one step with the keyboard (0 -> 5 degrees)
+        handle = page.locator(".jp-OutputArea-output .widget-slider .noUi-handle").first
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
+            ".some(e => e.textContent.trim() === '5')", timeout=15_000)
+        deadline = time.monotonic() + 30
+        after = image.screenshot()
+        while after == before and time.monotonic() < deadline:
+            time.sleep(0.3)
             after = image.screenshot()
-            while after == before and time.monotonic() < deadline:
-                time.sleep(0.3)
-                after = image.screenshot()
-            output.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
-        except Exception:
-            page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
-            raise
-        status = page.locator(".jp-OutputArea-output .widget-html").first.inner_text()
+        output.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
+        raise
+    status = page.locator(".jp-OutputArea-output .widget-html").first.inner_text()
 
     assert after != before, "the explorer's figure did not change after moving the slider"
     assert "updated in" in status
