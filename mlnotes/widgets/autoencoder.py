@@ -10,7 +10,6 @@ epochs (same seed, so a shorter run is the beginning of a longer one).
 import functools
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
 
 from ..autoencoder import Autoencoder
 from ..datasets import make_glyph_images
@@ -127,8 +126,8 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     curve.plot(np.arange(len(loss)), loss, color="C0", gid="loss-curve")
     curve.plot(epochs, loss[epochs], "o", color="C3", gid="loss-now")
     curve.axhline(float(pca_loss), color="k", ls="--", lw=1, gid="pca-loss")
-    curve.set(yscale="log", xlabel="epoch", xlim=(0, len(loss) - 1))
-    curve.yaxis.set_minor_formatter(NullFormatter())
+    curve.set(xlabel="epoch", xlim=(0, len(loss) - 1), ylim=(0, 1.05 * max(loss.max(), pca_loss)))
+    curve.locator_params(nbins=4)
     curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.88, wspace=0.15)
     return fig
