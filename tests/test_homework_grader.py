@@ -4,6 +4,8 @@ command line over a class folder, student versions, and the output formats."""
 import csv
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -22,6 +24,10 @@ MLNOTES_KERNELS = ROOT / "mlnotes" / "kernels.py"
 # laplacian stays honest, so it shows whether the rest of the submission was still graded.
 ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
 TIMEOUT = 2.0
+# Hiding folders from C code (an FFI reads past the audit hook) takes a mount namespace: root
+# with CAP_SYS_ADMIN, as in most containers. Without it that one attack cannot be stopped.
+CAN_HIDE = (sys.platform == "linux" and os.geteuid() == 0 and shutil.which("unshare") is not None
+            and subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0)
 
 
 def dc(body):
@@ -101,6 +107,11 @@ ATTACKS = {
         "fd = libc.open(MARKER.encode(), os.O_WRONLY | os.O_CREAT, 0o644)\n"
         "assert fd >= 0, f'open refused with errno {ffi.errno}'\n" + HONEST)}),
         0, 1, "open refused with errno 13"),
+    "ffi_reads_mlnotes": (submission("spectral", replace={"double_center": dc(
+        "import cffi\nffi = cffi.FFI()\nffi.cdef('int open(const char *, int, int);')\n"
+        f"fd = ffi.dlopen(None).open({str(MLNOTES_KERNELS)!r}.encode(), 0, 0)\n"
+        "assert fd >= 0, f'open refused with errno {ffi.errno}'\n" + HONEST)}),
+        0, 1, "open refused with errno 2"),
     "kill_parent": (submission("spectral", replace={"double_center": dc(
         "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + HONEST)}),
         0, 1, "not allowed"),
@@ -113,11 +124,13 @@ ATTACKS = {
         f"import json\nnb = json.load(open({str(ROOT / 'book/homework/instructor/spectral.ipynb')!r}))"
         "\nreturn D2")}), 0, 1, "not allowed while grading"),
     "reads_classmate": (submission("spectral", replace={"double_center": dc(
-        "import glob, os\nmine = os.getcwd()\n"
+        "import glob, os\nmine, found = os.getcwd(), []\n"
         "for path in glob.glob(os.path.join(os.path.dirname(mine), 'mlnotes-grade-*', '*.py')):\n"
-        "    if not path.startswith(mine):\n        open(path).read()\n"
-        "for path in glob.glob(os.path.join(CLASS_FOLDER, '*.ipynb')):\n    open(path).read()\n"
-        "return D2")}), 0, 1, "not allowed while grading"),
+        "    if not path.startswith(mine):\n        found.append(open(path).read())\n"
+        "for path in glob.glob(os.path.join(CLASS_FOLDER, '*.ipynb')):\n"
+        "    found.append(open(path).read())\n"
+        "assert found, 'nothing to copy'  # hidden by the sandbox, else refused by its hook\n"
+        "return D2")}), 0, 1, "raised"),
     "dir_fd": (submission("spectral", replace={"double_center": dc(
         f"import os\nroot = os.open({str(ROOT)!r}, os.O_RDONLY)\n"
         "os.open('book/homework/instructor/spectral.ipynb', os.O_RDONLY, dir_fd=root)\n"
@@ -160,6 +173,8 @@ def graded(tmp_path_factory):
 def test_attack_gets_its_outcome(graded, student):
     results, out = graded
     _, dc_points, lap_points, text = ATTACKS[student]
+    if student == "ffi_reads_mlnotes" and not CAN_HIDE:
+        pytest.skip("no mount namespace here: C code could read mlnotes' files")
     result = results[student]
     points = {q.name: q.points for q in result.results}
     feedback = (out.parent / "feedback" / f"{student}.txt").read_text()

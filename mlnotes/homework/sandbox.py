@@ -67,11 +67,12 @@ class _Child:
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
             "blocked_dirs": [str(MLNOTES_DIR)],
             "private": _private_prefixes(private),
+            "hide": _hidden_dirs(private),
         }
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "TMPDIR": str(tmp),
-               "MPLCONFIGDIR": str(tmp), "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
+               "MPLCONFIGDIR": _matplotlib_cache(), "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
         env.update({name: "1" for name in THREAD_ENV})
         try:
             self.proc = subprocess.Popen(
@@ -136,16 +137,45 @@ class _Child:
         os.close(self.fd)
 
 
-def _private_prefixes(extra):
-    """Path prefixes the child may not read (its own temporary directory stays readable)."""
+def _matplotlib_cache():
+    """This user's matplotlib cache folder (created if absent), for a notebook that imports
+    pyplot: the child can read its font list there (it cannot write anywhere)."""
+    folder = os.environ.get("MPLCONFIGDIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "matplotlib")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def _private_dirs(extra):
+    """Folders graded code may not read: the course's, ``extra``, never Python's or numpy's."""
     dirs = [PROJECT_ROOT / name for name in COURSE_PATHS] + [Path(p) for p in extra]
-    prefixes = [os.path.realpath(d) + os.sep for d in dirs]
+    dirs = [os.path.realpath(d) + os.sep for d in dirs]
     # never a folder that holds Python itself or numpy (e.g. an output folder that is the cwd)
     needed = [os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
                                                      os.path.dirname(np.__file__))]
-    prefixes = [p for p in prefixes if not any(n.startswith(p) for n in needed)]
+    return [d for d in dirs if not any(n.startswith(d) for n in needed)]
+
+
+def _private_prefixes(extra):
+    """Path prefixes the child may not read (its own temporary directory stays readable)."""
+    prefixes = _private_dirs(extra)
     prefixes.append(os.path.join(os.path.realpath(tempfile.gettempdir()), TMP_PREFIX))
     return prefixes
+
+
+def _hidden_dirs(extra):
+    """Folders the child covers with an empty file system once it has read its inputs.
+
+    mlnotes, the course's and the caller's private folders, the temporary folder (other
+    sandboxes, the class's submissions in tests), and ``/proc`` and ``/dev`` (another process's
+    view of the file system, raw disks).
+    """
+    candidates = [str(MLNOTES_DIR) + os.sep, *_private_dirs(extra),
+                  os.path.realpath(tempfile.gettempdir()) + os.sep, "/proc/", "/dev/"]
+    needed = [os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                     os.path.dirname(np.__file__))]
+    return [d.rstrip(os.sep) for d in dict.fromkeys(candidates)
+            if os.path.isdir(d) and not any(n.startswith(d) for n in needed)]
 
 
 def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
