@@ -7,10 +7,13 @@ directory. It imports nothing from mlnotes (it is loaded by path, and the parent
 the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
-2. imports numpy, reads its inputs, and has the kernel confine it (a seccomp filter, x86-64
-   Linux): no new processes (threads remain possible), no opening a file for writing, no
-   deleting, renaming, linking or chmod-ing, no signals to other processes, no sockets, no
-   raising its limits, no mounts, namespaces, ptrace or io_uring. This binds whatever code runs,
+2. imports numpy, reads its inputs, covers the folders it must not read (mlnotes, the course's
+   solutions and tests, the submissions, the temporary folder, /proc, /dev) with empty file
+   systems in a mount namespace of its own (where it may: root with CAP_SYS_ADMIN), and has the
+   kernel confine it (a seccomp filter, x86-64 Linux): no new processes (threads remain
+   possible), no opening a file for writing, no deleting, renaming, linking or chmod-ing, no
+   signals to other processes, no sockets, no raising its limits, no mounts, namespaces, ptrace
+   or io_uring. This binds whatever code runs,
    C code reached through an FFI included; then it opens the result pipe (a file descriptor the
    parent created) and replaces ``sys.stdout``/``sys.stderr`` by buffers that keep only the
    first characters;
@@ -26,10 +29,10 @@ the same way). In order, it
    question to the pipe: the values as nested lists of floats, or the error.
 
 Nothing the child says is a verdict: the parent compares the numbers itself, so a forged message
-can at most claim an answer, which is then checked like any other. Reading files is confined
-only by the audit hook (an FFI could read past it, though not write, start a process or talk to
-the network); at class scale, run the grader inside the container your grading platform provides
-(Gradescope does) as well.
+can at most claim an answer, which is then checked like any other. Where no mount namespace is
+available, only the audit hook guards reads (C code reached through an FFI could read past it,
+though not write, start a process or talk to the network); at class scale, run the grader inside
+the container your grading platform provides (Gradescope does) as well.
 """
 
 import json
