@@ -13,10 +13,9 @@ the same way). In order, it
    kernel confine it (a seccomp filter, x86-64 Linux): no new processes (threads remain
    possible), no opening a file for writing, no deleting, renaming, linking or chmod-ing, no
    signals to other processes, no sockets, no raising its limits, no mounts, namespaces, ptrace
-   or io_uring. This binds whatever code runs,
-   C code reached through an FFI included; then it opens the result pipe (a file descriptor the
-   parent created) and replaces ``sys.stdout``/``sys.stderr`` by buffers that keep only the
-   first characters;
+   or io_uring. This binds whatever code runs, C code reached through an FFI included. Answers
+   go to the result pipe (a file descriptor the parent created); ``sys.stdout`` and
+   ``sys.stderr`` become buffers that keep only the first characters;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
    audit hook that refuses, with a readable message, what graded code never needs: reading the
