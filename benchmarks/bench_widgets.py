@@ -47,7 +47,7 @@ def rows():
     sliders = [
         ("pca", mw.pca_explorer, "angle", "n_samples"),
         ("mds", mw.mds_explorer, "dissimilarity", "n_samples"),
-        ("kernel PCA", mw.kernel_pca_explorer, "gamma", "n_samples"),
+        ("kernel_pca", mw.kernel_pca_explorer, "gamma", "n_samples"),
         ("isomap", mw.isomap_explorer, "n_neighbors", "n_samples"),
         ("lle", mw.lle_explorer, "n_neighbors", "n_samples"),
         ("eigenmaps", mw.eigenmaps_explorer, "t", "n_samples"),
@@ -56,7 +56,7 @@ def rows():
         ex = make()
         moves = _moves(ex, name)
         first = _median_update(ex, name, moves)  # each setting computed for the first time
-        yield {"case": f"widget: {label} update ({name})", "n": ex.params[size],
+        yield {"case": f"widget: {label} update", "n": ex.params[size],
                "mlnotes_s": _median_update(ex, name, moves), "sklearn_s": None,
                "agreement": None, "target": TARGET}
         yield {"case": f"widget: {label} first visit of a setting ({name})",
@@ -69,7 +69,7 @@ def rows():
     ]
     for label, make, name, size in replays:
         ex = make()
-        yield {"case": f"widget: {label} update (replay frame)", "n": ex.params[size],
+        yield {"case": f"widget: {label} update", "n": ex.params[size],
                "mlnotes_s": _median_update(ex, "frame", _frames(ex)), "sklearn_s": None,
                "agreement": None, "target": TARGET}
         value = _moves(ex, name)[0]
