@@ -359,3 +359,16 @@ def test_student_versions_in_the_book_are_up_to_date():
         outputs = "".join("".join(o.get("text", "")) for c in built["cells"]
                           if c["cell_type"] == "code" for o in c.get("outputs", []))
         assert "not implemented yet" in outputs  # executed: what a student sees first
+
+
+def test_an_instructor_can_block_more_packages(tmp_path):
+    uses_sklearn = submission("spectral", replace={"double_center": (
+        "def double_center(D2):\n    from sklearn.preprocessing import KernelCenterer\n"
+        "    return -0.5 * KernelCenterer().fit_transform(D2)\n")})
+    write(tmp_path / "subs" / "sk.ipynb", uses_sklearn)
+    allowed, = grade_folder(tmp_path / "subs", ASSIGNMENT, tmp_path / "a" / "g.csv", seed=5)
+    blocked, = grade_folder(tmp_path / "subs", ASSIGNMENT, tmp_path / "b" / "g.csv", seed=5,
+                            block=["sklearn"])
+    assert allowed.results[0].points == 1 and blocked.results[0].points == 0
+    assert "importing sklearn is blocked while grading" in blocked.results[0].feedback
+    assert "your code tried to use sklearn" in blocked.results[0].feedback

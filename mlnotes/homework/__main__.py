@@ -1,6 +1,7 @@
 """Command line: ``python -m mlnotes.homework {grade,grade-one,student-version,list}``.
 
-grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--jobs N --timeout S --memory MB]
+grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--jobs N --timeout S --memory MB
+      --block sklearn,...]
     Grade a folder of notebooks; writes the CSV, ``feedback/<student>.txt`` and
     ``results/<student>/results.json`` (Gradescope format) next to the CSV.
 grade-one NOTEBOOK --assignment NAME --results results.json
@@ -29,6 +30,13 @@ def _grading_options(parser):
                         help="memory limit of the sandboxed process in MB (default 1024)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the hidden inputs (default: fresh and random)")
+    parser.add_argument("--block", default="",
+                        help="comma-separated packages graded code may not import, besides "
+                             "mlnotes (e.g. sklearn)")
+
+
+def _packages(text):
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def main(argv=None):
@@ -57,14 +65,15 @@ def main(argv=None):
             parser.error(f"{args.submissions} is not a folder of submissions")
         start = time.perf_counter()
         results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
-                               timeout=args.timeout, memory_mb=args.memory, seed=args.seed)
+                               timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
+                               block=_packages(args.block))
         print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
               f"wrote {args.out}, feedback/ and results/ in {args.out.parent or '.'}")
     elif args.command == "grade-one":
         from .grader import Grader, gradescope_json
 
         grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
-                        seed=args.seed)
+                        seed=args.seed, block=_packages(args.block))
         result = grader.grade_safely(args.notebook.stem, args.notebook)
         args.results.parent.mkdir(parents=True, exist_ok=True)
         args.results.write_text(json.dumps(gradescope_json(result), indent=1))

@@ -20,8 +20,8 @@ the same way). In order, it
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
    audit hook that refuses, with a readable message, what graded code never needs: reading the
    course's files (solutions, tests, other submissions), writing files, starting processes,
-   signalling other processes, sockets, ctypes, walking the garbage collector, swapping a
-   function's code (the kernel filter is the backstop for what the hook cannot see);
+   signalling other processes, sockets, ctypes, walking the garbage collector (the hidden
+   folders and the kernel filter are the backstop for what the hook cannot see);
 4. executes the submission's definitions, statement by statement (a failing statement is
    reported, not fatal), then for each question calls the function on the inputs the parent
    wrote (``inputs_<i>.npz``, loaded without pickle) and writes one framed JSON message per
@@ -45,11 +45,12 @@ MAX_OPEN_FILES = 64
 KEPT_OUTPUT = 500
 # Numbers in one answer (a 1000 x 1000 matrix and change); no question needs more.
 MAX_ANSWER_SIZE = 2_000_000
-BLOCKED_PACKAGE = "mlnotes"
-MLNOTES_BLOCKED = (
-    "importing mlnotes is blocked while grading: the graded functions must be your own "
-    "implementation (use numpy/scipy)"
-)
+BLOCKED_PACKAGE = "mlnotes"  # always blocked; an instructor may block more (e.g. sklearn)
+
+
+def blocked_message(package):
+    return (f"importing {package} is blocked while grading: the graded functions must be your "
+            "own implementation (use numpy/scipy)")
 FORBIDDEN_EVENTS = frozenset({
     "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
     "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill", "resource.setrlimit",
@@ -311,29 +312,36 @@ def _seccomp_filter():
     return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
 
 
-class _RefuseMlnotes:
-    """A meta-path finder that refuses ``mlnotes`` and its submodules."""
+def _blocked_package(name, packages):
+    """The blocked package that module ``name`` belongs to, or None."""
+    return next((p for p in packages if name == p or name.startswith(p + ".")), None)
 
-    def __init__(self, record):
-        self._record = record
+
+class _RefuseBlocked:
+    """A meta-path finder that refuses the blocked packages and their submodules."""
+
+    def __init__(self, packages, record):
+        self._packages, self._record = packages, record
 
     def find_spec(self, name, path=None, target=None):
-        if name == BLOCKED_PACKAGE or name.startswith(BLOCKED_PACKAGE + "."):
-            self._record.append(name)
-            raise ImportError(MLNOTES_BLOCKED)
+        package = _blocked_package(name, self._packages)
+        if package:
+            self._record.append(package)
+            raise ImportError(blocked_message(package))
         return None
 
 
-def _install_guard(tmp, blocked_dirs, private, record):
-    """Block mlnotes and install the audit hook (it cannot be removed once added).
+def _install_guard(tmp, packages, blocked_dirs, private, record):
+    """Block ``packages`` and install the audit hook (it cannot be removed once added).
 
-    ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback); ``private`` are
-    path prefixes that graded code may not even read: the course's solutions and tests, the
-    other submissions, the other sandboxes' directories.
+    ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback, as an import of a
+    blocked package is); ``private`` are path prefixes that graded code may not even read: the
+    course's solutions and tests, the other submissions, the other sandboxes' directories.
     """
-    for name in [m for m in sys.modules if m.split(".")[0] == BLOCKED_PACKAGE]:
+    packages = tuple(packages)
+    for name in [m for m in sys.modules if _blocked_package(m, packages)]:
         del sys.modules[name]
-    sys.meta_path.insert(0, _RefuseMlnotes(record))
+    sys.meta_path.insert(0, _RefuseBlocked(packages, record))
 
     realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
     tmp_root = realpath(tmp) + sep
@@ -354,10 +362,10 @@ def _install_guard(tmp, blocked_dirs, private, record):
 
     def hook(event, args):
         if event == "import":
-            name = str(args[0])
-            if name == BLOCKED_PACKAGE or name.startswith(BLOCKED_PACKAGE + "."):
-                record.append(name)
-                raise ImportError(MLNOTES_BLOCKED)
+            package = _blocked_package(str(args[0]), packages)
+            if package:
+                record.append(package)
+                raise ImportError(blocked_message(package))
         elif event == "open":
             p = resolve(args[0])
             if p is None:
@@ -365,8 +373,8 @@ def _install_guard(tmp, blocked_dirs, private, record):
             if in_tmp(p):
                 return
             if (p + sep).startswith(blocked):
-                record.append(p)
-                raise PermissionError(MLNOTES_BLOCKED)
+                record.append(BLOCKED_PACKAGE)
+                raise PermissionError(blocked_message(BLOCKED_PACKAGE))
             if (p + sep).startswith(private):
                 raise PermissionError("reading the course's files (solutions, tests, other "
                                       "submissions) is not allowed while grading")
@@ -388,8 +396,6 @@ def _install_guard(tmp, blocked_dirs, private, record):
                                           "is not allowed")
         elif event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
             raise PermissionError(f"{event} is not allowed while grading")
-        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
-            raise PermissionError("replacing a function's code is not allowed while grading")
 
     sys.addaudithook(hook)
 
@@ -433,11 +439,12 @@ def main(config_path):
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
     record = []
-    _install_guard(tmp, config["blocked_dirs"], config["private"], record)
+    _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]], config["blocked_dirs"],
+                   config["private"], record)
 
     namespace = {"__name__": "submission", "__builtins__": __builtins__}
     notes = _run_statements(source, namespace)
-    _send(out, {"kind": "ready", "notes": notes, "mlnotes": bool(record),
+    _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
                 "output": captured.take()})
     for i, cases in inputs:
         seen = len(record)
@@ -446,7 +453,8 @@ def main(config_path):
             answers = [{"error": "missing", "type": "<missing>"}] * len(cases)
         else:
             answers = [call_plain(func, args) for args in cases]
-        _send(out, {"kind": "answer", "q": i, "answers": answers, "mlnotes": len(record) > seen,
+        _send(out, {"kind": "answer", "q": i, "answers": answers,
+                    "blocked": sorted(set(record[seen:])),
                     "output": captured.take()})
     out.close()
     os._exit(0)

@@ -84,13 +84,15 @@ def _notebook_of(path):
 class Grader:
     """Grades submissions against one assignment; the inputs are drawn once per grader."""
 
-    def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=()):
+    def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
+                 block=()):
         self.points = get_assignment(assignment) if isinstance(assignment, str) else dict(
             assignment)
         self.questions = [get_question(name) for name in self.points]
         self.timeout = float(timeout)
         self.memory_mb = int(memory_mb)
         self.private = [str(p) for p in private]  # folders graded code may not read
+        self.block = [str(b) for b in block]  # packages it may not import, besides mlnotes
         seed = secrets.randbits(SEED_BITS) if seed is None else seed
         self.seed = seed
         self.cases = [q.cases([seed, k]) for k, q in enumerate(self.questions)]
@@ -109,7 +111,8 @@ class Grader:
                  for q, cases in zip(self.questions, self.cases, strict=True)]
         try:
             notes, outcomes = run_functions(source, calls, timeout=self.timeout,
-                                            memory_mb=self.memory_mb, private=self.private)
+                                            memory_mb=self.memory_mb, private=self.private,
+                                            block=self.block)
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})")
         result.notes += notes
@@ -128,8 +131,8 @@ class Grader:
                  for inputs, answer, expected in zip(self.cases[k], answers, self.expected[k],
                                                      strict=True)]
         report = Report(question.name, cases)
-        if outcome.get("mlnotes"):
-            report.notes.append("your code tried to use mlnotes, which is blocked while grading: "
+        for name in outcome.get("blocked", []):
+            report.notes.append(f"your code tried to use {name}, which is blocked while grading: "
                                 "the graded functions must be your own implementation")
         text = report.text(student=False)
         printed = outcome.get("output", "")
@@ -155,13 +158,13 @@ class Grader:
 
 
 def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb=1024,
-                 seed=None):
+                 seed=None, block=()):
     """Grade every submission in ``folder``; write the CSV, feedback and results.json files.
 
     Returns the list of :class:`SubmissionResult` (one per submission, in CSV order).
     """
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
-                    private=[folder, Path(out_csv).parent])
+                    private=[folder, Path(out_csv).parent], block=block)
     submissions = find_submissions(folder)
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
         results = list(pool.map(lambda s: grader.grade_safely(*s), submissions))

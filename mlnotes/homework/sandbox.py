@@ -58,14 +58,14 @@ def _write_inputs(path, cases):
 
 
 class _Child:
-    def __init__(self, tmp, functions, start, timeout, memory_mb, private):
+    def __init__(self, tmp, functions, start, timeout, memory_mb, private, block):
         read_fd, write_fd = os.pipe()
         n_left = len(functions) - start
         config = {
             "fd": write_fd, "tmp": str(tmp), "source": "submission.py",
             "functions": functions, "start": start, "memory_mb": memory_mb,
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
-            "blocked_dirs": [str(MLNOTES_DIR)],
+            "blocked_dirs": [str(MLNOTES_DIR)], "block": list(block),
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
         }
@@ -178,7 +178,7 @@ def _hidden_dirs(extra):
             if os.path.isdir(d) and not any(n.startswith(d) for n in needed)]
 
 
-def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
+def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=(), block=()):
     """Run ``source`` (a submission's definitions) in a sandboxed child and call its functions.
 
     Parameters
@@ -194,6 +194,8 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
         Address-space limit of the child.
     private : sequence of path-like
         Folders the child may not read (e.g. the other submissions and the grader's output).
+    block : sequence of str
+        Packages the code may not import, besides mlnotes (e.g. ``"sklearn"``).
 
     Returns
     -------
@@ -202,7 +204,8 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
     results : list of dict
         Per question: ``{"answers": [outcome per case]}`` (each outcome as in
         :func:`mlnotes.homework.core.evaluate_case`) or ``{"reason": text}``; plus ``"output"``,
-        the first characters the code printed, and ``"mlnotes"``, whether it tried to use mlnotes.
+        the first characters the code printed, and ``"blocked"``, the blocked packages it tried
+        to use.
     """
     functions = [name for name, _ in calls]
     results = [None] * len(calls)
@@ -214,16 +217,21 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=()):
             _write_inputs(Path(tmp) / f"inputs_{i}.npz", cases)
         start = 0
         while start < len(calls):
-            start = _run_child(tmp, functions, start, timeout, memory_mb, private, results,
-                               notes)
+            start = _run_child(tmp, functions, start, timeout, memory_mb, private, block,
+                               results, notes)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return notes, results
 
 
-def _run_child(tmp, functions, start, timeout, memory_mb, private, results, notes):
+def _names(value):
+    """A list of package names from the child's message (anything else is dropped)."""
+    return [v for v in value if isinstance(v, str)][:10] if isinstance(value, list) else []
+
+
+def _run_child(tmp, functions, start, timeout, memory_mb, private, block, results, notes):
     """One child from question ``start`` on; returns where the next child must start."""
-    child = _Child(tmp, functions, start, timeout, memory_mb, private)
+    child = _Child(tmp, functions, start, timeout, memory_mb, private, block)
     try:
         try:
             ready = child.read(time.monotonic() + timeout + SETUP_GRACE)
@@ -234,8 +242,8 @@ def _run_child(tmp, functions, start, timeout, memory_mb, private, results, note
             return len(functions)
         if start == 0:
             notes.extend(str(n) for n in ready.get("notes", []) if isinstance(n, str))
-            if ready.get("mlnotes"):
-                notes.append("the notebook imports mlnotes, which is blocked while grading")
+            notes.extend(f"the notebook imports {name}, which is blocked while grading"
+                         for name in _names(ready.get("blocked")))
         for i in range(start, len(functions)):
             try:
                 message = child.read(time.monotonic() + timeout)
@@ -250,7 +258,7 @@ def _run_child(tmp, functions, start, timeout, memory_mb, private, results, note
                 results[i] = {"reason": "the process sent a malformed answer"}
                 return i + 1
             results[i] = {"answers": answers, "output": str(message.get("output", ""))[:4000],
-                          "mlnotes": bool(message.get("mlnotes"))}
+                          "blocked": _names(message.get("blocked"))}
         return len(functions)
     finally:
         child.kill()
