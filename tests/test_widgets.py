@@ -443,3 +443,17 @@ def test_autoencoder_rows_are_the_data_and_pcas_reconstruction_and_it_beats_pca(
     assert losses[-1] < 0.2 * losses[0]
     # a 1-D curved manifold: the nonlinear code reconstructs far better than one principal axis
     assert losses[-1] < 0.5 * pca_loss
+
+
+def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monkeypatch):
+    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
+    assert ex.widget is not None
+    shown = ex._image_widget.value
+
+    def diverge(**params):
+        raise FloatingPointError("The optimisation diverged at iteration 3")
+
+    monkeypatch.setattr(ex, "n_frames", diverge)
+    ex._controls["learning_rate"].value = 1000.0
+    assert "cannot draw this setting: The optimisation diverged" in ex._status.value
+    assert ex._progress.bar_style == "danger" and ex._image_widget.value == shown

@@ -322,7 +322,18 @@ class Explorer:
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
-        self._show(self.render(**values))
+        with self._reporting_errors():
+            self._show(self.render(**values))
+
+    @contextlib.contextmanager
+    def _reporting_errors(self):
+        """A setting the method cannot handle (say, a diverging run) leaves the last figure and
+        says why in the status line, instead of a traceback in the kernel's log."""
+        try:
+            yield
+        except (ValueError, FloatingPointError) as exc:
+            self._status.value = f"<small style='color: #b00'>cannot draw this setting: " \
+                                 f"{html.escape(str(exc))}</small>"
 
     def _show(self, png):
         self._image = png
@@ -372,7 +383,8 @@ class ReplayExplorer(Explorer):
         return [w.HBox([self._play, self._frame, self._progress])]
 
     def _on_frame(self, change):
-        self._show(self.render(frame=int(change["new"])))
+        with self._reporting_errors():
+            self._show(self.render(frame=int(change["new"])))
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
@@ -381,8 +393,12 @@ class ReplayExplorer(Explorer):
         def hook(done, total):
             self._progress.value = int(100 * done / max(total, 1))
 
-        with reporting_progress(hook):
+        n = None
+        with self._reporting_errors(), reporting_progress(hook):
             n = self.n_frames(**{**self._run_params(), **values})
+        if n is None:  # the run failed (said so in the status line): keep showing the last one
+            self._progress.bar_style = "danger"
+            return
         self._progress.value, self._progress.bar_style = 100, "success"
         # Show the end of the new run, then let "play" replay it from the start.
         with self._frame.hold_trait_notifications():

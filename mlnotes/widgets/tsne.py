@@ -7,6 +7,7 @@ shows as the stretch where the map is not yet fitting it).
 """
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -51,7 +52,9 @@ def tsne_run(case, perplexity, learning_rate, exaggeration, n_samples, max_iter,
         max_iter=max_iter, random_state=random_state, record_every=RECORD_EVERY,
         callback=lambda it, Z, kl: report_progress(it, max_iter),
     )
-    model.fit(X)
+    with warnings.catch_warnings():  # a run that does not move shows so in the KL curve
+        warnings.simplefilter("ignore", RuntimeWarning)
+        model.fit(X)
     h = model.history_
     P = joint_affinities(conditional_affinities(squared_distances(X), perplexity)[0])
     kl = np.array([tsne_objective_gradient(Z, P)[0] for Z in h.embeddings])
