@@ -39,7 +39,9 @@ def _toc_pages():
                 walk(child)
 
     walk(toc)
-    return ["index.html", "genindex.html", "search.html"] + [f"{f}.html" for f in files]
+    # Sphinx's own pages: the redirect, the general index, search, and sphinx-proof's index of
+    # theorems and proofs.
+    return ["index.html", "genindex.html", "search.html", "prf-prf.html"] + [f"{f}.html" for f in files]
 
 
 PAGES = _toc_pages()
