@@ -1,10 +1,16 @@
-"""An explorer end to end in a real JupyterLab: run the cell, move a slider, the figure changes.
+"""Explorers in a real browser: live in JupyterLab, static in the built book.
+
+JupyterLab: run an explorer cell, move a slider, the figure changes.
 
 Starts ``jupyter lab`` from this environment on 127.0.0.1 (a free port, a random token, a
 temporary root folder holding one small notebook, throw-away settings), opens the notebook in
 headless Chromium, runs the cell, screenshots the explorer's image, moves the slider with the
 keyboard, and asserts that the image changed. No request may leave the machine. Screenshots go
 to ``tests/artifacts/lab/``. Chromium is required in CI (see ``browser_support``).
+
+The book (``_build/html``, built by ``make book`` before the browser tests run): every cell that
+calls an explorer shows its static rendering (a loaded image, or a replay whose "play" button
+changes the frame), and no page carries a widget view that would render as an empty box.
 """
 
 import json
@@ -19,7 +25,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import ROOT, launch_chromium
+from browser_support import ROOT, browser_required, launch_chromium, serve_directory
 
 pytestmark = pytest.mark.browser
 
@@ -171,3 +177,44 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
     assert "updated in" in status
     assert not outside, f"requests left the machine: {outside[:5]}"
     assert not page_errors, f"page errors: {page_errors[:5]}"
+
+
+BOOK_HTML = ROOT / "_build" / "html"
+
+
+def _explorer_pages():
+    return sorted(p for p in (BOOK_HTML / "book").rglob("*.html") if "_explorer" in p.read_text())
+
+
+def test_built_book_shows_a_static_rendering_for_every_explorer(browser):
+    if not (BOOK_HTML / "index.html").exists():
+        if browser_required():
+            pytest.fail("_build/html is missing: run `make book` before the browser tests")
+        pytest.skip("the book is not built (make book)")
+    pages = _explorer_pages()
+    assert pages, "no page of the built book calls an explorer"
+    with serve_directory(BOOK_HTML) as site:
+        for path in pages:
+            name = path.relative_to(BOOK_HTML).as_posix()
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.route(lambda url: urlparse(url).netloc not in (urlparse(site).netloc, ""),
+                       lambda route: route.abort())
+            page.goto(f"{site}/{name}", wait_until="networkidle")
+            assert page.locator("script[type='application/vnd.jupyter.widget-view+json']"
+                                ).count() == 0, f"{name}: a widget view (an empty box) was rendered"
+            cells = page.locator("div.cell", has_text="_explorer(")
+            assert cells.count(), f"{name}: no explorer cell found"
+            for k in range(cells.count()):
+                cell = cells.nth(k)
+                shown = cell.locator(".cell_output img").first
+                shown.wait_for(timeout=10_000)
+                assert shown.evaluate("i => i.complete && i.naturalWidth > 100"), (
+                    f"{name}: explorer cell {k} shows no image")
+                replay = cell.locator(".mlnotes-replay")
+                if replay.count():
+                    first = shown.get_attribute("src")
+                    replay.locator("[data-act=play]").click()
+                    page.wait_for_function("([img, src]) => img.src !== src",
+                                           arg=[shown.element_handle(), first], timeout=5_000)
+                    replay.locator("[data-act=pause]").click()
+            page.context.close()
