@@ -78,6 +78,25 @@ def browser():
         yield b
 
 
+# Every method chapter has at least one ipywidgets explorer (DESIGN.md, "Widgets").
+CHAPTERS_WITH_EXPLORERS = {
+    "pca", "classical_mds", "metric_mds", "kernel_pca", "isomap", "lle", "eigenmaps", "tsne",
+    "autoencoders",
+}
+
+EXPLORER_OUTPUTS_JS = """
+Array.from(document.querySelectorAll('div.cell')).filter(
+    c => /widgets\\.\\w+_explorer\\(/.test((c.querySelector('.cell_input') || {}).textContent || '')
+).map(c => {
+    const out = c.querySelector('.cell_output');
+    const imgs = out ? Array.from(out.querySelectorAll('img')).filter(
+        i => i.complete && i.naturalWidth > 50) : [];
+    return {source: c.querySelector('.cell_input').textContent.trim(),
+            images: imgs.length, height: out ? out.getBoundingClientRect().height : 0};
+})
+"""
+
+
 def _redirect_target(page):
     """The target of a meta-refresh page (Jupyter Book's root index.html), else None."""
     match = re.search(r'http-equiv="refresh"[^>]*url=([^"]+)"', (HTML / page).read_text(), re.I)
@@ -139,6 +158,15 @@ def test_page_renders_self_contained(page, site, browser):
         ".map(i => i.src)"
     )
     assert not broken, f"{page}: images that did not load: {broken[:5]}"
+
+    # Explorer cells (``ml.widgets.*_explorer(...)``) must show their static rendering here, where
+    # no kernel runs: a loaded image of real size, never an empty box.
+    explorers = pw_page.evaluate(EXPLORER_OUTPUTS_JS)
+    for cell in explorers:
+        assert cell["images"] > 0 and cell["height"] > 150, (
+            f"{page}: explorer cell `{cell['source'][:60]}` shows no static figure: {cell}")
+    if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS:
+        assert explorers, f"{page}: the chapter has no explorer cell"
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     pw_page.screenshot(path=str(ARTIFACTS / (page.replace("/", "_") + ".png")), full_page=False)
