@@ -11,12 +11,21 @@ prints, per property, pass or fail, and a diagnosis of the likely mistake. Instr
 
 grades a folder of notebooks in sandboxed processes (see :mod:`mlnotes.homework.sandbox`) and
 writes a CSV, a feedback file per student and a Gradescope ``results.json`` per submission.
+
+Modules: :mod:`~mlnotes.homework.core` (questions, judging, reports), :mod:`~.compare`
+(tolerances, eigenvector ambiguity), :mod:`~.bank` (the questions), :mod:`~.student` (``check``),
+:mod:`~.sandbox` and ``_child.py`` (running untrusted code), :mod:`~.notebook` (extraction,
+student versions), :mod:`~.grader` (batch grading), :mod:`~.assignments`.
 """
 
+from .assignments import ASSIGNMENTS
 from .core import QUESTIONS, Question, Report, get_question
+from .grader import Grader, grade_folder
+from .notebook import student_version
 from .student import check, run_check
 
-__all__ = ["QUESTIONS", "Question", "Report", "check", "get_question", "questions", "run_check"]
+__all__ = ["ASSIGNMENTS", "QUESTIONS", "Grader", "Question", "Report", "check", "get_question",
+           "grade_folder", "questions", "run_check", "student_version"]
 
 
 def questions():
