@@ -22,7 +22,7 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 MD_BEGIN, MD_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
 STUB_LINES = ("# YOUR CODE HERE", 'raise NotImplementedError("not implemented yet")')
 # Larger notebooks are refused (no assignment needs more; images of outputs are the usual bulk).
-MAX_NOTEBOOK_BYTES = 20 * 2**20
+MAX_NOTEBOOK_BYTES = 50 * 2**20
 KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
               ast.Assign, ast.AnnAssign)
 MAGIC = re.compile(r"^\s*[%!?]")
