@@ -322,6 +322,7 @@ class Explorer:
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
+        self._status.value = "<small>computing…</small>"  # a new setting may take a moment
         with self._reporting_errors():
             self._show(self.render(**values))
 
@@ -389,6 +390,7 @@ class ReplayExplorer(Explorer):
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
         self._progress.bar_style = "info"
+        self._status.value = "<small>running…</small>"
 
         def hook(done, total):
             self._progress.value = int(100 * done / max(total, 1))
