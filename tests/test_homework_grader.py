@@ -196,6 +196,13 @@ def test_every_submission_has_a_row(graded):
     assert rows["honest"]["total"] == "2.0" and rows["honest"]["max"] == "2"
 
 
+def test_the_settings_and_seed_are_kept_for_the_instructor(graded):
+    _, out = graded
+    settings = json.loads((out.parent / "grading.json").read_text())
+    assert settings["seed"] == 1 and settings["assignment"] == ASSIGNMENT
+    assert settings["timeout"] == TIMEOUT
+
+
 def test_gradescope_results_json(graded):
     _, out = graded
     data = json.loads((out.parent / "results" / "wrong_factor" / "results.json").read_text())

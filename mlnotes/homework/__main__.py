@@ -68,7 +68,8 @@ def main(argv=None):
                                timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
                                block=_packages(args.block))
         print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
-              f"wrote {args.out}, feedback/ and results/ in {args.out.parent or '.'}")
+              f"wrote {args.out}, feedback/, results/ and grading.json (the seed, to grade "
+              f"again on the same inputs) in {args.out.parent or '.'}")
     elif args.command == "grade-one":
         from .grader import Grader, gradescope_json
 

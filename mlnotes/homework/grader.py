@@ -159,7 +159,8 @@ class Grader:
 
 def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb=1024,
                  seed=None, block=()):
-    """Grade every submission in ``folder``; write the CSV, feedback and results.json files.
+    """Grade every submission in ``folder``; write the CSV, feedback and results.json files,
+    and ``grading.json`` (the settings and the seed of the hidden inputs, to grade again alike).
 
     Returns the list of :class:`SubmissionResult` (one per submission, in CSV order).
     """
@@ -196,6 +197,10 @@ def write_outputs(results, grader, out_csv):
             notes = "; ".join(dict.fromkeys(r.notes[:3] + reasons[:3]))
             writer.writerow([_cell(r.student), *(points.get(n, 0.0) for n in names),
                              round(r.total, 3), r.max_total, _cell(notes[:500])])
+    # what it takes to grade again on the same hidden inputs (the students never see this file)
+    settings = {"assignment": grader.points, "seed": grader.seed, "timeout": grader.timeout,
+                "memory_mb": grader.memory_mb, "block": grader.block}
+    (out_dir / "grading.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
     used = set()
     for r in results:
         safe = base = _safe_name(r.student)
