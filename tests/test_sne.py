@@ -4,6 +4,8 @@ References are independent: central finite differences, scikit-learn's private t
 (``_joint_probabilities``, ``_kl_divergence``, ``_gradient_descent``) and ``TSNE(method="exact")``.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.linalg import subspace_angles
@@ -262,9 +264,14 @@ def test_kl_divergence_is_for_the_final_unexaggerated_P():
 
 
 def test_learning_rate_auto_rule():
-    X = make_s_curve(400, random_state=3)[0]
-    est = sne.TSNE(perplexity=10, max_iter=251, early_exaggeration=2.0, random_state=0).fit(X)
-    assert est.learning_rate_ == pytest.approx(400 / 2.0 / 4)
+    X = make_s_curve(300, random_state=3)[0]
+    est = sne.TSNE(perplexity=10, max_iter=5, early_exaggeration=1.0, random_state=0)
+    with warnings.catch_warnings():  # 5 steps may well be too few to make progress
+        warnings.simplefilter("ignore", RuntimeWarning)
+        est.fit(X)
+    assert est.learning_rate_ == pytest.approx(300 / 1.0 / 4)
+    assert sne.SymmetricSNE(perplexity=10, max_iter=300, early_exaggeration=12.0,
+                            random_state=0).fit(X[:100]).learning_rate_ == pytest.approx(100 / 96)
 
 
 def test_progress_bar_runs():
@@ -293,10 +300,14 @@ def test_no_transform_for_new_points():
 # --- end to end against scikit-learn's exact t-SNE --------------------------------------------
 @pytest.mark.parametrize("data", ["digits", "s_curve"])
 def test_tsne_matches_scikit_learn_exact_end_to_end(data):
+    """Same data, perplexity, start and 500 iterations. The runs separate after ~60 iterations
+    (chaos), so this compares two samples of where t-SNE lands; the sizes are chosen where that
+    is stable: perturbing the start by 1e-9 moves the final KL by ~0.1% here, while at
+    n = 300 to 500 on the S-curve it moves it by 3 to 8% (for both libraries alike)."""
     if data == "digits":
         X = load_digits().data[::3][:500]
     else:
-        X = make_s_curve(500, random_state=0)[0]
+        X = make_s_curve(600, random_state=0)[0]
     Z0 = sne.initial_embedding(X, 2, init="pca")  # one start for both
     ours = sne.TSNE(perplexity=30, max_iter=500, init=Z0)
     Z = ours.fit_transform(X)
