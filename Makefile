@@ -31,7 +31,7 @@ book: $(STAMP)
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
 test: $(STAMP)
-	$(BIN)/ruff check mlnotes tests benchmarks
+	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
 	$(MAKE) book
@@ -51,7 +51,7 @@ serve: book
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=book
+	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
@@ -61,7 +61,7 @@ notebooks: $(STAMP)
 	$(BIN)/python .dev/execute_notebooks.py $$(find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*')
 
 lint: $(STAMP)
-	$(BIN)/ruff check mlnotes tests benchmarks
+	$(BIN)/ruff check mlnotes tests benchmarks book
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis .ruff_cache benchmarks/results.md tests/artifacts
