@@ -18,6 +18,11 @@ DATASETS = {
 }
 
 
+def _without_trivial(Z, d):
+    """Z minus its D-weighted mean: the component along the trivial eigenvector 1 removed."""
+    return Z - (d @ Z) / d.sum()
+
+
 @st.composite
 def weight_matrices(draw):
     n = draw(st.integers(2, 15))
@@ -78,7 +83,14 @@ def test_parity_with_spectral_embedding(name, t, solver):
     theirs = skm.SpectralEmbedding(n_components=2, affinity="precomputed", random_state=0)
     # same weights in; scikit-learn returns D^{-1/2} u (u eigenvectors of L_sym), as we do, and
     # flips signs by the same largest-magnitude rule
-    np.testing.assert_allclose(ours.embedding_, theirs.fit_transform(ours.affinity_matrix_), atol=1e-8)
+    # Where the first kept eigenvalue is tiny (the Swiss roll with t = 1 is nearly disconnected),
+    # round-off mixes in a little of the trivial vector 1 (eps / gap), differently for each LAPACK
+    # build and thread count; compare with that discarded direction projected out (D-orthogonally).
+    d = np.asarray(ours.affinity_matrix_.sum(axis=1)).ravel()
+    np.testing.assert_allclose(
+        _without_trivial(ours.embedding_, d),
+        _without_trivial(theirs.fit_transform(ours.affinity_matrix_), d), atol=1e-8,
+    )
 
 
 def test_radius_graph_and_generalised_eigenproblem():
