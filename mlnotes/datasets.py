@@ -410,6 +410,13 @@ def make_glyph_images(
     size : int
         Image side in pixels (at least 8).
 
+    Notes
+    -----
+    The rendering is quantised: a glyph edge moves in steps of one sub-pixel, ``1 / (4 size)`` of
+    the image width, so two samples whose parameters differ by less than that can give the *same*
+    image (at ``size=16`` with translations, a few percent of the rows). Methods that refuse
+    duplicate points (LLE) then need a larger ``size``, fewer samples or a little ``noise``.
+
     Returns
     -------
     X : ndarray of shape (n_samples, size * size)
