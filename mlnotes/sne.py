@@ -409,9 +409,13 @@ def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_inpu
             if s == t:
                 np.fill_diagonal(W, 0.0)  # no self-pairs
             A = Pb * W
-            K = W if dof == 1.0 else W**power
-            total += twice * K.sum()
-            B = W * W if dof == 1.0 else K * W  # k_ij w_ij
+            if dof == 1.0:  # k = w: sum it, then square it in place (B = k w = w^2)
+                total += twice * W.sum()
+                B = np.multiply(W, W, out=W)
+            else:
+                K = W**power
+                total += twice * K.sum()
+                B = np.multiply(K, W, out=K)  # k_ij w_ij
             attract[I] += A @ Z1[J]
             repel[I] += B @ Z1[J]
             if s != t:
