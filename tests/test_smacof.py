@@ -11,6 +11,8 @@ from mlnotes import smacof as sm
 from mlnotes.graphs import pairwise_distances
 from mlnotes.metrics import normalized_stress, raw_stress
 
+from finite_differences import central_differences
+
 
 def _classical_reference(Delta, L):
     """Classical MDS for the test's expectations only: top eigenpairs of -1/2 C Delta^2 C."""
@@ -25,15 +27,6 @@ def _classical_reference(Delta, L):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return classical_mds(Delta, L)[0]
-
-
-def _central_differences(f, Z, h=1e-6):
-    G = np.zeros_like(Z)
-    for idx in np.ndindex(*Z.shape):
-        E = np.zeros_like(Z)
-        E[idx] = h
-        G[idx] = (f(Z + E) - f(Z - E)) / (2 * h)
-    return G
 
 
 def _non_euclidean(N, seed):
@@ -58,7 +51,7 @@ def test_stress_gradient_equals_central_differences(p, L):
     Z = rng.normal(size=(12, L))  # continuous: no ties, no coinciding points
     stress, grad = sm.stress_gradient(Delta, Z, p=p)
     assert stress == pytest.approx(raw_stress(Delta, Z, p=p), rel=1e-13)
-    fd = _central_differences(lambda Y: sm.stress_gradient(Delta, Y, p=p)[0], Z)
+    fd = central_differences(lambda Y: sm.stress_gradient(Delta, Y, p=p)[0], Z, h=1e-6)
     assert np.abs(grad - fd).max() <= 1e-6 * np.abs(fd).max()
 
 

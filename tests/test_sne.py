@@ -18,6 +18,8 @@ from sklearn.manifold import _t_sne, trustworthiness
 from mlnotes import sne
 from mlnotes.graphs import squared_distances
 
+from finite_differences import central_differences
+
 
 @pytest.fixture(scope="module")
 def digits():
@@ -35,15 +37,6 @@ def _random_conditional_P(N, rng):
     A = rng.random((N, N)) + 0.05
     np.fill_diagonal(A, 0.0)
     return A / A.sum(axis=1, keepdims=True)
-
-
-def _central_differences(f, Z, h=1e-5):
-    G = np.zeros_like(Z)
-    for idx in np.ndindex(*Z.shape):
-        E = np.zeros_like(Z)
-        E[idx] = h
-        G[idx] = (f(Z + E) - f(Z - E)) / (2 * h)
-    return G
 
 
 def _assert_rel(a, b, rtol):
@@ -122,7 +115,7 @@ def test_gradient_equals_central_differences(name, objective, make_P, L):
     P = make_P(N, rng)
     Z = rng.normal(size=(N, L))
     _, grad = objective(Z, P)
-    fd = _central_differences(lambda Y: objective(Y, P)[0], Z)
+    fd = central_differences(lambda Y: objective(Y, P)[0], Z, h=1e-5)
     _assert_rel(grad, fd, 1e-6)
 
 
