@@ -1,6 +1,6 @@
-"""Synthetic data sets with known ground truth, for every chapter of the book.
+"""Data sets for every chapter of the book: synthetic ones with known ground truth, and real ones.
 
-Each generator returns ``(X, t)``:
+Each generator (``make_*``) returns ``(X, t)``:
 
 * ``X``, an ``(N, D)`` float array, one sample per row;
 * ``t``, the ground truth: for a manifold, its intrinsic coordinates as an ``(N, d)`` float
@@ -10,6 +10,10 @@ Each generator returns ``(X, t)``:
 Every generator takes ``n_samples``, ``noise`` (standard deviation of isotropic Gaussian noise
 added to ``X``, never to ``t``) and ``random_state`` (None, an int or a ``numpy.random.Generator``),
 and validates them. Only numpy is used, so the same code runs anywhere numpy does.
+
+The real data sets (``load_*``) return ``(X, y)`` with labels instead of coordinates:
+:func:`load_digits` (the copy bundled with scikit-learn) and :func:`load_nci60` (a
+gene-expression microarray shipped with this package in ``mlnotes/data/``).
 """
 
 import numpy as np
@@ -31,6 +35,8 @@ __all__ = [
     "make_distill_case",
     "DISTILL_CASES",
     "load_digits",
+    "load_nci60",
+    "NCI60_REPLICATES",
 ]
 
 # The Swiss roll is the spiral (t cos t, h, t sin t) for t in [1.5 pi, 4.5 pi]: one and a half turns.
@@ -555,3 +561,75 @@ def load_digits(n_class=10):
         raise ValueError(f"n_class must be between 1 and 10, got {n_class}.")
     X, y = _sk_load_digits(n_class=n_class, return_X_y=True)
     return X.astype(np.float64), y
+
+
+# --- real data shipped with the package ----------------------------------------------------------
+
+# The four replicate hybridisations in NCI60 and the cancer type of the cell line each repeats:
+# K562 is a chronic myelogenous leukaemia line, MCF7 a breast adenocarcinoma line.
+NCI60_REPLICATES = {
+    "K562A-repro": "LEUKEMIA",
+    "K562B-repro": "LEUKEMIA",
+    "MCF7A-repro": "BREAST",
+    "MCF7D-repro": "BREAST",
+}
+_NCI60_FILE = "nci60.npz"
+
+
+def load_nci60(*, merge_replicates=False):
+    """The NCI60 microarray: expression of 6830 genes in 64 cancer cell lines (Ross et al. 2000).
+
+    The real high-dimensional data set of lecture note 001 (and of Hastie, Tibshirani and
+    Friedman, *The Elements of Statistical Learning*): each row is one cell line, each column one
+    gene, so ``p = 6830`` is a hundred times ``N = 64``. The data ship with mlnotes (0.9 MB, no
+    download); source, licence and citation are in ``mlnotes/data/README.md``.
+
+    Parameters
+    ----------
+    merge_replicates : bool
+        The labels include four replicate hybridisations, ``"K562A-repro"``, ``"K562B-repro"``,
+        ``"MCF7A-repro"`` and ``"MCF7D-repro"``. False (default): keep the original 14 labels.
+        True: label each replicate with the cancer type of its cell line (see
+        :data:`NCI60_REPLICATES`), leaving 10 labels (``"UNKNOWN"`` stays as it is).
+
+    Returns
+    -------
+    X : ndarray of shape (64, 6830), float64
+        Expression levels (log ratios, as in the source), rows in the original order. The file
+        stores them as float32, so each entry is within 4e-7 of the published value.
+    labels : ndarray of shape (64,), str
+        The cancer type of each cell line, e.g. ``"MELANOMA"``. For integer codes (to colour a
+        scatter plot): ``names, y = np.unique(labels, return_inverse=True)``.
+
+    References
+    ----------
+    D. T. Ross, U. Scherf, M. B. Eisen et al., "Systematic variation in gene expression patterns
+    in human cancer cell lines", Nature Genetics 24(3), 227-235, 2000. The copy is the one in the
+    ISLP package 0.6.0 (James, Witten, Hastie, Tibshirani and Taylor, 2023; BSD licence).
+
+    Examples
+    --------
+    >>> X, labels = load_nci60()
+    >>> X.shape, labels[:2].tolist()
+    ((64, 6830), ['CNS', 'CNS'])
+    """
+    if not isinstance(merge_replicates, (bool, np.bool_)):
+        raise TypeError(
+            f"merge_replicates must be True or False, got {merge_replicates!r}."
+        )
+    from importlib.resources import files
+
+    resource = files(__package__).joinpath("data").joinpath(_NCI60_FILE)
+    try:
+        with resource.open("rb") as f, np.load(f) as data:
+            X = data["X"].astype(np.float64)
+            labels = data["labels"]
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"the NCI60 data file mlnotes/data/{_NCI60_FILE} is missing from this installation "
+            "of mlnotes; reinstall it from the repository (pip install -e .) or from a wheel "
+            "built with its package data (mlnotes/data/*)."
+        ) from None
+    if merge_replicates:
+        labels = np.array([NCI60_REPLICATES.get(str(name), str(name)) for name in labels])
+    return X, labels

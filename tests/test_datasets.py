@@ -202,3 +202,56 @@ def test_load_digits():
 def test_bad_arguments_are_explained(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# --- NCI60 -----------------------------------------------------------------------------------
+# Reference values computed from the source files of ISLP 0.6.0 (ISLP/data/NCI60data.npy in
+# float64 and ISLP/data/NCI60labs.csv; sha256 in mlnotes/data/README.md), not from the loader.
+NCI60_COUNTS = {
+    "BREAST": 7, "CNS": 5, "COLON": 7, "K562A-repro": 1, "K562B-repro": 1, "LEUKEMIA": 6,
+    "MCF7A-repro": 1, "MCF7D-repro": 1, "MELANOMA": 8, "NSCLC": 9, "OVARIAN": 6, "PROSTATE": 2,
+    "RENAL": 9, "UNKNOWN": 1,
+}
+NCI60_SUM = 8807.23775168406            # sum of all entries
+NCI60_SUM_OF_SQUARES = 276183.1204288326
+NCI60_ENTRIES = {(0, 0): 0.3, (1, 1): 1.289961, (10, 1000): 0.81, (63, 6829): 1.21}
+NCI60_TOP_VARIANCES = (633.2155946, 352.9278146, 279.91889583)  # PCA, 1/(N-1) convention
+
+
+def test_nci60_shape_labels_and_values():
+    X, labels = ds.load_nci60()
+    assert X.shape == (64, 6830) and X.dtype == np.float64 and np.isfinite(X).all()
+    assert labels.shape == (64,)
+    names, counts = np.unique(labels, return_counts=True)
+    assert dict(zip(names.tolist(), counts.tolist(), strict=True)) == NCI60_COUNTS
+    assert labels[:3].tolist() == ["CNS", "CNS", "CNS"] and labels[-1] == "MELANOMA"
+    for (i, j), value in NCI60_ENTRIES.items():
+        assert abs(X[i, j] - value) < 1e-6
+    # float32 storage: each entry within 4e-7, so the sums agree to well under 1e-3 relative
+    assert abs(X.sum() - NCI60_SUM) < 64 * 6830 * 4e-7
+    np.testing.assert_allclose((X**2).sum(), NCI60_SUM_OF_SQUARES, rtol=1e-7)
+
+
+def test_nci60_principal_variances_match_the_source():
+    X, _ = ds.load_nci60()
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    np.testing.assert_allclose(s[:3] ** 2 / (len(X) - 1), NCI60_TOP_VARIANCES, rtol=1e-6)
+
+
+def test_nci60_merge_replicates():
+    _, labels = ds.load_nci60()
+    _, merged = ds.load_nci60(merge_replicates=True)
+    names, counts = np.unique(merged, return_counts=True)
+    assert len(names) == 10 and "UNKNOWN" in names
+    assert dict(zip(names.tolist(), counts.tolist(), strict=True))["LEUKEMIA"] == 8
+    assert dict(zip(names.tolist(), counts.tolist(), strict=True))["BREAST"] == 9
+    changed = labels != merged
+    assert set(labels[changed]) == set(ds.NCI60_REPLICATES)
+    with pytest.raises(TypeError, match="merge_replicates must be True or False"):
+        ds.load_nci60(merge_replicates="yes")
+
+
+def test_nci60_missing_file_is_explained(monkeypatch):
+    monkeypatch.setattr(ds, "_NCI60_FILE", "no_such_file.npz")
+    with pytest.raises(FileNotFoundError, match=r"missing from this installation.*pip install"):
+        ds.load_nci60()
