@@ -1,0 +1,138 @@
+"""One publishing setting: the repository's public address, read when the book is built.
+
+Whoever publishes the book sets ``MLNOTES_REPOSITORY_URL`` (for example
+``https://github.com/<owner>/<repo>``; the GitHub workflow sets it to its own repository). With it
+set, the built book gets:
+
+* a repository button, and Binder and Colab launch buttons on every chapter;
+* notebooks to download (and to open on Colab) whose first cell installs mlnotes from that
+  repository when the kernel does not have it;
+* a ``requirements.txt`` and ``.nojekyll`` at the root of the site, so that Binder can build an
+  environment from the published branch and GitHub Pages serves the ``_static`` folders.
+
+The launch buttons open the notebooks as *published* (the ``gh-pages`` branch holds the built site,
+``_sources/`` its notebooks), because those are the copies whose install cell knows the address.
+
+With the setting empty, nothing points anywhere: every chapter page gets a "Run locally" button
+that leads to the introduction's instructions. No address is ever made up.
+"""
+
+import json
+import os
+import re
+from pathlib import Path
+
+ENV_VAR = "MLNOTES_REPOSITORY_URL"
+PUBLISHED_BRANCH = "gh-pages"
+SOURCE_BRANCH = "main"
+BINDERHUB_URL = "https://mybinder.org"
+COLAB_URL = "https://colab.research.google.com"
+RUN_LOCALLY_PAGE = "book/intro"
+RUN_LOCALLY_ANCHOR = "run-this-book"
+# The line of the install cell that the published copies fill in (see book chapters' first cell).
+INSTALL_LINE = re.compile(r'^MLNOTES = ""(.*)$', flags=re.MULTILINE)
+# What Binder installs: the package's own dependencies, pinned as in requirements.txt.
+BINDER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "scikit-learn", "ipykernel")
+_GITHUB = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
+
+
+def repository_url():
+    """The address from the environment, validated; '' when unset."""
+    url = os.environ.get(ENV_VAR, "").strip().rstrip("/")
+    if url.endswith(".git"):
+        url = url[: -len(".git")]
+    if url and not _GITHUB.match(url):
+        raise ValueError(
+            f"{ENV_VAR}={url!r} is not a GitHub repository address: set it to "
+            "https://github.com/<owner>/<repo> (the launch buttons need a GitHub repository), "
+            "or leave it empty to build the book without launch buttons.")
+    return url
+
+
+def install_requirement(url):
+    """The pip requirement that installs mlnotes from the repository (never PyPI's 'mlnotes',
+    which is an unrelated project)."""
+    return f"mlnotes @ git+{url}.git@{SOURCE_BRANCH}"
+
+
+def _configure(app, config):
+    url = repository_url()
+    options = config.html_theme_options
+    if not url:
+        options["use_repository_button"] = False
+        options.pop("launch_buttons", None)
+        return
+    options["repository_url"] = url
+    options["use_repository_button"] = True
+    options["repository_branch"] = PUBLISHED_BRANCH
+    options["path_to_docs"] = "_sources"
+    options["launch_buttons"] = {
+        "binderhub_url": BINDERHUB_URL,
+        "colab_url": COLAB_URL,
+        "notebook_interface": "jupyterlab",
+    }
+
+
+def _run_locally_button(app, pagename, templatename, context, doctree):
+    if repository_url() or "header_buttons" not in context:
+        return
+    if not str(context.get("sourcename", "")).endswith(".ipynb.txt"):
+        return
+    target = app.builder.get_relative_uri(pagename, RUN_LOCALLY_PAGE)
+    context["header_buttons"].append({
+        "type": "link",
+        "url": f"{target}#{RUN_LOCALLY_ANCHOR}",
+        "tooltip": "How to run this chapter on your machine",
+        "text": "Run locally",
+        "label": "run-locally-button",
+    })
+
+
+def fill_install_cells(sources, url):
+    """Write the install requirement into the first cell of every notebook under ``sources``."""
+    requirement = json.dumps(install_requirement(url))
+    filled = 0
+    for path in Path(sources).rglob("*.ipynb"):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb.get("cells", [])[:3]:
+            source = "".join(cell.get("source", []))
+            if cell.get("cell_type") == "code" and INSTALL_LINE.search(source):
+                source = INSTALL_LINE.sub(lambda m: f"MLNOTES = {requirement}{m.group(1)}", source)
+                cell["source"] = source.splitlines(keepends=True)
+                path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+                filled += 1
+                break
+    return filled
+
+
+def binder_requirements(requirements_txt, url):
+    """Pinned lines for Binder: the package's dependencies as requirements.txt pins them."""
+    pins = {}
+    for line in Path(requirements_txt).read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.strip().partition("==")
+        if sep:
+            pins[name.lower()] = f"{name}=={version}"
+    lines = [pins[name] for name in BINDER_PACKAGES if name in pins]
+    return "\n".join([*lines, install_requirement(url)]) + "\n"
+
+
+def _finish(app, exception):
+    url = repository_url()
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    (out / ".nojekyll").touch()
+    if not url:
+        return
+    fill_install_cells(out / "_sources", url)
+    root = Path(app.confdir)
+    (out / "requirements.txt").write_text(
+        binder_requirements(root / "requirements.txt", url), encoding="utf-8")
+
+
+def setup(app):
+    app.connect("config-inited", _configure)
+    app.connect("html-page-context", _run_locally_button, priority=502)
+    app.connect("build-finished", _finish)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
