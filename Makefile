@@ -15,7 +15,7 @@ export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: setup book test test-unit test-notebooks test-browser serve lab bench notebooks lint clean
+.PHONY: setup book pdf test test-unit test-notebooks test-browser serve lab bench notebooks lint clean
 
 setup: $(STAMP)
 
@@ -27,6 +27,10 @@ $(STAMP): requirements.txt pyproject.toml
 # The HTML book in _build/html (warnings are errors; notebooks are not re-executed).
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --quiet
+
+# One PDF of the whole book (toc order, print styles) for offline reading: _build/pdf/mlnotes.pdf.
+pdf: book
+	$(BIN)/python .dev/pdf.py _build/html _build/pdf/mlnotes.pdf
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
