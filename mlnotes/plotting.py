@@ -9,7 +9,10 @@ import numpy as np
 # One colour map for ground-truth coordinates everywhere in the book, and one for labels.
 COORD_CMAP = "viridis"
 LABEL_CMAP = "tab10"
-FIG_DPI = 80
+FIG_DPI = 80  # CSS pixels per inch: the size a figure takes on the page
+# Figures are rendered with this many device pixels per CSS pixel, so they stay sharp on 2x
+# (retina) screens; the notebook output records the 1x size, which the book displays.
+PIXEL_RATIO = 2
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
 
@@ -18,6 +21,9 @@ def setup_notebook(threads=1):
 
     Floating-point sums in BLAS depend on how work is split among threads; with one thread a
     notebook prints the same digits on every machine, which is what nbval checks.
+
+    Inline figures are drawn at ``PIXEL_RATIO`` times ``FIG_DPI`` (IPython's "retina" format) and
+    shown at their ``FIG_DPI`` size: sharp on 2x screens, no larger on the page.
     """
     import matplotlib as mpl
 
@@ -36,6 +42,21 @@ def setup_notebook(threads=1):
         "image.cmap": COORD_CMAP,
         "svg.hashsalt": "mlnotes",  # deterministic SVG ids
     })
+    _use_retina_figures()
+
+
+def _use_retina_figures():
+    """Inline PNGs at ``PIXEL_RATIO`` x resolution; a no-op outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    # "retina" draws at 2 x figure.dpi and stores the 1x width/height in the output metadata.
+    set_matplotlib_formats("retina")
 
 
 def _color_and_cmap(c):
