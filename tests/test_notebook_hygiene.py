@@ -1,0 +1,224 @@
+"""Static checks of the book's notebooks: what a reader sees must not show test machinery.
+
+For every notebook in ``_toc.yml`` (read as JSON, nothing is executed):
+
+* no ``# NBVAL_CHECK_OUTPUT`` comment (nbval reads the cell tag ``nbval-check-output``);
+* no ``# noqa`` comment (ruff's per-file ignores live in pyproject.toml);
+* no leaked matplotlib repr in a saved output (``Text(0, 0.5, 'PC 2')``, ``<matplotlib...>``);
+* check cells are marked both ways: a cell starting ``# Check: <claim>`` carries the tag
+  ``check`` (so the book folds it under its claim), and a ``check`` cell starts with that line;
+* every image output has alt text (``metadata.mystnb.image.alt``) that is a sentence, not a path;
+* every code line fits 79 characters.
+
+``.dev/tidy_notebooks.py`` fixes the mechanical part and lists the rest; this file also pins
+that script's behaviour on small synthetic notebooks.
+"""
+
+import importlib.util
+import json
+import re
+
+import nbformat
+import pytest
+import yaml
+
+from browser_support import ROOT
+
+MAX_LINE = 79
+CHECK_LINE_RE = re.compile(r"^\s*#\s*Check:\s*\S")
+MPL_REPR_RE = re.compile(r"<matplotlib\.|<mpl_toolkits\.|<Axes[:\s]|<Figure size|^\s*\[?Text\(",
+                         re.MULTILINE)
+PATHLIKE_RE = re.compile(r"^[\w./\\-]+\.(png|svg|jpe?g|gif)$|^(_build|book|_images)/", re.I)
+IMAGE_MIMES = ("image/png", "image/svg+xml", "image/jpeg")
+
+
+def _toc_notebooks():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key) or []:
+                if "file" in child:
+                    files.append(child["file"])
+                walk(child)
+
+    walk(toc)
+    return [name + ".ipynb" for name in files if (ROOT / (name + ".ipynb")).exists()]
+
+
+NOTEBOOKS = _toc_notebooks()
+
+
+def _code_cells(name):
+    nb = json.loads((ROOT / name).read_text(encoding="utf-8"))
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            source = cell["source"]
+            yield index, ("".join(source) if isinstance(source, list) else source), cell
+
+
+def _text(value):
+    return "".join(value) if isinstance(value, list) else value
+
+
+def _first_line(source):
+    return next((line for line in source.split("\n") if line.strip()), "")
+
+
+def test_the_toc_lists_notebooks():
+    assert len(NOTEBOOKS) >= 10, f"expected the chapters in _toc.yml, found {NOTEBOOKS}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_nbval_comment_markers(name):
+    bad = [i for i, src, _ in _code_cells(name) if re.search(r"#\s*NBVAL_", src)]
+    assert not bad, (f"{name}: cells {bad} carry an '# NBVAL_…' comment; use the cell tag "
+                     "'nbval-check-output' instead (.dev/tidy_notebooks.py converts them)")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_noqa_comments(name):
+    bad = [i for i, src, _ in _code_cells(name) if re.search(r"#\s*noqa\b", src, re.I)]
+    assert not bad, (f"{name}: cells {bad} carry '# noqa'; ruff's per-file ignores for notebooks "
+                     "are in pyproject.toml (.dev/tidy_notebooks.py removes the comments)")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_matplotlib_reprs_in_outputs(name):
+    bad = []
+    for i, _, cell in _code_cells(name):
+        for out in cell.get("outputs", []):
+            text = _text(out.get("data", {}).get("text/plain", ""))
+            if out.get("output_type") == "execute_result" and MPL_REPR_RE.search(text):
+                bad.append((i, text.strip()[:60]))
+    assert not bad, (f"{name}: matplotlib reprs shown in outputs {bad}; end the plotting line "
+                     "with ';' or assign it (.dev/tidy_notebooks.py does it)")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_check_cells_are_tagged_and_named(name):
+    untagged, unnamed = [], []
+    for i, src, cell in _code_cells(name):
+        tagged = "check" in cell.get("metadata", {}).get("tags", [])
+        named = bool(CHECK_LINE_RE.match(_first_line(src)))
+        if named and not tagged:
+            untagged.append(i)
+        if tagged and not named:
+            unnamed.append(i)
+    assert not untagged, (f"{name}: cells {untagged} start with '# Check:' but lack the tag "
+                          "'check', so the book shows them unfolded")
+    assert not unnamed, (f"{name}: cells {unnamed} are tagged 'check' but do not start with "
+                         "'# Check: <claim>', so their folded bar has no claim")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_image_output_has_alt_text(name):
+    bad = []
+    for i, _, cell in _code_cells(name):
+        if not any(m in out.get("data", {}) for out in cell.get("outputs", []) for m in IMAGE_MIMES):
+            continue
+        alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "").strip()
+        if len(alt) < 10 or PATHLIKE_RE.search(alt):
+            bad.append(i)
+    assert not bad, (f"{name}: figure cells {bad} have no alt text (a sentence) in "
+                     "metadata.mystnb.image.alt")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_code_lines_fit_79_characters(name):
+    bad = [(i, n, len(line)) for i, src, _ in _code_cells(name)
+           for n, line in enumerate(src.split("\n"), 1) if len(line) > MAX_LINE]
+    assert not bad, (f"{name}: {len(bad)} code line(s) longer than {MAX_LINE} characters "
+                     f"(cell, line, length): {bad[:8]}")
+
+
+# ---------- the tidy script on synthetic notebooks ----------
+
+def _load_tidy():
+    spec = importlib.util.spec_from_file_location("tidy_notebooks",
+                                                  ROOT / ".dev" / "tidy_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tidy():
+    return _load_tidy()
+
+
+def _nb(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def test_tidy_converts_markers_and_is_idempotent(tidy):
+    cell = nbformat.v4.new_code_cell(
+        "# NBVAL_CHECK_OUTPUT\n# noqa: E402\nimport numpy as np  # noqa: F401\nx = 1")
+    nb = _nb(cell)
+    changes, reports, _ = tidy.tidy_notebook(nb)
+    assert cell.source == "import numpy as np\nx = 1"
+    assert cell.metadata["tags"] == ["nbval-check-output"]
+    assert changes and not reports
+    again = tidy.tidy_notebook(nb)
+    assert again[0] == [] and cell.source == "import numpy as np\nx = 1"
+
+
+def test_tidy_keeps_noqa_inside_strings(tidy):
+    cell = nbformat.v4.new_code_cell('s = "# noqa here"\nprint(s)')
+    tidy.tidy_notebook(_nb(cell))
+    assert cell.source == 's = "# noqa here"\nprint(s)'
+
+
+def test_tidy_silences_a_final_plot_repr_and_drops_it(tidy):
+    cell = nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.set_ylabel(\n    'PC 2'\n)")
+    image = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})
+    repr_ = nbformat.v4.new_output("execute_result", data={"text/plain": "Text(0, 0.5, 'PC 2')"},
+                                   execution_count=1)
+    cell.outputs = [image, repr_]
+    tidy.tidy_notebook(_nb(cell))
+    assert cell.source.endswith("    'PC 2'\n);")
+    assert cell.outputs == [image], "the figure stays, the repr goes"
+
+
+def test_tidy_keeps_a_result_that_is_not_a_repr(tidy):
+    cell = nbformat.v4.new_code_cell("ax.get_xlim()")
+    result = nbformat.v4.new_output("execute_result", data={"text/plain": "(0.0, 1.0)"},
+                                    execution_count=1)
+    cell.outputs = [result]
+    tidy.tidy_notebook(_nb(cell))
+    assert cell.source == "ax.get_xlim()" and cell.outputs == [result]
+
+
+def test_tidy_tags_check_cells_and_reports_missing_claims(tidy):
+    named = nbformat.v4.new_code_cell("# Check: the weights sum to one\nassert abs(w.sum() - 1) < 1e-12")
+    bare = nbformat.v4.new_code_cell("assert np.allclose(K, K.T)\nassert K.shape == (3, 3)")
+    teaching = nbformat.v4.new_code_cell("Z = fit(X)\nW = solve(Z)\nplt.plot(Z)\nassert Z.ndim == 2")
+    changes, reports, notes = tidy.tidy_notebook(_nb(named, bare, teaching))
+    assert "check" in named.metadata["tags"] and "check" in bare.metadata["tags"]
+    assert "tags" not in teaching.metadata
+    assert any("cell 1" in r and "# Check:" in r for r in reports), reports
+    assert any("cell 2" in n for n in notes), notes
+
+
+def test_tidy_moves_long_trailing_comments_above_their_line(tidy):
+    src = "x = compute(a, b)  # " + "a remark that makes this line far too long " * 2
+    out = tidy.hoist_long_comments(src)
+    comment, code = out.split("\n")
+    assert code == "x = compute(a, b)" and comment.startswith("# a remark")
+
+
+def test_tidy_reports_figures_without_alt_text(tidy):
+    cell = nbformat.v4.new_code_cell("plt.plot([1, 2]);")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})]
+    _, reports, _ = tidy.tidy_notebook(_nb(cell))
+    assert any("alt text" in r for r in reports), reports
+
+
+def test_tidy_refuses_a_file_that_is_not_a_notebook(tidy, tmp_path):
+    path = tmp_path / "broken.ipynb"
+    path.write_text("{not json")
+    with pytest.raises(SystemExit, match="not a readable notebook"):
+        tidy.tidy_file(path)
