@@ -76,7 +76,7 @@ def _configure(app, config):
 def _run_locally_button(app, pagename, templatename, context, doctree):
     if repository_url() or "header_buttons" not in context:
         return
-    if not str(context.get("sourcename", "")).endswith(".ipynb.txt"):
+    if not str(context.get("sourcename", "")).endswith((".ipynb", ".ipynb.txt")):
         return
     target = app.builder.get_relative_uri(pagename, RUN_LOCALLY_PAGE)
     context["header_buttons"].append({
