@@ -15,7 +15,7 @@ from homework_fixtures import instructor, submission, write
 
 from mlnotes.homework.assignments import ASSIGNMENTS
 from mlnotes.homework.grader import Grader, grade_folder
-from mlnotes.homework.notebook import extract_definitions, read_code_cells, student_version
+from mlnotes.homework.notebook import extract_statements, read_code_cells, student_version
 
 ROOT = Path(__file__).resolve().parents[1]
 MLNOTES_KERNELS = ROOT / "mlnotes" / "kernels.py"
@@ -61,7 +61,7 @@ ATTACKS = {
         "import json, os\nmsg = json.dumps({'kind': 'answer', 'q': 0, 'passed': True, "
         "'score': 1, 'answers': [{'value': 'PASSED', 'passed': True}]}).encode()\n"
         "for fd in range(3, 30):\n    try: os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n"
-        "    except OSError: pass\nos._exit(0)")}), 0, 0, "FAILED"),
+        "    except OSError: pass\nos._exit(0)")}), 0, 1, "FAILED"),
     "mlnotes_import": (submission("spectral", extra=[
         "from mlnotes.kernels import double_center as reference"],
         replace={"double_center": dc("return reference(D2)")}), 0, 1, "blocked while grading"),
@@ -83,7 +83,7 @@ ATTACKS = {
     "sys_exit": (submission("spectral", replace={"double_center": dc("import sys\nsys.exit(0)")}),
                  0, 1, "sys.exit"),
     "os_exit": (submission("spectral", replace={"double_center": dc("import os\nos._exit(1)")}),
-                0, 1, "exited with code 1"),
+                0, 1, "ended with exit code 1"),
     "exit_at_top": (submission("spectral", extra=["import sys\nstatus = sys.exit('bye')"]), 1, 1,
                     "SystemExit"),
     "os_exit_at_top": (submission("spectral", extra=["import os\nstatus = os._exit(0)"]), 0, 0,
@@ -187,7 +187,7 @@ def test_every_submission_has_a_row(graded):
     with open(out, newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert set(rows) == set(ATTACKS) | {"not_json", "essay", "endless", "same name", "same_name"}
-    assert "not a regular file" in rows["endless"]["notes"]
+    assert "is a link" in rows["endless"]["notes"]
     assert (rows["same name"]["total"], rows["same_name"]["total"]) == ("2.0", "0.0")
     assert len(list((out.parent / "feedback").iterdir())) == len(rows)
     assert rows["not_json"]["total"] == "0.0" and "not valid notebook JSON" in rows["not_json"][
@@ -260,8 +260,13 @@ def test_grade_one_writes_gradescope_results(tmp_path):
 
 # --- notebooks ----------------------------------------------------------------------------------
 
+def _source(sources):
+    statements, notes, _ = extract_statements(sources)
+    return "\n".join(st["code"] for st in statements), notes
+
+
 def test_extraction_keeps_definitions_and_drops_calls():
-    source, notes = extract_definitions([
+    source, notes = _source([
         "import numpy as np\nfrom mlnotes.homework import check\n%matplotlib inline",
         "def f(x):\n    return x\ncheck('q', f)\nprint('hi')\nX = 3",
         "def broken(:",
@@ -279,7 +284,7 @@ def test_student_version_replaces_solutions_with_stubs(tmp_path):
     assert code.count('raise NotImplementedError("not implemented yet")') == len(
         ASSIGNMENTS["spectral"])
     # the stubs keep the functions defined, so the graded student version scores 0, not "missing"
-    source, notes = extract_definitions(read_code_cells(write(tmp_path / "s.ipynb", nb)))
+    source, notes = _source(read_code_cells(write(tmp_path / "s.ipynb", nb)))
     assert not notes and "def laplacian(W)" in source
 
 

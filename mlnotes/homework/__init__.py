@@ -12,14 +12,16 @@ prints, per property, pass or fail, and a diagnosis of the likely mistake. Instr
 grades a folder of notebooks in sandboxed processes (see :mod:`mlnotes.homework.sandbox`) and
 writes a CSV, a feedback file per student and a Gradescope ``results.json`` per submission.
 
-Modules: :mod:`~mlnotes.homework.core` (questions, judging, reports), :mod:`~.compare`
-(tolerances, eigenvector ambiguity), :mod:`~.bank` (the questions), :mod:`~.student` (``check``),
-:mod:`~.sandbox` and ``_child.py`` (running untrusted code), :mod:`~.notebook` (extraction,
-student versions), :mod:`~.grader` (batch grading), :mod:`~.assignments`.
+Modules: :mod:`~mlnotes.homework.core` (what a question is, judging, reports; it imports no
+question), :mod:`~.compare` (tolerances, eigenvector ambiguity), :mod:`~.bank` (the questions, by
+name), :mod:`~.student` (``check``), :mod:`~.sandbox` and ``_child.py`` (running untrusted code),
+:mod:`~.notebook` and ``_parse.py`` (reading submissions, student versions), :mod:`~.grader`
+(batch grading), :mod:`~.assignments`.
 """
 
 from .assignments import ASSIGNMENTS
-from .core import QUESTIONS, Question, Report, get_question
+from .bank import QUESTIONS, get_question
+from .core import Question, Report
 from .grader import Grader, grade_folder
 from .notebook import student_version
 from .student import check, run_check
@@ -30,6 +32,4 @@ __all__ = ["ASSIGNMENTS", "QUESTIONS", "Grader", "Question", "Report", "check", 
 
 def questions():
     """The names of every question in the bank."""
-    from . import bank  # noqa: F401
-
     return sorted(QUESTIONS)

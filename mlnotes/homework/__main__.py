@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .assignments import ASSIGNMENTS
-from .core import get_question
+from .bank import get_question
 
 
 def _grading_options(parser):
@@ -59,7 +59,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     if args.command == "grade":
-        from .grader import grade_folder
+        from .grader import grade_folder, isolation_warning
 
         if not args.submissions.is_dir():
             parser.error(f"{args.submissions} is not a folder of submissions")
@@ -70,8 +70,12 @@ def main(argv=None):
         print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
               f"wrote {args.out}, feedback/, results/ and grading.json (the seed, to grade "
               f"again on the same inputs) in {args.out.parent or '.'}")
+        warning = isolation_warning(json.loads(
+            (args.out.parent / "grading.json").read_text())["isolation"])
+        if warning:
+            print(warning, file=sys.stderr)
     elif args.command == "grade-one":
-        from .grader import Grader, gradescope_json
+        from .grader import Grader, gradescope_json, isolation_warning
 
         grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
                         seed=args.seed, block=_packages(args.block))
@@ -79,6 +83,9 @@ def main(argv=None):
         args.results.parent.mkdir(parents=True, exist_ok=True)
         args.results.write_text(json.dumps(gradescope_json(result), indent=1))
         print(f"{result.student}: {result.total:g} / {result.max_total:g}")
+        warning = isolation_warning(grader.isolation)
+        if warning:
+            print(warning, file=sys.stderr)
     elif args.command == "student-version":
         from .notebook import write_student_version
 

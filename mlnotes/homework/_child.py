@@ -7,31 +7,31 @@ directory. It imports nothing from mlnotes (it is loaded by path, and the parent
 the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
-2. imports numpy, reads its inputs, covers the folders it must not read (mlnotes, the course's
-   solutions and tests, the submissions, the temporary folder, /proc, /dev) with empty file
-   systems in a mount namespace of its own (where it may: root with CAP_SYS_ADMIN), and has the
-   kernel confine it (a seccomp filter, x86-64 Linux): no new processes (threads remain
-   possible), no opening a file for writing, no deleting, renaming, linking or chmod-ing, no
-   signals to other processes, no sockets, no raising its limits, no mounts, namespaces, ptrace
-   or io_uring. This binds whatever code runs, C code reached through an FFI included. Answers
-   go to the result pipe (a file descriptor the parent created); ``sys.stdout`` and
-   ``sys.stderr`` become buffers that keep only the first characters;
+2. imports numpy and reads its inputs, then, while still root (the grader runs as root in a
+   container): enters a mount namespace of its own where the folders it must not read (mlnotes,
+   the course's solutions and tests, the submissions, the temporary folder, /proc, /dev) are
+   covered by empty file systems and Python's own folders are reachable read-only; empties its
+   capability bounding set and becomes ``nobody`` (uid/gid 65534, no supplementary groups, no
+   capabilities); sets ``no_new_privs`` and a seccomp ALLOW-list (x86-64 Linux): memory, reading
+   files, time, threads, signals to itself, and nothing else (no new processes, no writing,
+   no sockets, no other processes, no clock, host name, accounting, priorities or affinity).
+   This binds whatever code runs, C code reached through an FFI included. The parent started it
+   in a session and process group of its own. Answers go to the result pipe (a file descriptor
+   the parent created); ``sys.stdout`` and ``sys.stderr`` become buffers that keep only the
+   first characters, and warnings are printed without file paths;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
-   audit hook that refuses, with a readable message, what graded code never needs: reading the
-   course's files (solutions, tests, other submissions), writing files, starting processes,
-   signalling other processes, sockets, ctypes, walking the garbage collector (the hidden
-   folders and the kernel filter are the backstop for what the hook cannot see);
-4. executes the submission's definitions, statement by statement (a failing statement is
-   reported, not fatal), then for each question calls the function on the inputs the parent
-   wrote (``inputs_<i>.npz``, loaded without pickle) and writes one framed JSON message per
-   question to the pipe: the values as nested lists of floats, or the error.
+   audit hook that refuses, with a readable message, what graded code never needs (the hook is a
+   courtesy that explains; the kernel's limits above are the defence);
+4. executes the submission's statements one by one, each compiled on its own (one that does not
+   compile or fails costs only the functions it defines), then for each question calls the
+   function on the inputs the parent wrote (``inputs_<i>.npz``, loaded without pickle) and sends
+   one frame per question (:func:`encode`: a small JSON header and the numbers as raw float64).
 
 Nothing the child says is a verdict: the parent compares the numbers itself, so a forged message
-can at most claim an answer, which is then checked like any other. Where no mount namespace is
-available, only the audit hook guards reads (C code reached through an FFI could read past it,
-though not write, start a process or talk to the network); at class scale, run the grader inside
-the container your grading platform provides (Gradescope does) as well.
+can at most claim an answer, which is then checked like any other. What holds where (root or
+not, Linux x86-64 or not) is reported to the parent (``isolation``) and written down in the
+README's "Homework checking" section.
 """
 
 import json
@@ -43,8 +43,11 @@ MAX_FILE_BYTES = 16 * 2**20
 MAX_OPEN_FILES = 64
 # Characters of printed output kept for the feedback; the rest is counted and dropped.
 KEPT_OUTPUT = 500
-# Numbers in one answer (a 1000 x 1000 matrix and change); no question needs more.
-MAX_ANSWER_SIZE = 2_000_000
+# Numbers in one answer (a 1000 x 1000 matrix); no question needs more.
+MAX_ANSWER_SIZE = 1_000_000
+# A tuple answer has at most this many outputs; arrays at most this many dimensions.
+MAX_OUTPUTS = 8
+MAX_DIMS = 4
 BLOCKED_PACKAGE = "mlnotes"  # always blocked; an instructor may block more (e.g. sklearn)
 
 
@@ -70,43 +73,115 @@ class AnswerError(ValueError):
     """The answer does not have the form the question asks for (the message says what it has)."""
 
 
-def to_plain(value, depth=0):
-    """Convert a function's return value to JSON-able plain data (lists of floats, no objects).
+class _Ragged(AnswerError):
+    """A sequence whose items have different shapes: a tuple of several outputs, perhaps."""
 
-    Runs next to the student's code (it may run their ``__array__``); whatever it produces is
-    just numbers, which the trusted side rebuilds with ``core.from_plain``. A sparse matrix
-    becomes ``{"sparse": [shape, rows, cols, values]}`` so that "no entry" survives the trip.
+
+# numpy dtype kinds that are numbers a question can take: float, signed and unsigned integers
+_REAL_KINDS = "fiu"
+_KIND_NAMES = {
+    "c": "complex numbers; return real numbers (take .real only once you know the imaginary "
+         "part is rounding noise)",
+    "b": "booleans (True/False), not numbers",
+    "O": "Python objects (dtype object), not an array of numbers",
+    "U": "text, not numbers", "S": "bytes, not numbers", "V": "structured records, not numbers",
+    "M": "dates, not numbers", "m": "time spans, not numbers",
+}
+
+
+def _real_array(value):
+    """``value`` as an owned, plain float64 ndarray, or an :class:`AnswerError` saying what it is.
+
+    Complex, boolean, object and text answers are refused outright (converting them would drop
+    an imaginary part or turn True into 1.0 silently, with a warning naming numpy's files).
+    """
+    import warnings
+
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        raise AnswerError(f"the answer is {bool(value)!r}, a boolean, not a number")
+    if isinstance(value, complex):
+        raise AnswerError("the answer is a complex number; return a real number")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            arr = np.array(value, copy=True)
+        except ValueError as exc:
+            if isinstance(value, (list, tuple)) and "inhomogeneous" in str(exc):
+                raise _Ragged("the answer's items have different shapes") from None
+            raise AnswerError(f"the answer ({type(value).__name__}) is not a number or an array "
+                              f"of numbers: {_short(exc, 120)}") from None
+        except Exception as exc:  # noqa: BLE001 - whatever the object raises, it is not numbers
+            raise AnswerError(f"the answer ({type(value).__name__}) is not a number or an array "
+                              f"of numbers: {_short(exc, 120)}") from None
+    if not isinstance(arr, np.ndarray):
+        raise AnswerError(f"the answer ({type(value).__name__}) is not an array of numbers")
+    if arr.dtype.kind not in _REAL_KINDS:
+        raise AnswerError(
+            f"the answer holds {_KIND_NAMES.get(arr.dtype.kind, arr.dtype.name)}")
+    if arr.size > MAX_ANSWER_SIZE:
+        raise AnswerError(f"the answer has {arr.size} numbers, more than any question needs "
+                          f"(at most {MAX_ANSWER_SIZE})")
+    if arr.ndim > MAX_DIMS:
+        raise AnswerError(f"the answer has {arr.ndim} dimensions; no question needs more than "
+                          f"{MAX_DIMS}")
+    return np.ascontiguousarray(arr, dtype=np.float64).view(np.ndarray)
+
+
+def to_plain(value, depth=0):
+    """Convert a function's return value to plain data: lists, float64 ndarrays, sparse dicts.
+
+    Runs next to the student's code (it may run their ``__array__``); what it produces holds only
+    numbers: owned ``float64`` arrays of the base ndarray class, in lists for a tuple answer. A
+    sparse matrix becomes ``{"sparse": [shape, rows, cols, values]}`` so that "no entry" survives
+    the trip. Crossing the sandbox's pipe, the arrays travel as raw bytes (:func:`encode`).
     """
     import numpy as np
 
     if depth > 3:
         raise AnswerError("the answer is nested too deeply; return arrays or a tuple of arrays")
+    numbers = (int, float, np.number)
     if isinstance(value, (tuple, list)) and not all(
-        isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in value
-    ):
+            isinstance(v, numbers) and not isinstance(v, (bool, np.bool_)) for v in value):
+        # rows of one array, or a tuple of several outputs (of different shapes)
+        if isinstance(value, list) or not any(_is_output(v) for v in value):
+            try:
+                return _real_array(value)
+            except _Ragged:
+                pass
+        if len(value) > MAX_OUTPUTS:
+            raise AnswerError(f"the answer is a sequence of {len(value)} things of different "
+                              "shapes; return an array or a tuple of a few arrays")
         return [to_plain(v, depth + 1) for v in value]
     if hasattr(value, "tocoo") and hasattr(value, "shape"):  # a scipy.sparse matrix or array
-        coo = value.tocoo()
-        shape = [int(s) for s in coo.shape]
-        rows = np.array(coo.row, dtype=np.int64).tolist()
-        cols = np.array(coo.col, dtype=np.int64).tolist()
-        vals = np.array(coo.data, dtype=np.float64).tolist()
-        if len(vals) > MAX_ANSWER_SIZE:
-            raise AnswerError("the answer has more numbers than any question needs")
+        try:
+            coo = value.tocoo()
+            shape = [int(s) for s in coo.shape]
+            parts = [np.array(coo.row, dtype=np.int64), np.array(coo.col, dtype=np.int64),
+                     _real_array(coo.data)]
+        except AnswerError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise AnswerError(f"the sparse answer could not be read: {_short(exc, 120)}") from None
+        if len(shape) != 2 or parts[2].size > MAX_ANSWER_SIZE:
+            raise AnswerError("the sparse answer is not a matrix of a size any question needs")
+        rows, cols, vals = (np.ascontiguousarray(a, dtype=np.float64).ravel() for a in parts)
         return {"sparse": [shape, rows, cols, vals]}
-    try:
-        arr = np.array(value, dtype=np.float64, copy=True)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise AnswerError(
-            f"the answer ({type(value).__name__}) is not a number or an array of numbers: {exc}"
-        ) from None
-    if arr.size > MAX_ANSWER_SIZE:
-        raise AnswerError(f"the answer has {arr.size} numbers, more than any question needs")
-    return arr.view(np.ndarray).tolist()
+    return _real_array(value)
 
 
-def call_plain(func, args):
-    """Call ``func(*args)``; return ``{"value": plain}`` or ``{"error": text, "type": name}``."""
+def _is_output(value):
+    """Whether ``value`` is an output of its own in a tuple (an array, a matrix), not a row."""
+    return hasattr(value, "shape") or hasattr(value, "tocoo")
+
+
+def call_plain(func, args, *, catch_interrupt=True):
+    """Call ``func(*args)``; return ``{"value": plain}`` or ``{"error": text, "type": name}``.
+
+    ``catch_interrupt=False`` (the student's own notebook) lets a real Ctrl-C through; in the
+    sandbox a ``KeyboardInterrupt`` can only come from the code itself and is its answer.
+    """
     try:
         return {"value": to_plain(func(*args))}
     except AnswerError as exc:
@@ -116,11 +191,55 @@ def call_plain(func, args):
     except RecursionError:
         return {"error": "maximum recursion depth exceeded", "type": "RecursionError"}
     except SystemExit as exc:
-        return {"error": f"the code called sys.exit({exc.code!r})", "type": "SystemExit"}
+        return {"error": f"the code called sys.exit({_short(repr(exc.code), 80)})",
+                "type": "SystemExit"}
     except KeyboardInterrupt:
-        raise
+        if not catch_interrupt:
+            raise
+        return {"error": "the code raised KeyboardInterrupt itself (nobody pressed Ctrl-C)",
+                "type": "KeyboardInterrupt"}
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is reported
-        return {"error": _short(str(exc)), "type": type(exc).__name__}
+        return {"error": _short(_safe_str(exc)), "type": _short(_type_name(exc), 60)}
+
+
+def _safe_str(exc):
+    try:
+        return str(exc)
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ fails
+        return "(the error's message could not be shown)"
+
+
+def _type_name(exc):
+    name = type(exc).__name__
+    return name if isinstance(name, str) else "an exception"
+
+
+# --- the wire format: one frame per message --------------------------------------------------------
+# A frame is a 4-byte header length, a 4-byte body length, a JSON header (text, structure, shapes)
+# and a body of raw float64 numbers. The parent bounds both lengths before reading either, and
+# rebuilds arrays with numpy.frombuffer: nothing is parsed number by number.
+
+def encode(message):
+    """``message`` (dicts, lists, str, float64 arrays) -> bytes of one frame."""
+    import numpy as np
+
+    shapes, chunks = [], []
+
+    def walk(x):
+        if isinstance(x, np.ndarray):
+            shapes.append(list(x.shape))
+            chunks.append(np.ascontiguousarray(x, dtype="<f8").tobytes())
+            return {"array": len(shapes) - 1}
+        if isinstance(x, dict):
+            return {str(k): walk(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [walk(v) for v in x]
+        return x
+
+    header = json.dumps({"message": walk(message), "shapes": shapes},
+                        allow_nan=False).encode()
+    body = b"".join(chunks)
+    return len(header).to_bytes(4, "big") + len(body).to_bytes(4, "big") + header + body
 
 
 def _short(text, limit=300):
@@ -175,40 +294,118 @@ def _limit(memory_mb, cpu_seconds):
         resource.setrlimit(which, (soft, hard))
 
 
-# mount(2) and unshare(2) flags
+# mount(2), unshare(2), prctl(2) constants
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_REC, _MS_PRIVATE = 0x4000, 1 << 18
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
+_PR_CAPBSET_DROP, _PR_SET_KEEPCAPS = 24, 8
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# The unprivileged user and group graded code runs as (nobody/nogroup on Debian and Fedora).
+NOBODY = 65534
 
 
-def _hide(dirs):
-    """Cover ``dirs`` with empty read-only file systems, in a mount namespace of our own.
-
-    What the audit hook cannot stop (C code reading a file through an FFI) finds nothing there:
-    mlnotes, the solutions, the other submissions, /proc and /dev. Needs CAP_SYS_ADMIN (root in
-    most containers); returns whether it worked (without it, the audit hook alone guards reads).
-    """
+def _libc():
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                           ctypes.c_char_p]
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                           ctypes.c_ulong]
+    return libc
+
+
+def _isolate(hide, expose):
+    """Set up, as root, the file system graded code sees: a mount namespace of its own where
+
+    * each folder of ``expose`` (Python, its packages, under a folder only root may enter, such
+      as ``/root``) is reachable read-only by the unprivileged user: the closed ancestor is
+      covered by an empty file system and the folder bound back into it;
+    * each folder of ``hide`` is covered by an empty read-only file system: mlnotes, the
+      solutions, the submissions, the temporary folder, ``/proc`` and ``/dev``; what the audit
+      hook cannot stop (C code reading a file through an FFI) finds nothing there.
+
+    Needs CAP_SYS_ADMIN (root); returns whether it worked.
+    """
+    libc = _libc()
     if libc.unshare(_CLONE_NEWNS) != 0:
         return False
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return False
-    flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    hidden = [libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
-              for d in dirs]
-    return all(hidden)
+    ok = True
+    sealed = _MS_NOSUID | _MS_NODEV
+    handles = {}
+    for folder, _ in expose:
+        try:
+            handles[folder] = os.open(folder, os.O_PATH | os.O_DIRECTORY)
+        except OSError:
+            ok = False
+    for closed in dict.fromkeys(c for _, c in expose):
+        ok &= libc.mount(b"tmpfs", os.fsencode(closed), b"tmpfs", sealed,
+                         b"size=64k,mode=755") == 0
+    for folder, fd in handles.items():
+        try:
+            os.makedirs(folder, mode=0o755, exist_ok=True)
+        except OSError:
+            ok = False
+            continue
+        target = os.fsencode(folder)
+        ok &= libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, _MS_BIND | _MS_REC,
+                         None) == 0
+        ok &= libc.mount(b"none", target, None,
+                         _MS_REMOUNT | _MS_BIND | _MS_RDONLY | sealed, None) == 0
+        os.close(fd)
+    flags = _MS_RDONLY | sealed | _MS_NOEXEC
+    for d in hide:
+        ok &= libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
+    return bool(ok)
+
+
+def _drop_privileges(uid, gid):
+    """Become ``uid``/``gid`` with no supplementary groups and no capabilities at all.
+
+    Only root can (and needs to); returns whether the process is now unprivileged. The
+    capability bounding set is emptied first, so that nothing (no set-uid program, no file
+    capability) can give a capability back.
+    """
+    if os.geteuid() != 0:
+        return False
+    libc = _libc()
+    cap = 0
+    while libc.prctl(_PR_CAPBSET_DROP, cap, None, 0, 0) == 0:
+        cap += 1
+    libc.prctl(_PR_SET_KEEPCAPS, 0, None, 0, 0)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)  # from root to another user: every capability is cleared
+    return os.geteuid() == uid and os.getegid() == gid and _no_capabilities()
+
+
+def _no_capabilities():
+    """Whether the effective, permitted and inheritable capability sets are empty (Linux
+    ``capget``; ``/proc`` may already be hidden)."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header, data = Header(_LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+    if _libc().capget(ctypes.byref(header), data) != 0:
+        return False
+    return all(d.effective == d.permitted == d.inheritable == 0 for d in data)
 
 
 def _confine():
-    """From here on the kernel refuses new processes, file changes and escapes; threads work.
+    """From here on the kernel allows only the system calls a numerical function needs.
 
-    RLIMIT_NPROC = 0 stops fork for ordinary users (not for root). The seccomp filter of
-    :func:`_seccomp_filter` binds everyone, whatever the code calls: the audit hook sees only
-    Python's own functions, not ``_posixsubprocess.fork_exec`` called directly nor C code reached
-    through an FFI such as cffi. Returns whether the filter is in place (x86-64 Linux only;
-    elsewhere the audit hook and the limits remain).
+    The seccomp filter of :func:`_bpf_program` binds everyone, whatever the code calls: the
+    audit hook sees only Python's own functions, not ``_posixsubprocess.fork_exec`` called
+    directly nor C code reached through an FFI such as cffi. RLIMIT_NPROC = 0 also stops fork
+    for an unprivileged user. Returns whether the filter is in place (x86-64 Linux only).
     """
     import resource
 
@@ -219,76 +416,120 @@ def _confine():
     return _seccomp_filter()
 
 
-# --- the seccomp filter (x86-64 system call numbers) ------------------------------------------------
-# Refused with EPERM: new processes, changes to the file system, signals to other processes, raising
-# resource limits, sockets, mounts and namespaces, reaching into other processes, io_uring (which
-# would open files past this filter), kernel modules.
-_DENIED = {
-    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "creat": 85, "truncate": 76,
-    "ftruncate": 77, "rename": 82, "renameat": 264, "renameat2": 316, "mkdir": 83, "mkdirat": 258,
-    "rmdir": 84, "link": 86, "linkat": 265, "unlink": 87, "unlinkat": 263, "symlink": 88,
-    "symlinkat": 266, "chmod": 90, "fchmod": 91, "fchmodat": 268, "chown": 92, "fchown": 93,
-    "lchown": 94, "fchownat": 260, "mknod": 133, "mknodat": 259, "utime": 132, "utimes": 235,
-    "utimensat": 280, "futimesat": 261, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
-    "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "kill": 62, "tkill": 200,
-    "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_send_signal": 424,
-    "pidfd_getfd": 438, "setrlimit": 160, "prlimit64": 302, "socket": 41, "ptrace": 101,
-    "process_vm_writev": 311, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
-    "unshare": 272, "setns": 308, "open_tree": 428, "move_mount": 429, "fsopen": 430,
-    "fsconfig": 431, "fsmount": 432, "open_by_handle_at": 304, "io_uring_setup": 425,
-    "io_uring_enter": 426, "io_uring_register": 427, "init_module": 175, "finit_module": 313,
-    "delete_module": 176, "kexec_load": 246, "reboot": 169, "bpf": 321, "swapon": 167,
-    "swapoff": 168,
+# --- the seccomp filter (x86-64 system call numbers) -----------------------------------------------
+# An ALLOW-list: memory, reading files, time, threads, futexes, signals to itself. Anything else
+# (new processes, writing or changing files, sockets, other processes, mounts, namespaces, user
+# and group changes, the clock, the host name, accounting, priorities and CPU affinity, kernel
+# keys, io_uring, BPF, ...) fails with EPERM. Another ABI (32-bit calls) kills the process.
+_ALLOWED = {
+    "read": 0, "write": 1, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7,
+    "lseek": 8, "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
+    "rt_sigprocmask": 14, "rt_sigreturn": 15, "ioctl": 16, "pread64": 17, "readv": 19,
+    "access": 21, "pipe": 22, "select": 23, "sched_yield": 24, "mremap": 25, "msync": 26,
+    "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34, "nanosleep": 35,
+    "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "exit": 60, "uname": 63,
+    "fcntl": 72, "getcwd": 79, "chdir": 80, "fchdir": 81, "readlink": 89, "umask": 95,
+    "gettimeofday": 96, "getrlimit": 97, "getrusage": 98, "sysinfo": 99, "times": 100,
+    "getuid": 102, "getgid": 104, "geteuid": 107, "getegid": 108, "getppid": 110,
+    "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120, "getpgid": 121,
+    "getsid": 124, "rt_sigpending": 127, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
+    "sigaltstack": 131, "statfs": 137, "fstatfs": 138, "getpriority": 140,
+    "sched_getparam": 143, "sched_getscheduler": 145, "sched_get_priority_max": 146,
+    "sched_get_priority_min": 147, "sched_rr_get_interval": 148, "arch_prctl": 158,
+    "gettid": 186, "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193, "listxattr": 194,
+    "llistxattr": 195, "flistxattr": 196, "time": 201, "futex": 202, "sched_getaffinity": 204,
+    "getdents64": 217, "set_tid_address": 218, "restart_syscall": 219, "fadvise64": 221,
+    "clock_gettime": 228, "clock_getres": 229, "clock_nanosleep": 230, "exit_group": 231,
+    "epoll_wait": 232, "epoll_ctl": 233, "mbind": 237, "set_mempolicy": 238,
+    "get_mempolicy": 239, "newfstatat": 262, "readlinkat": 267, "faccessat": 269,
+    "pselect6": 270, "ppoll": 271, "set_robust_list": 273, "get_robust_list": 274,
+    "epoll_pwait": 281, "eventfd": 284, "eventfd2": 290, "epoll_create1": 291, "dup3": 292,
+    "pipe2": 293, "preadv": 295, "getcpu": 309, "getrandom": 318, "membarrier": 324,
+    "statx": 332, "rseq": 334, "close_range": 436, "faccessat2": 439, "epoll_pwait2": 441,
+    "futex_waitv": 449,
 }
 _NO_SUCH_CALL = {"clone3": 435, "openat2": 437}  # ENOSYS: libc falls back to clone / openat
-_CLONE, _OPEN, _OPENAT = 56, 2, 257
+_CLONE, _OPEN, _OPENAT, _KILL, _TGKILL, _PRLIMIT, _PRCTL = 56, 2, 257, 62, 234, 302, 157
 _X32_BIT = 0x40000000
 _CLONE_THREAD = 0x00010000
 # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND: an open that could change a file
 _WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000
+_PR_SET_NAME, _PR_GET_NAME = 15, 16
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
-_RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
+_RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
-# BPF opcodes: load a word of seccomp_data, jumps on ==, >=, & (with a constant), return
-_LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
-# seccomp_data offsets: system call number, architecture, the low words of args[0..2]
-_AT_NR, _AT_ARCH, _AT_ARG = 0, 4, (16, 24, 32)
+# BPF opcodes: load a word of seccomp_data, jumps on ==, >=, & (with a constant), always, return
+_LD, _JEQ, _JGE, _JSET, _JA, _RET = 0x20, 0x15, 0x35, 0x45, 0x05, 0x06
+# seccomp_data offsets: system call number, architecture, the low/high words of args[0..2]
+_AT_NR, _AT_ARCH = 0, 4
+_AT_ARG = (16, 24, 32)
+_AT_ARG_HIGH = (20, 28, 36)
 
 
-def _bpf_program():
-    """The filter as rows ``(label, opcode, constant, jump-if-true, jump-if-false)``."""
+def _bpf_program(pid):
+    """The filter as rows ``(label, opcode, constant, jump-if-true, jump-if-false)``.
+
+    ``pid``: this process, the only one ``kill``/``tgkill`` may signal (``os.abort()`` and
+    ``raise(3)`` signal the process itself; the grader and the other sandboxes are out of reach).
+    """
     def row(code, k, yes=None, no=None, label=None):
         return (label, code, k, yes, no)
 
+    def check_allowed(nr):  # a conditional jump reaches 255 rows: test, then return at once
+        return [row(_JEQ, nr, no="+1"), row(_RET, _RET_ALLOW)]
+
+    special = [(_CLONE, "clone"), (_OPEN, "open"), (_OPENAT, "openat"), (_KILL, "self"),
+               (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl")]
     return [
-        row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, no="allow"),  # another ABI: no filter
-        row(_LD, _AT_NR), row(_JGE, _X32_BIT, yes="deny"),
-        row(_JEQ, _CLONE, yes="clone"), row(_JEQ, _OPEN, yes="open"),
-        row(_JEQ, _OPENAT, yes="openat"),
-        *(row(_JEQ, nr, yes="nosys") for nr in _NO_SUCH_CALL.values()),
-        *(row(_JEQ, nr, yes="deny") for nr in _DENIED.values()),
-        row(_RET, _RET_ALLOW),  # any other call
-        # BPF jumps only forward: the argument checks, then the verdicts
+        row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, yes="+1"), row(_RET, _RET_KILL_PROCESS),
+        row(_LD, _AT_NR), row(_JGE, _X32_BIT, no="+1"), row(_RET, _RET_KILL_PROCESS),
+        *(r for nr in _ALLOWED.values() for r in check_allowed(nr)),
+        *(r for nr in _NO_SUCH_CALL.values()
+          for r in (row(_JEQ, nr, no="+1"), row(_RET, _RET_ERRNO | _ENOSYS))),
+        *(r for nr, label in special for r in (row(_JEQ, nr, no="+1"), row(_JA, label))),
+        row(_RET, _RET_ERRNO | _EPERM),  # any other call
+        # the argument checks
         row(_LD, _AT_ARG[0], label="clone"), row(_JSET, _CLONE_THREAD, "allow", "deny"),
         row(_LD, _AT_ARG[1], label="open"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
         row(_LD, _AT_ARG[2], label="openat"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
+        row(_LD, _AT_ARG[0], label="self"), row(_JEQ, pid, no="deny"),
+        row(_LD, _AT_ARG_HIGH[0]), row(_JEQ, 0, "allow", "deny"),
+        row(_LD, _AT_ARG[2], label="prlimit"), row(_JEQ, 0, no="deny"),  # read, never set
+        row(_LD, _AT_ARG_HIGH[2]), row(_JEQ, 0, "allow", "deny"),
+        row(_LD, _AT_ARG[0], label="prctl"), row(_JEQ, _PR_SET_NAME, yes="allow"),
+        row(_JEQ, _PR_GET_NAME, "allow", "deny"),
         row(_RET, _RET_ALLOW, label="allow"),
         row(_RET, _RET_ERRNO | _EPERM, label="deny"),
-        row(_RET, _RET_ERRNO | _ENOSYS, label="nosys"),
         row(_RET, _RET_ERRNO | _EACCES, label="eacces"),
     ]
 
 
 def _assemble(rows):
-    """Resolve the labels into relative jumps and pack them as ``struct sock_filter``."""
+    """Resolve the labels into relative jumps and pack them as ``struct sock_filter``.
+
+    A jump target is a label or ``"+n"`` (skip n rows); ``JA`` takes its target in ``k``.
+    """
     import struct
 
     where = {label: i for i, (label, *_) in enumerate(rows) if label}
-    packed = b"".join(
-        struct.pack("HBBI", code, *(0 if j is None else where[j] - (i + 1) for j in (yes, no)), k)
-        for i, (_, code, k, yes, no) in enumerate(rows))
-    return packed, len(rows)
+
+    def offset(i, target):
+        if target is None:
+            return 0
+        if isinstance(target, str) and target.startswith("+"):
+            return int(target[1:])
+        return where[target] - (i + 1)
+
+    packed = []
+    for i, (_, code, k, yes, no) in enumerate(rows):
+        if code == _JA:
+            k, yes, no = offset(i, k), None, None
+        jt, jf = offset(i, yes), offset(i, no)
+        if not (0 <= jt <= 255 and 0 <= jf <= 255):
+            raise ValueError(f"BPF row {i}: a conditional jump of more than 255 rows")
+        packed.append(struct.pack("HBBI", code, jt, jf, k))
+    return b"".join(packed), len(rows)
 
 
 def _seccomp_filter():
@@ -297,16 +538,14 @@ def _seccomp_filter():
 
     if platform.system() != "Linux" or platform.machine() != "x86_64":
         return False
-    code, length = _assemble(_bpf_program())
+    code, length = _assemble(_bpf_program(os.getpid()))
     buffer = ctypes.create_string_buffer(code, len(code))
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     prog = SockFprog(length, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
-                           ctypes.c_ulong]
+    libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         return False
     return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
@@ -401,55 +640,90 @@ def _install_guard(tmp, packages, blocked_dirs, private, record):
 
 
 def _send(out, message):
-    data = json.dumps(message, allow_nan=True).encode()
-    out.write(len(data).to_bytes(4, "big") + data)
+    out.write(encode(message))
     out.flush()
 
 
-def _run_statements(source, namespace):
-    """Execute each top-level statement on its own; return notes on those that failed."""
-    import ast
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Print a warning without the file it came from (never a path of the grader's machine),
+    only the line of the submission when it came from the submission."""
+    where = f" (line {lineno} of {filename[1:-1]})" if str(filename).startswith("<cell") else ""
+    name = getattr(category, "__name__", "Warning")
+    sys.stderr.write(f"{name}: {_short(_safe_str(message), 200)}{where}\n")
 
-    notes = []
-    for node in ast.parse(source).body:
-        code = compile(ast.Module(body=[node], type_ignores=[]), "<submission>", "exec")
-        outcome = call_plain(lambda c=code: exec(c, namespace), [])  # noqa: S102
-        if "error" in outcome:
-            first = ast.unparse(node).splitlines()[0]
-            notes.append(f"`{_short(first, 80)}` failed: {outcome['type']}: {outcome['error']}")
-    return notes
+
+def _run_statements(statements, namespace):
+    """Execute each top-level statement on its own; return notes, and for each function whose
+    definition failed (it does not compile, or raised), why.
+
+    A statement is ``{"cell": k, "line": n, "code": text, "names": [defined names]}``; it is
+    compiled with its own file name ``<cell k>`` and its line numbers in the cell, so an error
+    names the line the student sees.
+    """
+    notes, broken = [], {}
+    for st in statements:
+        where = f"code cell {st['cell']}, line {st['line']}"
+        try:
+            code = compile("\n" * (st["line"] - 1) + st["code"], f"<cell {st['cell']}>", "exec")
+        except SyntaxError as exc:
+            line = exc.lineno or st["line"]
+            why = (f"does not compile: {type(exc).__name__}: {_short(exc.msg, 160)} "
+                   f"(code cell {st['cell']}, line {line})")
+        except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+            why = (f"does not compile: {type(exc).__name__}: {_short(_safe_str(exc), 160)} "
+                   f"({where})")
+        else:
+            outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
+            if "error" not in outcome:
+                continue
+            why = f"failed: {outcome['type']}: {outcome['error']} ({where})"
+        first = st["code"].lstrip().split("\n", 1)[0]
+        notes.append(f"`{_short(first, 80)}` {why}")
+        for name in st.get("names", []):
+            broken[name] = why
+    return notes, broken
 
 
 def main(config_path):
     with open(config_path) as f:
         config = json.load(f)
     _limit(config["memory_mb"], config["cpu_seconds"])
+    import warnings
+
     import numpy as np
 
     out = os.fdopen(config["fd"], "wb")
     tmp = config["tmp"]
     with open(os.path.join(tmp, config["source"])) as f:
-        source = f.read()
+        statements = json.load(f)
     inputs = []
     for i in range(config["start"], len(config["functions"])):
         with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
             inputs.append((i, _cases_from_npz(data)))
-    _hide(config["hide"])
-    _confine()
+    # as root: the file system view; then nobody, with no capabilities; then the kernel filter
+    isolation = {"mounts": _isolate(config["hide"], config["expose"]) if config["isolate"]
+                 else False}
+    isolation["unprivileged"] = (_drop_privileges(NOBODY, NOBODY) if config["isolate"]
+                                 else os.geteuid() != 0 and _no_capabilities())
+    isolation["seccomp"] = _confine()
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
+    warnings.showwarning = _show_warning
     record = []
     _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]], config["blocked_dirs"],
                    config["private"], record)
 
     namespace = {"__name__": "submission", "__builtins__": __builtins__}
-    notes = _run_statements(source, namespace)
+    notes, broken = _run_statements(statements, namespace)
     _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
-                "output": captured.take()})
+                "output": captured.take(), "isolation": isolation})
     for i, cases in inputs:
         seen = len(record)
-        func = namespace.get(config["functions"][i])
-        if not callable(func):
+        name = config["functions"][i]
+        func = namespace.get(name)
+        if name in broken and not callable(func):
+            answers = [{"error": broken[name], "type": "<definition>"}] * len(cases)
+        elif not callable(func):
             answers = [{"error": "missing", "type": "<missing>"}] * len(cases)
         else:
             answers = [call_plain(func, args) for args in cases]

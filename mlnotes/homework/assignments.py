@@ -41,7 +41,7 @@ ASSIGNMENTS = {
 
 def get_assignment(name):
     """``{question name: points}`` for an assignment, or a ``KeyError`` listing the names."""
-    from .core import get_question
+    from .bank import get_question
 
     if name not in ASSIGNMENTS:
         raise KeyError(f"no assignment called {name!r}; the assignments are: "

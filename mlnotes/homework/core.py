@@ -28,18 +28,20 @@ import numpy as np
 from ._child import MAX_ANSWER_SIZE, AnswerError, call_plain, to_plain  # noqa: F401
 from .compare import relative_error, scalar_factor
 
+WRONG_KIND = "wrong kind of answer"
+
 NOT_IMPLEMENTED = "not implemented yet"
 # An answer this close (relative) to a constant multiple of the expected one is named as such.
 FACTOR_RESIDUAL = 1e-6
 # The outcome "type" the sandbox reports when the notebook defines no such function (not a
 # valid class name, so no exception raised by student code can imitate it).
 MISSING = "<missing>"
+# ... and when the definition of the function failed (the reason says why and where).
+DEFINITION = "<definition>"
 # Tuples of outputs nest once; arrays come as (nested) lists, at most this deep in all.
 MAX_NESTING = 4
 # How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
 MISTAKE_TOL = 1e-6
-
-QUESTIONS = {}
 
 
 # --- plain data (to_plain runs beside the student code, see _child.py) ------------------------
@@ -56,6 +58,11 @@ def from_plain(plain, *, sparse_fill=0.0, depth=0):
         if set(plain) != {"sparse"}:
             raise AnswerError("the answer is a dict; return an array or a tuple of arrays")
         return _dense_from_sparse(plain["sparse"], sparse_fill)
+    if isinstance(plain, np.ndarray):
+        if plain.dtype != np.float64 or plain.size > MAX_ANSWER_SIZE:
+            raise AnswerError("the answer is not an array of real numbers of a size any "
+                              "question needs")
+        return np.array(plain, dtype=np.float64)  # an owned, writable copy
     if isinstance(plain, bool) or plain is None:
         raise AnswerError(f"the answer is {plain!r}, not a number or an array")
     if isinstance(plain, (int, float)):
@@ -65,7 +72,7 @@ def from_plain(plain, *, sparse_fill=0.0, depth=0):
             raise AnswerError("the answer holds an integer too large for a float") from None
     if not isinstance(plain, list):
         raise AnswerError(f"the answer is a {type(plain).__name__}, not an array")
-    if not any(isinstance(v, dict) for v in plain):
+    if not any(isinstance(v, (dict, np.ndarray)) for v in plain):
         try:
             return np.array(plain, dtype=np.float64)
         except (TypeError, ValueError, OverflowError, RecursionError):
@@ -77,6 +84,9 @@ def _dense_from_sparse(spec, fill):
     try:
         shape, rows, cols, vals = spec
         n, m = (int(s) for s in shape)
+        if not all(float(v).is_integer() for v in np.concatenate(
+                [np.ravel(rows), np.ravel(cols)]).astype(np.float64)):
+            raise ValueError("indices are not whole numbers")
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         vals = np.asarray(vals, dtype=np.float64)
@@ -102,6 +112,7 @@ class Property:
 
     description: str
     test: Callable
+    hint: str = ""  # the likely cause when this property fails and no catalogued mistake matches
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,10 @@ class Question:
     n_cases: int = 2
     normalise: Callable = None
     nan_hint: str = ""
+    # infinite entries are a valid answer (a graph's "no edge", an unreachable pair)
+    allow_inf: bool = False
+    # questions whose function this one's function usually calls (its own helper functions)
+    depends_on: tuple = ()
 
     def stub_source(self):
         """The code a student starts from."""
@@ -172,24 +187,6 @@ class Question:
         return self.shape_answer(to_plain(self.reference(**copy.deepcopy(inputs))))
 
 
-def register(question):
-    if question.name in QUESTIONS:
-        raise ValueError(f"question {question.name!r} is defined twice")
-    QUESTIONS[question.name] = question
-    return question
-
-
-def get_question(name):
-    """The :class:`Question` called ``name``; a ``KeyError`` listing the names otherwise."""
-    from . import bank  # noqa: F401  (fills the registry)
-
-    if name not in QUESTIONS:
-        raise KeyError(
-            f"no question called {name!r}; the questions are: {', '.join(sorted(QUESTIONS))}"
-        )
-    return QUESTIONS[name]
-
-
 # --- evaluation --------------------------------------------------------------------------------
 
 @dataclass
@@ -216,37 +213,44 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         if outcome.get("type") == "NotImplementedError":
             report.status = NOT_IMPLEMENTED
         elif outcome.get("type") == "AnswerError":
-            report.status = f"wrong kind of answer: {outcome['error']}"
+            report.status = f"{WRONG_KIND}: {outcome['error']}"
         elif outcome.get("type") == MISSING:
             report.status = (f"no function called {question.function!r} was found "
                              "(was its cell deleted or renamed?)")
+        elif outcome.get("type") == DEFINITION:
+            report.status = f"the definition of {question.function!r} {outcome['error']}"
         else:
             report.status = f"raised {outcome.get('type', 'an error')}: {outcome['error']}"
         return report
     try:
         answer = question.shape_answer(outcome["value"])
     except AnswerError as exc:
-        report.status = f"wrong kind of answer: {exc}"
+        report.status = f"{WRONG_KIND}: {exc}"
         return report
     if expected is None:
         expected = question.expected(inputs)
-    tol = question.tolerance(inputs, expected)
 
     names = question.outputs
-    shapes_ok = True
     for name, a, e in zip(names, answer, expected, strict=False):
-        ok = a.shape == e.shape
-        shapes_ok &= ok
-        label = f"{name} has shape {e.shape}" if e.ndim else f"{name} is a single number"
-        report.lines.append((ok, label if ok else f"{label} (got shape {a.shape})"))
-        if not ok and a.ndim == 2 and a.shape == e.shape[::-1]:
+        if a.shape == e.shape:
+            continue
+        want = f"shape {e.shape}" if e.ndim else "a single number"
+        got = f"shape {a.shape}" if a.ndim else "a single number"
+        report.status = f"{WRONG_KIND}: {name} should be {want}, got {got}"
+        if a.ndim == 2 and a.shape == e.shape[::-1]:
             report.diagnosis = f"{name} is transposed: return the {e.shape} array, not its transpose."
-    if not shapes_ok:
         return report
-    bad = [n for n, a in zip(names, answer, strict=False) if np.isnan(a).any()]
-    if bad:
-        report.lines.append((False, f"{', '.join(bad)} contains NaN"))
-        report.diagnosis = question.nan_hint
+    for name, a in zip(names, answer, strict=False):
+        what = _non_finite(a, question.allow_inf)
+        if what:
+            report.status = f"{WRONG_KIND}: {name} contains {what}"
+            report.diagnosis = question.nan_hint if "NaN" in what else ""
+            return report
+    tol = question.tolerance(inputs, expected)
+    for name, e in zip(names, expected, strict=False):
+        label = f"{name} has shape {e.shape}" if e.ndim else f"{name} is a single number"
+        report.lines.append((True, label))
+    failed_hints = []
     for prop in question.properties:
         try:
             ok, detail = prop.test(answer, inputs, tol)
@@ -254,6 +258,8 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
             ok, detail = False, f"could not be tested: {exc}"
         text = prop.description + (f" ({detail})" if detail and not ok else "")
         report.lines.append((bool(ok), text))
+        if not ok and prop.hint:
+            failed_hints.append(prop.hint)
     try:
         ok, detail = question.compare(answer, expected, inputs, tol)
     except Exception as exc:  # noqa: BLE001
@@ -261,7 +267,19 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
     report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     if not ok and not report.diagnosis:
         report.diagnosis = diagnose(question, inputs, answer, expected, tol)
+        if not report.diagnosis and failed_hints:
+            report.diagnosis = failed_hints[0]
     return report
+
+
+def _non_finite(a, allow_inf):
+    """What is wrong with the non-finite entries of ``a`` ("" if nothing is)."""
+    if np.isnan(a).any():
+        return f"NaN (not a number) in {int(np.isnan(a).sum())} of {a.size} entries"
+    if not allow_inf and np.isinf(a).any():
+        return (f"infinity in {int(np.isinf(a).sum())} of {a.size} entries; every entry must be "
+                "a finite number")
+    return ""
 
 
 def diagnose(question, inputs, answer, expected, tol):
@@ -335,6 +353,8 @@ class Report:
             prefix = f"  case {k}: " if len(self.cases) > 1 else "  "
             if case.status:
                 out.append(f"{prefix}{case.status}")
+                if case.diagnosis:
+                    out.append(f"    likely mistake: {case.diagnosis}")
                 continue
             if case.passed:
                 out.append(f"{prefix}all {len(case.lines)} checks pass")

@@ -16,21 +16,34 @@ in the grader itself), it is recorded in that submission's row and the grader ca
 
 import csv
 import json
+import os
 import re
 import secrets
+import stat
+import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import get_assignment
-from .core import MISSING, Report, evaluate_case, get_question
-from .notebook import NotebookError, extract_definitions, read_code_cells
-from .sandbox import run_functions
-from .student import student_args
+from .bank import get_question
+from .core import DEFINITION, MISSING, Report, evaluate_case
+from .notebook import NotebookError, open_submission, parse_submission
+from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, run_functions
+from .student import depends_note, student_args
 
 SEED_BITS = 63
-# Feedback quotes at most this much of what a function printed.
+# Feedback quotes at most this much of what a function printed, and of what the code's run
+# reported (notes on statements that failed).
 QUOTED_OUTPUT = 1000
+QUOTED_NOTES = 5
+# A submitted folder is searched this deep, through at most this many entries.
+MAX_DEPTH, MAX_ENTRIES = 8, 2000
+# A message from the code (an exception's text) is quoted, at most this long.
+QUOTED_MESSAGE = 300
+UNTRUSTED_HEADING = ("What your code itself reported while it ran (its own output, shown as "
+                     "text; not the grader's notes):")
 
 
 @dataclass
@@ -47,7 +60,8 @@ class SubmissionResult:
     student: str
     path: str
     results: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
+    notes: list = field(default_factory=list)      # the grader's own notes
+    reported: list = field(default_factory=list)   # what the submission's run said (untrusted)
 
     @property
     def total(self):
@@ -58,27 +72,78 @@ class SubmissionResult:
         return sum(r.max_points for r in self.results)
 
 
+# --- text that reaches a student ---------------------------------------------------------------
+
+def _internal_prefixes():
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(MLNOTES_DIR), str(PROJECT_ROOT),
+             os.path.join(tempfile.gettempdir(), TMP_PREFIX), os.path.expanduser("~")}
+    real = {os.path.realpath(p) for p in paths}
+    return sorted((p for p in paths | real if len(p) > 1), key=len, reverse=True)
+
+
+_INTERNAL = _internal_prefixes()
+_LIBRARY_FILE = re.compile(r"/[^\s'\"]*/(?:site|dist)-packages/[^\s'\":]*")
+
+
+def public(text):
+    """``text`` with every path of the grader's machine replaced (never shown to a student)."""
+    text = str(text)
+    for prefix in _INTERNAL:
+        text = text.replace(prefix, "<grader>")
+    return _LIBRARY_FILE.sub("<library file>", text)
+
+
+def escape(text, limit):
+    """Untrusted text as one line: control, format and separator characters escaped (no new
+    lines, no terminal or bidirectional controls), at most ``limit`` characters."""
+    text = str(text)[: limit * 2]
+    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                  for c in text)
+    return out if len(out) <= limit else out[:limit] + " ..."
+
+
+# --- finding the submissions -------------------------------------------------------------------
+
 def find_submissions(folder):
-    """``[(student, path)]`` for every entry of ``folder`` (hidden files skipped), sorted."""
-    entries = []
-    for path in sorted(Path(folder).iterdir()):
-        if path.name.startswith("."):
-            continue
-        student = path.name if path.is_dir() else path.stem
-        entries.append((student, path))
-    return entries
+    """``[(student, name)]`` for every entry of ``folder`` (hidden files skipped), sorted.
+
+    Nothing is followed or opened here; :func:`locate_notebook` decides what each entry is.
+    """
+    with os.scandir(folder) as entries:
+        names = sorted(e.name for e in entries if not e.name.startswith("."))
+    out = []
+    for name in names:
+        is_dir = stat.S_ISDIR(os.lstat(os.path.join(folder, name)).st_mode)
+        out.append((name if is_dir else Path(name).stem, name))
+    return out
 
 
-def _notebook_of(path):
-    if path.is_dir():
-        notebooks = sorted(p for p in path.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-        if len(notebooks) != 1:
-            raise NotebookError(f"the folder holds {len(notebooks)} notebooks; exactly one is "
-                                "expected")
-        return notebooks[0]
-    if path.suffix != ".ipynb":
-        raise NotebookError(f"{path.name} is not a notebook (.ipynb)")
-    return path
+def locate_notebook(folder, name):
+    """The path (relative to ``folder``) of the notebook of submission ``name``.
+
+    A submission is a regular ``.ipynb`` file, or a folder holding exactly one (searched without
+    following links). Links, devices and the like are refused: a :class:`NotebookError` says so.
+    """
+    info = os.lstat(os.path.join(folder, name))
+    if stat.S_ISLNK(info.st_mode):
+        raise NotebookError(f"{name} is a link; links are not followed: submit the notebook "
+                            "itself")
+    if not stat.S_ISDIR(info.st_mode):
+        if not name.endswith(".ipynb"):
+            raise NotebookError(f"{name} is not a notebook (.ipynb)")
+        return name
+    found, seen = [], 0
+    for root, dirs, files in os.walk(os.path.join(folder, name), followlinks=False):
+        rel = os.path.relpath(root, folder)
+        dirs[:] = [d for d in dirs if d != ".ipynb_checkpoints"] if (
+            rel.count(os.sep) < MAX_DEPTH) else []
+        seen += len(dirs) + len(files)
+        if seen > MAX_ENTRIES:
+            raise NotebookError(f"the folder holds more than {MAX_ENTRIES} files")
+        found += [os.path.join(rel, f) for f in files if f.endswith(".ipynb")]
+    if len(found) != 1:
+        raise NotebookError(f"the folder holds {len(found)} notebooks; exactly one is expected")
+    return found[0]
 
 
 class Grader:
@@ -99,59 +164,110 @@ class Grader:
         # The references run here, before any student code: everything they need is loaded.
         self.expected = [[q.expected(inputs) for inputs in cases]
                          for q, cases in zip(self.questions, self.cases, strict=True)]
+        self.isolation = {}  # what the sandbox achieved (the first child's report)
 
-    def grade_notebook(self, student, path):
+    def grade_notebook(self, student, path, *, folder=None):
+        """Grade the notebook ``path`` (relative to ``folder`` when given; else any path, whose
+        last component only is opened without following links)."""
         result = SubmissionResult(student, str(path))
+        folder, path = (Path(path).parent, Path(path).name) if folder is None else (folder, path)
         try:
-            source, notes = extract_definitions(read_code_cells(_notebook_of(Path(path))))
-            result.notes += notes
+            fd = open_submission(folder, path)
+            try:
+                statements, notes, broken = parse_submission(fd)
+            finally:
+                os.close(fd)
+            result.notes += [escape(n, 400) for n in notes]
         except NotebookError as exc:
             return self._all_failed(result, f"not graded: {exc}")
         calls = [(q.function, [student_args(inputs) for inputs in cases])
                  for q, cases in zip(self.questions, self.cases, strict=True)]
         try:
-            notes, outcomes = run_functions(source, calls, timeout=self.timeout,
-                                            memory_mb=self.memory_mb, private=self.private,
-                                            block=self.block)
+            reported, outcomes, isolation = run_functions(
+                statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
+                private=self.private, block=self.block)
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})")
-        result.notes += notes
+        if isolation and not self.isolation:
+            self.isolation = isolation
+        result.reported += reported
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
-            result.results.append(self._judge(k, question, outcome))
+            result.results.append(self._judge(k, question, outcome, broken))
+        self._point_to_helpers(result, statements)
         return result
 
-    def _judge(self, k, question, outcome):
+    def _judge(self, k, question, outcome, broken):
         max_points = self.points[question.name]
         if "reason" in outcome:
-            return QuestionResult(question.name, 0.0, max_points, outcome["reason"],
-                                  f"{question.name}: FAILED\n  {outcome['reason']}")
+            reason = public(outcome["reason"])
+            return QuestionResult(question.name, 0.0, max_points, reason,
+                                  f"{question.name}: FAILED\n  {reason}")
         answers = outcome["answers"][: len(self.cases[k])]
         answers += [{"error": "no answer", "type": MISSING}] * (len(self.cases[k]) - len(answers))
+        answers = [self._trusted(question, a, broken) for a in answers]
         cases = [evaluate_case(question, inputs, answer, expected=expected)
                  for inputs, answer, expected in zip(self.cases[k], answers, self.expected[k],
                                                      strict=True)]
         report = Report(question.name, cases)
         for name in outcome.get("blocked", []):
-            report.notes.append(f"your code tried to use {name}, which is blocked while grading: "
-                                "the graded functions must be your own implementation")
+            report.notes.append(f"your code tried to use {escape(name, 60)}, which is blocked "
+                                "while grading: the graded functions must be your own "
+                                "implementation")
         text = report.text(student=False)
         printed = outcome.get("output", "")
         if printed:
-            text += f"\n  your function printed:\n    {printed[:QUOTED_OUTPUT]!r}"
+            text += ("\n  your function printed (its own output, shown as text):\n    "
+                     + escape(printed, QUOTED_OUTPUT))
         return QuestionResult(question.name, round(max_points * report.fraction, 3), max_points,
-                              report.status, text)
+                              public(report.status), public(text))
+
+    @staticmethod
+    def _trusted(question, answer, broken):
+        """An outcome from the child with its text made safe: the reason for a definition
+        that does not compile comes from the grader's own parse; an error's message is
+        quoted and escaped (it is the submission's text)."""
+        if not isinstance(answer, dict) or "error" not in answer:
+            return answer
+        kind = answer.get("type")
+        if kind in (MISSING, DEFINITION) and question.function in broken:
+            return {"error": broken[question.function], "type": DEFINITION}
+        message = escape(answer.get("error"), QUOTED_MESSAGE)
+        kind = escape(kind, 60)
+        if kind in ("AnswerError", "NotImplementedError", MISSING):
+            return {"error": message, "type": kind}
+        if kind == DEFINITION:
+            return {"error": message, "type": DEFINITION}
+        return {"error": f"\u201c{message}\u201d", "type": kind}
+
+    def _point_to_helpers(self, result, statements):
+        """A failing function that calls the student's own function for another question of
+        this assignment, which failed too, gets a pointer to it."""
+        by_name = {r.name: r for r in result.results}
+        code = {n: st["code"] for st in statements for n in st.get("names", [])}
+        for q, r in zip(self.questions, result.results, strict=True):
+            if r.points == r.max_points:
+                continue
+            for dep in q.depends_on:
+                helper = by_name.get(dep)
+                fn = get_question(dep).function
+                if helper is None or helper.points == helper.max_points:
+                    continue
+                if re.search(rf"\b{re.escape(fn)}\b", code.get(q.function, "")):
+                    r.feedback += "\n  note: " + depends_note(q.function, get_question(dep),
+                                                              helper.status)
 
     def _all_failed(self, result, reason):
+        reason = public(reason)
         result.notes.append(reason)
         for q in self.questions:
             result.results.append(QuestionResult(q.name, 0.0, self.points[q.name], reason,
                                                  f"{q.name}: FAILED\n  {reason}"))
         return result
 
-    def grade_safely(self, student, path):
+    def grade_safely(self, student, path, *, folder=None):
         """:meth:`grade_notebook`, with any failure of the grader itself recorded, not raised."""
         try:
-            return self.grade_notebook(student, path)
+            return self.grade_notebook(student, path, folder=folder)
         except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
             return self._all_failed(SubmissionResult(student, str(path)),
                                     f"grader error: {type(exc).__name__}: {exc}")
@@ -160,17 +276,40 @@ class Grader:
 def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb=1024,
                  seed=None, block=()):
     """Grade every submission in ``folder``; write the CSV, feedback and results.json files,
-    and ``grading.json`` (the settings and the seed of the hidden inputs, to grade again alike).
+    and ``grading.json`` (the settings, the seed of the hidden inputs to grade again alike, and
+    what the sandbox achieved on this machine).
 
     Returns the list of :class:`SubmissionResult` (one per submission, in CSV order).
     """
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
                     private=[folder, Path(out_csv).parent], block=block)
-    submissions = find_submissions(folder)
+
+    def grade(entry):
+        student, name = entry
+        try:
+            relative = locate_notebook(folder, name)
+        except (NotebookError, OSError) as exc:
+            why = exc if isinstance(exc, NotebookError) else "it could not be read"
+            return grader._all_failed(SubmissionResult(student, name), f"not graded: {why}")
+        return grader.grade_safely(student, relative, folder=folder)
+
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-        results = list(pool.map(lambda s: grader.grade_safely(*s), submissions))
+        results = list(pool.map(grade, find_submissions(folder)))
     write_outputs(results, grader, out_csv)
     return results
+
+
+def isolation_warning(isolation):
+    """A sentence for the instructor when the sandbox is weaker than it is as root on Linux."""
+    missing = [what for key, what in (
+        ("mounts", "hiding the course's files in a mount namespace"),
+        ("unprivileged", "running student code as an unprivileged user"),
+        ("seccomp", "the seccomp system-call allow-list")) if not isolation.get(key)]
+    if not isolation or not missing:
+        return ""
+    why = "" if can_isolate() else " (the grader is not root on Linux)"
+    return ("warning: the sandbox ran without " + ", ".join(missing) + why + "; run the grader "
+            "as root inside a throwaway container (see the README, 'Homework checking')")
 
 
 def _safe_name(student):
@@ -195,11 +334,16 @@ def write_outputs(results, grader, out_csv):
             points = {q.name: q.points for q in r.results}
             reasons = sorted({q.status for q in r.results if q.status != "passed"})
             notes = "; ".join(dict.fromkeys(r.notes[:3] + reasons[:3]))
-            writer.writerow([_cell(r.student), *(points.get(n, 0.0) for n in names),
-                             round(r.total, 3), r.max_total, _cell(notes[:500])])
+            if r.reported:
+                notes += f"; [{len(r.reported)} message(s) from the submission's own run: see " \
+                         "its feedback]"
+            writer.writerow([_cell(escape(r.student, 100)),
+                             *(points.get(n, 0.0) for n in names),
+                             round(r.total, 3), r.max_total, _cell(escape(public(notes), 500))])
     # what it takes to grade again on the same hidden inputs (the students never see this file)
     settings = {"assignment": grader.points, "seed": grader.seed, "timeout": grader.timeout,
-                "memory_mb": grader.memory_mb, "block": grader.block}
+                "memory_mb": grader.memory_mb, "block": grader.block,
+                "isolation": grader.isolation}
     (out_dir / "grading.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
     used = set()
     for r in results:
@@ -214,10 +358,20 @@ def write_outputs(results, grader, out_csv):
             json.dumps(gradescope_json(r), indent=1), encoding="utf-8")
 
 
+def _reported_lines(result):
+    shown = [f"  | {escape(public(n), 300)}" for n in result.reported[:QUOTED_NOTES]]
+    if len(result.reported) > QUOTED_NOTES:
+        shown.append(f"  | ... and {len(result.reported) - QUOTED_NOTES} more")
+    return [UNTRUSTED_HEADING, *shown] if shown else []
+
+
 def feedback_text(result):
-    lines = [f"Feedback for {result.student}: {result.total:g} / {result.max_total:g} points", ""]
+    lines = [f"Feedback for {escape(result.student, 100)}: {result.total:g} / "
+             f"{result.max_total:g} points", ""]
     if result.notes:
-        lines += ["Notes on your notebook:"] + [f"  - {n}" for n in result.notes] + [""]
+        lines += ["Notes on your notebook:"] + [f"  - {public(n)}" for n in result.notes] + [""]
+    if result.reported:
+        lines += _reported_lines(result) + [""]
     for q in result.results:
         lines += [f"[{q.points:g} / {q.max_points:g}] " + q.feedback, ""]
     return "\n".join(lines)
@@ -227,7 +381,7 @@ def gradescope_json(result):
     """The Gradescope autograder ``results.json`` for one submission."""
     return {
         "score": round(result.total, 3),
-        "output": "\n".join(result.notes),
+        "output": "\n".join([public(n) for n in result.notes] + _reported_lines(result)),
         "visibility": "visible",
         "tests": [{"name": q.name, "score": q.points, "max_score": q.max_points,
                    "status": "passed" if q.points == q.max_points else "failed",

@@ -1,11 +1,10 @@
-"""Notebooks: extracting a submission's definitions, and making student versions.
+"""Notebooks: reading a submission safely, extracting its statements, making student versions.
 
-Extraction reads the notebook as JSON and parses each code cell with :mod:`ast` (nothing is
-executed here). It keeps only the top-level statements a graded function can depend on (imports,
-function and class definitions, assignments) and drops everything else: calls such as
-``check(...)``, plots, loops, IPython magics. A cell that does not parse is skipped and reported.
-Imports of ``mlnotes.homework`` (the student's own ``check``) are dropped; any other ``mlnotes``
-import is kept so that the sandbox can refuse it and say so.
+Reading: :func:`open_submission` opens a file inside the submissions folder one path component at
+a time, never following a link, and accepts only a regular file (with a single name: no hard link
+to a file elsewhere). The notebook's bytes are then parsed in a separate process with memory and
+CPU limits (:func:`parse_submission`, the script ``_parse.py``): IPython's own input
+transformation, then :mod:`ast`, with every size bounded before parsing.
 
 Student versions: in an instructor notebook, the lines between ``### BEGIN SOLUTION`` and
 ``### END SOLUTION`` (inclusive) are replaced by a stub that raises
@@ -13,82 +12,150 @@ Student versions: in an instructor notebook, the lines between ``### BEGIN SOLUT
 ``<!-- BEGIN SOLUTION -->`` and ``<!-- END SOLUTION -->`` is removed.
 """
 
-import ast
 import json
+import os
 import re
+import select
+import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+from ._parse import MAX_NOTEBOOK_BYTES, NotebookError, code_cells, extract_statements
+
+__all__ = ["MAX_NOTEBOOK_BYTES", "NotebookError", "code_cells", "extract_statements",
+           "open_submission", "parse_submission", "read_code_cells", "student_version",
+           "write_student_version"]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 MD_BEGIN, MD_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
 STUB_LINES = ("# YOUR CODE HERE", 'raise NotImplementedError("not implemented yet")')
-# Larger notebooks are refused (no assignment needs more; images of outputs are the usual bulk).
-MAX_NOTEBOOK_BYTES = 50 * 2**20
-KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-              ast.Assign, ast.AnnAssign)
-MAGIC = re.compile(r"^\s*[%!?]")
+PARSER = Path(__file__).with_name("_parse.py")
+# Limits of the parsing process (address space, CPU seconds, wall-clock seconds) and the most
+# it may answer (bytes of JSON).
+PARSE_MEMORY_MB = 1024
+PARSE_CPU_SECONDS = 20
+PARSE_TIMEOUT = 60.0
+MAX_PARSE_OUTPUT = 4 * 2**20
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
 
 
-class NotebookError(ValueError):
-    """The file cannot be read as a notebook; the message says why."""
+def open_submission(folder, relative):
+    """A read-only descriptor of ``folder/relative``, a regular file inside ``folder``.
+
+    Each component is opened relative to the one before with ``O_NOFOLLOW``: a symbolic link
+    anywhere on the way (absolute or relative, to the instructor's notebook or to ``/dev/zero``)
+    is refused, and so are folders, devices, pipes and sockets, and a file with more than one name
+    (a hard link to a file elsewhere). A :class:`NotebookError` says which.
+    """
+    parts = Path(relative).parts
+    if not parts or any(p in ("", ".", "..") or os.sep in p for p in parts):
+        raise NotebookError(f"{relative} is not a path inside the submissions folder")
+    fd = os.open(folder, _OPEN_DIR)
+    try:
+        for part in parts[:-1]:
+            try:
+                nxt = os.open(part, _OPEN_DIR, dir_fd=fd)
+            except OSError:
+                raise NotebookError(f"{part} is a link or not a folder; links are not "
+                                    "followed") from None
+            os.close(fd)
+            fd = nxt
+        try:
+            info = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+        except OSError as exc:
+            raise NotebookError(f"{parts[-1]} could not be read: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            raise NotebookError(f"{parts[-1]} is a link, not a regular file; links are not "
+                                "followed: submit the notebook itself")
+        if not stat.S_ISREG(info.st_mode):
+            raise NotebookError(f"{parts[-1]} is not a regular file")
+        try:
+            file_fd = os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
+        except OSError as exc:
+            raise NotebookError(f"{parts[-1]} could not be opened: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    info = os.fstat(file_fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(file_fd)
+        what = "has more than one name (a hard link)" if stat.S_ISREG(info.st_mode) else (
+            "is not a regular file")
+        raise NotebookError(f"{parts[-1]} {what}; submit the notebook itself")
+    os.set_blocking(file_fd, True)
+    return file_fd
 
 
 def read_code_cells(path):
-    """The sources of a notebook's code cells, in order (a :class:`NotebookError` if unreadable)."""
+    """The sources of a notebook's code cells, read in this process (the student's own notebook,
+    the tests); a :class:`NotebookError` if unreadable. The batch grader uses
+    :func:`parse_submission` instead."""
     path = Path(path)
-    if not path.is_file():
-        raise NotebookError(f"{path.name} is not a regular file")
+    fd = open_submission(path.parent, path.name)
+    with os.fdopen(fd, "rb") as f:
+        return code_cells(f.read(MAX_NOTEBOOK_BYTES + 1))
+
+
+def _limit_parser():
+    import resource
+
+    mem = PARSE_MEMORY_MB * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CPU, (PARSE_CPU_SECONDS, PARSE_CPU_SECONDS + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def parse_submission(fd):
+    """Parse the notebook open at ``fd`` in a limited process: ``(statements, notes, broken)``.
+
+    The process gets the file as its standard input, at most :data:`PARSE_MEMORY_MB` of memory
+    and :data:`PARSE_CPU_SECONDS` of CPU; this process reads at most :data:`MAX_PARSE_OUTPUT`
+    bytes of its answer. A :class:`NotebookError` says what went wrong.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-B", str(PARSER)], stdin=fd, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, preexec_fn=_limit_parser, start_new_session=True,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"})
+    chunks, size = [], 0
+    deadline = time.monotonic() + PARSE_TIMEOUT
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_NOTEBOOK_BYTES + 1)  # bounded, whatever the file claims
-        if len(data) > MAX_NOTEBOOK_BYTES:
-            raise NotebookError(f"the notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB; "
-                                "clear its outputs")
-        nb = json.loads(data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NotebookError(f"the file could not be read: {exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise NotebookError(f"the file is not valid notebook JSON: {exc}") from None
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
-        raise NotebookError("the file is not a Jupyter notebook (nbformat 4): it has no cells")
-    sources = []
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(s for s in source if isinstance(s, str))
-        if isinstance(source, str):
-            sources.append(source)
-    return sources
-
-
-def _is_homework_import(node):
-    if isinstance(node, ast.ImportFrom):
-        return (node.module or "").startswith("mlnotes.homework") or (
-            node.module == "mlnotes" and all(a.name == "homework" for a in node.names))
-    if isinstance(node, ast.Import):
-        return all(a.name.startswith("mlnotes.homework") for a in node.names)
-    return False
-
-
-def extract_definitions(sources):
-    """Keep the top-level definitions of the cells; return ``(source, notes)``."""
-    kept, notes = [], []
-    for k, source in enumerate(sources, 1):
-        code = "\n".join("" if MAGIC.match(line) else line for line in source.splitlines())
-        try:
-            tree = ast.parse(code)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-            notes.append(f"code cell {k} does not parse{where}: {getattr(exc, 'msg', exc)}; "
-                         "it was skipped")
-            continue
-        kept += [n for n in tree.body if isinstance(n, KEPT_NODES) and not _is_homework_import(n)]
+        out = proc.stdout.fileno()
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise NotebookError("reading the notebook took too long")
+            if not select.select([out], [], [], remaining)[0]:
+                continue
+            chunk = os.read(out, 2**16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_PARSE_OUTPUT:
+                raise NotebookError("the notebook holds more code than any assignment needs")
+            chunks.append(chunk)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
     try:
-        return ast.unparse(ast.Module(body=kept, type_ignores=[])), notes
-    except (RecursionError, ValueError) as exc:
-        raise NotebookError(f"the notebook's code could not be processed: {exc}") from None
+        answer = json.loads(b"".join(chunks))
+    except ValueError:
+        why = ("it needed more memory or time than a notebook may"
+               if proc.returncode else "the reader failed")
+        raise NotebookError(f"the notebook could not be read: {why}") from None
+    if not isinstance(answer, dict):
+        raise NotebookError("the notebook could not be read: the reader failed")
+    if "error" in answer:
+        raise NotebookError(str(answer["error"])[:500])
+    statements, notes, broken = answer["statements"], answer["notes"], answer["broken"]
+    if not all(isinstance(st, dict) and isinstance(st.get("code"), str)
+               and isinstance(st.get("cell"), int) and isinstance(st.get("line"), int)
+               for st in statements):
+        raise NotebookError("the notebook could not be read: the reader failed")
+    return statements, [str(n) for n in notes], {str(k): str(v) for k, v in broken.items()}
 
 
 def student_version(nb):

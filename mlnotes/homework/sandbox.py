@@ -3,9 +3,11 @@
 :func:`run_functions` starts ``_child.py`` in a fresh Python process (isolated mode, a new session,
 a temporary directory as its working directory and home), hands it the inputs as ``.npz`` files
 (written by this process, read by the child without pickle) and reads the answers from a pipe that
-this process created: one length-prefixed JSON message per question. Each question has a
-wall-clock deadline; the child also has CPU-time, address-space, file-size and process limits and
-a seccomp filter (set by the child on itself before any student code runs, see ``_child.py``).
+this process created: one frame per question, a bounded JSON header and the numbers as raw
+float64 (sizes checked before anything is read or parsed). Each question has a wall-clock
+deadline; the child also has CPU-time, address-space, file-size and process limits, runs as an
+unprivileged user without capabilities where the grader is root, and has a seccomp allow-list
+(set by the child on itself before any student code runs, see ``_child.py``).
 
 When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
 a well-formed message, this side records why for that question, kills the child's whole process
@@ -35,9 +37,14 @@ MLNOTES_DIR = Path(__file__).resolve().parent.parent
 PROJECT_ROOT = MLNOTES_DIR.parent
 COURSE_PATHS = ("book", "tests", ".git") if (PROJECT_ROOT / "pyproject.toml").exists() else ()
 TMP_PREFIX = "mlnotes-grade-"
-# Largest message accepted from the child (bytes of JSON); larger means "answer too large".
-MAX_MESSAGE = 32 * 2**20
-READ_CHUNK = 2**16
+# Largest frame accepted from the child: its JSON header, and its numbers (float64 bytes: every
+# case of one question at the largest answer size). Larger means "answer too large".
+MAX_HEADER = 256 * 2**10
+MAX_BODY = 16 * 2**20
+# What is kept of the child's text: notes (count, characters each), printed output, names.
+MAX_NOTES, NOTE_CHARS, OUTPUT_CHARS, MAX_NAMES = 8, 300, 2000, 10
+# Nesting of a header (a message, its answers, a tuple of outputs, a sparse triple).
+MAX_HEADER_DEPTH = 10
 # The child's imports (numpy, the student's scipy) and top-level definitions get this much
 # wall-clock time on top of the per-question timeout.
 SETUP_GRACE = 5.0
@@ -57,17 +64,52 @@ def _write_inputs(path, cases):
     np.savez(path, **arrays)
 
 
+# What a signal that ended the child means, in words a student can act on.
+SIGNAL_REASONS = {
+    "SIGXCPU": "used up its CPU-time limit (SIGXCPU)",
+    "SIGKILL": "was killed (SIGKILL)",
+    "SIGSEGV": "crashed with a segmentation fault (SIGSEGV: C code read or wrote memory it "
+               "does not own)",
+    "SIGABRT": "aborted (SIGABRT: os.abort(), or a C library stopped on a failed check)",
+    "SIGBUS": "crashed with a bus error (SIGBUS)",
+    "SIGFPE": "crashed with an arithmetic error in C code (SIGFPE)",
+    "SIGILL": "crashed on an illegal instruction (SIGILL)",
+    "SIGSYS": "made a kind of system call the sandbox never allows (SIGSYS)",
+    "SIGXFSZ": "wrote too large a file (SIGXFSZ)",
+    "SIGINT": "was interrupted (SIGINT)",
+    "SIGTERM": "was terminated (SIGTERM)",
+}
+
+
+def exit_reason(code):
+    """Why a child that ended with return code ``code`` (as :mod:`subprocess` reports it)
+    sent no answer."""
+    if code is None:
+        return "the process closed its output and stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return "the process " + SIGNAL_REASONS.get(name, f"was stopped by {name}")
+    if code == 0:
+        return "the process ended (exit code 0) before answering (os._exit(0)?)"
+    return (f"the process ended with exit code {code} before answering (os._exit({code}), or "
+            "Python itself failed)")
+
+
 class _Child:
     def __init__(self, tmp, functions, start, timeout, memory_mb, private, block):
         read_fd, write_fd = os.pipe()
         n_left = len(functions) - start
         config = {
-            "fd": write_fd, "tmp": str(tmp), "source": "submission.py",
+            "fd": write_fd, "tmp": str(tmp), "source": "statements.json",
             "functions": functions, "start": start, "memory_mb": memory_mb,
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
             "blocked_dirs": [str(MLNOTES_DIR)], "block": list(block),
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
+            "isolate": can_isolate(), "expose": _exposed_dirs(),
         }
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
@@ -83,25 +125,13 @@ class _Child:
         finally:
             os.close(write_fd)
         self.fd = read_fd
-        self.buffer = b""
         self.eof = False
 
-    def read(self, deadline):
-        """The next message as a dict, or :class:`_Failure` saying why there is none."""
-        while True:
-            if len(self.buffer) >= 4:
-                size = int.from_bytes(self.buffer[:4], "big")
-                if size > MAX_MESSAGE:
-                    raise _Failure(f"the answer was larger than {MAX_MESSAGE // 2**20} MB")
-                if len(self.buffer) >= 4 + size:
-                    data, self.buffer = self.buffer[4:4 + size], self.buffer[4 + size:]
-                    try:
-                        message = json.loads(data)
-                    except (ValueError, RecursionError):
-                        raise _Failure("the process sent a malformed answer") from None
-                    if not isinstance(message, dict):
-                        raise _Failure("the process sent a malformed answer")
-                    return message
+    def _read_exactly(self, size, deadline):
+        """``size`` bytes from the pipe into a buffer of exactly that size (no growth)."""
+        buffer = bytearray(size)
+        view, got = memoryview(buffer), 0
+        while got < size:
             if self.eof:
                 raise _Failure(self._exit_reason())
             remaining = deadline - time.monotonic()
@@ -109,23 +139,32 @@ class _Child:
                 raise _Failure("timed out")
             ready, _, _ = select.select([self.fd], [], [], remaining)
             if ready:
-                chunk = os.read(self.fd, READ_CHUNK)
-                if chunk:
-                    self.buffer += chunk
+                n = os.readv(self.fd, [view[got:]])
+                if n:
+                    got += n
                 else:
                     self.eof = True
+        return bytes(buffer) if size <= MAX_HEADER else buffer
+
+    def read(self, deadline):
+        """The next message as a dict (arrays rebuilt), or :class:`_Failure` saying why not."""
+        prefix = self._read_exactly(8, deadline)
+        header_size, body_size = int.from_bytes(prefix[:4], "big"), int.from_bytes(prefix[4:], "big")
+        if header_size > MAX_HEADER:
+            raise _Failure(f"the process sent {header_size} bytes of text in one message, more "
+                           f"than {MAX_HEADER // 2**10} kB")
+        if body_size > MAX_BODY:
+            raise _Failure(f"the answer was larger than {MAX_BODY // 2**20} MB")
+        header = self._read_exactly(header_size, deadline)
+        body = self._read_exactly(body_size, deadline)
+        return decode(header, body)
 
     def _exit_reason(self):
         try:
             code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            return "the process closed its output and stopped answering"
-        if code < 0:
-            sig = signal.Signals(-code).name
-            why = {"SIGXCPU": "used up its CPU-time limit", "SIGKILL": "was killed",
-                   "SIGSEGV": "crashed (segmentation fault)", "SIGXFSZ": "wrote too large a file"}
-            return f"the process {why.get(sig, 'was stopped by ' + sig)}"
-        return f"the process exited with code {code} before answering (sys.exit or os._exit?)"
+            code = None
+        return exit_reason(code)
 
     def kill(self):
         try:
@@ -135,6 +174,88 @@ class _Child:
         self.proc.kill()  # in case it left its process group
         self.proc.wait()
         os.close(self.fd)
+
+
+def decode(header, body):
+    """One frame's header (JSON bytes) and body (float64 bytes) -> the message, arrays rebuilt
+    as read-only float64 views of ``body``; a :class:`_Failure` for anything malformed."""
+    try:
+        data = json.loads(bytes(header).decode("utf-8"))
+        message, shapes = data["message"], data["shapes"]
+    except (ValueError, RecursionError, TypeError, KeyError, UnicodeDecodeError):
+        raise _Failure("the process sent a malformed answer") from None
+    if not isinstance(message, dict) or not isinstance(shapes, list):
+        raise _Failure("the process sent a malformed answer")
+    arrays, offset = [], 0
+    body = memoryview(body)
+    for shape in shapes:
+        if not (isinstance(shape, list) and len(shape) <= 4 and all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_BODY
+                for n in shape)):
+            raise _Failure("the process sent a malformed answer")
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if offset + 8 * count > len(body):
+            raise _Failure("the process sent a malformed answer")
+        arrays.append(np.frombuffer(body[offset:offset + 8 * count], dtype="<f8").reshape(shape))
+        offset += 8 * count
+    if offset != len(body):
+        raise _Failure("the process sent a malformed answer")
+
+    def rebuild(x, depth):
+        if depth > MAX_HEADER_DEPTH:
+            raise _Failure("the process sent a malformed answer")
+        if isinstance(x, dict):
+            if set(x) == {"array"}:
+                k = x["array"]
+                if not (isinstance(k, int) and 0 <= k < len(arrays)):
+                    raise _Failure("the process sent a malformed answer")
+                return arrays[k]
+            return {k: rebuild(v, depth + 1) for k, v in x.items()}
+        if isinstance(x, list):
+            return [rebuild(v, depth + 1) for v in x]
+        return x
+
+    return rebuild(message, 0)
+
+
+def can_isolate():
+    """Whether the child may set up its own mounts and drop to ``nobody``: root on Linux."""
+    return sys.platform == "linux" and os.geteuid() == 0
+
+
+def _closed_ancestor(path):
+    """The top-most folder on the way to ``path`` that other users may not enter, or None."""
+    parts = Path(path).parts
+    for k in range(2, len(parts) + 1):
+        folder = os.path.join(*parts[:k])
+        try:
+            if not os.stat(folder).st_mode & 0o001:
+                return folder
+        except OSError:
+            return None
+    return None
+
+
+def _exposed_dirs():
+    """``[(folder, closed ancestor)]``: Python's and the packages' folders that ``nobody`` could
+    not reach (e.g. an interpreter under ``/root``), to be bound back read-only in the child's
+    mount namespace. A folder that is itself closed to others cannot be helped and is left out."""
+    import sysconfig
+
+    wanted = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+              os.path.dirname(np.__file__), _matplotlib_cache()}
+    for scheme in {sysconfig.get_default_scheme()}:
+        wanted.update(v for k, v in sysconfig.get_paths(scheme).items()
+                      if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    wanted.update(p for p in sys.path if p)
+    out = []
+    for folder in sorted(os.path.realpath(p) for p in wanted if p and os.path.isdir(p)):
+        closed = _closed_ancestor(folder)
+        if closed and closed != folder and os.stat(folder).st_mode & 0o005 == 0o005:
+            out.append((folder, closed))
+    # a folder inside another exposed one comes with it
+    return [(f, c) for f, c in out
+            if not any(f != g and f.startswith(g + os.sep) for g, _ in out)]
 
 
 def _matplotlib_cache():
@@ -178,13 +299,14 @@ def _hidden_dirs(extra):
             if os.path.isdir(d) and not any(n.startswith(d) for n in needed)]
 
 
-def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=(), block=()):
-    """Run ``source`` (a submission's definitions) in a sandboxed child and call its functions.
+def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=(), block=()):
+    """Run a submission's statements in a sandboxed child and call its functions.
 
     Parameters
     ----------
-    source : str
-        Python code defining the functions (imports, defs, assignments).
+    statements : list of dict
+        The submission's top-level statements, each ``{"cell", "line", "code", "names"}``
+        (see :func:`mlnotes.homework.notebook.extract_statements`).
     calls : list of (str, list of list)
         For each question, the function's name and the arguments of each case (arrays, numbers
         and strings).
@@ -199,37 +321,51 @@ def run_functions(source, calls, *, timeout=10.0, memory_mb=1024, private=(), bl
 
     Returns
     -------
-    notes : list of str
-        What went wrong while executing the definitions (a failed import, a blocked mlnotes).
+    reported : list of str
+        What the child said went wrong while executing the statements. It comes from the
+        untrusted process: bounded here, and to be shown as the submission's output.
     results : list of dict
         Per question: ``{"answers": [outcome per case]}`` (each outcome as in
         :func:`mlnotes.homework.core.evaluate_case`) or ``{"reason": text}``; plus ``"output"``,
         the first characters the code printed, and ``"blocked"``, the blocked packages it tried
         to use.
+    isolation : dict
+        What held in the first child: ``mounts``, ``unprivileged``, ``seccomp`` (booleans).
     """
     functions = [name for name, _ in calls]
     results = [None] * len(calls)
-    notes = []
+    state = {"reported": [], "isolation": {}}
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
-        Path(tmp, "submission.py").write_text(source)
+        Path(tmp, "statements.json").write_text(json.dumps(statements))
         for i, (_, cases) in enumerate(calls):
             _write_inputs(Path(tmp) / f"inputs_{i}.npz", cases)
         start = 0
         while start < len(calls):
             start = _run_child(tmp, functions, start, timeout, memory_mb, private, block,
-                               results, notes)
+                               results, state)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return notes, results
+    return state["reported"], results, state["isolation"]
 
 
 def _names(value):
     """A list of package names from the child's message (anything else is dropped)."""
-    return [v for v in value if isinstance(v, str)][:10] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    return [v[:60] for v in value if isinstance(v, str)][:MAX_NAMES]
 
 
-def _run_child(tmp, functions, start, timeout, memory_mb, private, block, results, notes):
+def _text(value, limit):
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _isolation(value):
+    keys = ("mounts", "unprivileged", "seccomp")
+    return {k: value.get(k) is True for k in keys} if isinstance(value, dict) else {}
+
+
+def _run_child(tmp, functions, start, timeout, memory_mb, private, block, results, state):
     """One child from question ``start`` on; returns where the next child must start."""
     child = _Child(tmp, functions, start, timeout, memory_mb, private, block)
     try:
@@ -241,9 +377,14 @@ def _run_child(tmp, functions, start, timeout, memory_mb, private, block, result
                 results[i] = {"reason": reason}
             return len(functions)
         if start == 0:
-            notes.extend(str(n) for n in ready.get("notes", []) if isinstance(n, str))
-            notes.extend(f"the notebook imports {name}, which is blocked while grading"
-                         for name in _names(ready.get("blocked")))
+            notes = ready.get("notes")
+            notes = notes if isinstance(notes, list) else []
+            state["reported"].extend(_text(n, NOTE_CHARS) for n in notes[:MAX_NOTES])
+            if isinstance(notes, list) and len(notes) > MAX_NOTES:
+                state["reported"].append(f"... and {len(notes) - MAX_NOTES} more")
+            state["reported"].extend(f"the notebook imports {name}, which is blocked while "
+                                     "grading" for name in _names(ready.get("blocked")))
+            state["isolation"] = _isolation(ready.get("isolation"))
         for i in range(start, len(functions)):
             try:
                 message = child.read(time.monotonic() + timeout)
@@ -257,7 +398,8 @@ def _run_child(tmp, functions, start, timeout, memory_mb, private, block, result
             if message.get("q") != i or not isinstance(answers, list):
                 results[i] = {"reason": "the process sent a malformed answer"}
                 return i + 1
-            results[i] = {"answers": answers, "output": str(message.get("output", ""))[:4000],
+            results[i] = {"answers": answers, "output": _text(message.get("output"),
+                                                              OUTPUT_CHARS),
                           "blocked": _names(message.get("blocked"))}
         return len(functions)
     finally:

@@ -198,3 +198,16 @@ def psd(k=0, name="the matrix"):
         ok = lam.min() >= -max(tol, 1e-10) * max(abs(lam).max(), 1e-300)
         return ok, f"smallest eigenvalue {lam.min():.3g}"
     return Property(f"{name} is positive semidefinite", test)
+
+
+# --- the registry -------------------------------------------------------------------------------
+
+BANK = {}
+
+
+def register(question):
+    """Add ``question`` to the bank (each module of the bank registers its questions)."""
+    if question.name in BANK:
+        raise ValueError(f"question {question.name!r} is defined twice")
+    BANK[question.name] = question
+    return question

@@ -4,8 +4,8 @@ import numpy as np
 
 from ...autoencoder import loss_gradient as _loss_gradient
 from ..compare import tol_direct
-from ..core import Mistake, Property, Question, register
-from ._common import compare_close
+from ..core import Mistake, Property, Question
+from ._common import compare_close, register
 
 ACTIVATIONS = ("tanh", "identity")
 

@@ -11,7 +11,7 @@ from ...eigenmaps import heat_kernel_weights as _heat_kernel_weights
 from ...eigenmaps import laplacian as _laplacian
 from ...spectral import bottom_eigenpairs as _bottom_eigenpairs
 from ..compare import tol_eigvecs
-from ..core import Mistake, Property, Question, register
+from ..core import Mistake, Property, Question
 from ._common import (
     bottom_eigvecs,
     compare_close,
@@ -22,6 +22,7 @@ from ._common import (
     graph_csr,
     knn_lengths,
     psd,
+    register,
     sums_to,
     symmetric,
     tol_by_size,

@@ -10,7 +10,7 @@ import numpy as np
 from ...graphs import floyd_warshall as _floyd_warshall
 from ...graphs import knn_graph as _knn_graph
 from ..compare import relative_error
-from ..core import Mistake, Property, Question, register
+from ..core import Mistake, Property, Question
 from ._common import (
     compare_close,
     curve_points,
@@ -18,6 +18,7 @@ from ._common import (
     graph_csr,
     knn_lengths,
     normalise_graph,
+    register,
     symmetric,
     tol_by_size,
     zero_diagonal,
@@ -62,6 +63,7 @@ edge, 0 on the diagonal. (A scipy.sparse matrix of edge lengths is accepted too.
     tolerance=tol_by_size("X"),
     outputs=("G",),
     sparse_fill=np.inf,
+    allow_inf=True,
     normalise=normalise_graph,
     properties=(symmetric(name="G"), zero_diagonal(name="G"),
                 Property("every point has at least k edges", _at_least_k)),
@@ -145,7 +147,8 @@ for each intermediate vertex k in turn, d(i, j) = min(d(i, j), d(i, k) + d(k, j)
     tolerance=tol_by_size("G"),
     outputs=("D_geo",),
     sparse_fill=np.inf,
-    properties=(symmetric(name="the distances"), zero_diagonal(name="the distances"),
+    allow_inf=True,
+    properties=(symmetric(name="the distance matrix"), zero_diagonal(name="the distance matrix"),
                 Property("no distance is longer than the direct edge", _no_longer_than_edges),
                 Property("the triangle inequality holds", _triangle)),
     mistakes=(

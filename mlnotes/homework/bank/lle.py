@@ -7,7 +7,7 @@ from ...lle import alignment_matrix as _alignment_matrix
 from ...lle import lle_weights as _lle_weights
 from ...spectral import bottom_eigenpairs as _bottom_eigenpairs
 from ..compare import tol_eigvecs, tol_solve
-from ..core import Mistake, Property, Question, register
+from ..core import Mistake, Property, Question
 from ._common import (
     bottom_eigvecs,
     compare_close,
@@ -15,6 +15,7 @@ from ._common import (
     curve_points,
     dense,
     psd,
+    register,
     squared_distances,
     sums_to,
     symmetric,

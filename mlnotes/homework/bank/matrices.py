@@ -10,7 +10,7 @@ from ...mds import classical_mds as _classical_mds
 from ...pca import principal_components as _principal_components
 from ...spectral import top_eigenpairs as _top_eigenpairs
 from ..compare import tol_direct, tol_eigvecs
-from ..core import Mistake, Property, Question, register
+from ..core import Mistake, Property, Question
 from ._common import (
     anisotropic_points,
     compare_close,
@@ -18,6 +18,7 @@ from ._common import (
     compare_procrustes,
     psd,
     rbf,
+    register,
     squared_distances,
     sums_to,
     symmetric,

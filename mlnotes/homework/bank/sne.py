@@ -9,11 +9,12 @@ from ...sne import joint_affinities as _joint_affinities
 from ...sne import student_t_affinities as _student_t_affinities
 from ...sne import tsne_objective_gradient as _tsne_objective_gradient
 from ..compare import tol_direct
-from ..core import Mistake, Property, Question, register
+from ..core import Mistake, Property, Question
 from ._common import (
     compare_close,
     fixed_tolerance,
     in_range,
+    register,
     squared_distances,
     sums_to,
     symmetric,
