@@ -1,5 +1,9 @@
 /* Small improvements of the book's pages that need JavaScript.
  *
+ * Wide inline math: MathJax 3 does not break inline formulas, so one wider than the text column
+ * (on a phone) would be cut off. Such formulas are marked "mlnotes-wide-inline" after typesetting;
+ * the CSS lets them scroll on their own. Formulas that fit keep their normal baseline.
+ *
  * Search results: Sphinx builds each result's snippet from the page's text content, which runs
  * the words of adjacent blocks together ("problemIn") and shows math as raw TeX ("\(r(i,j)\)").
  * The snippet text is rebuilt here with a space between blocks and the TeX turned into readable
@@ -56,5 +60,32 @@ function mlnotesPatchSearch() {
   };
 }
 
+function mlnotesMarkWideInlineMath() {
+  document.querySelectorAll(".bd-article mjx-container:not([display])").forEach((el) => {
+    el.classList.remove("mlnotes-wide-inline");
+    const block = el.closest("p, li, dd, td, th, div, figcaption, span.caption-text") || el.parentElement;
+    if (el.getBoundingClientRect().width > block.clientWidth + 1) {
+      el.classList.add("mlnotes-wide-inline");
+    }
+  });
+}
+
+function mlnotesAfterMathJax(callback) {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) {
+    mj.startup.promise.then(callback);
+  } else {
+    callback();
+  }
+}
+
 mlnotesPatchSearch();
-document.addEventListener("DOMContentLoaded", mlnotesPatchSearch);
+document.addEventListener("DOMContentLoaded", () => {
+  mlnotesPatchSearch();
+  mlnotesAfterMathJax(mlnotesMarkWideInlineMath);
+});
+let mlnotesResizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(mlnotesResizeTimer);
+  mlnotesResizeTimer = setTimeout(mlnotesMarkWideInlineMath, 150);
+});
