@@ -23,17 +23,30 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
     min_samples, min_features : int
         Smallest acceptable number of rows and columns.
     """
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{name} is a sparse matrix, but this method needs a dense array; "
+            f"convert it with {name}.toarray() (if it fits in memory)."
+        )
+    if np.dtype(getattr(X, "dtype", None) or np.float64).kind == "c":
+        raise ValueError(
+            f"Complex data not supported: {name} is complex; pass real numbers "
+            f"(e.g. {name}.real or abs({name}))."
+        )
     try:
         A = np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
+        # keep the kind of the failure: an entry of the wrong type (TypeError) or a value that
+        # does not parse as a number (ValueError)
+        raise type(exc)(
             f"{name} must be a numeric array (one sample per row); converting it failed: {exc}"
         ) from None
     if ensure_2d:
         if A.ndim == 1:
             raise ValueError(
-                f"{name} must be 2-D (n_samples, n_features) but is 1-D with shape {A.shape}; "
-                f"use {name}.reshape(-1, 1) for one feature or {name}.reshape(1, -1) for one sample."
+                f"{name} must be 2-D (n_samples, n_features) but is 1-D with shape {A.shape}. "
+                f"Reshape your data: {name}.reshape(-1, 1) for one feature or "
+                f"{name}.reshape(1, -1) for one sample."
             )
         if A.ndim != 2:
             raise ValueError(
@@ -42,11 +55,13 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
             )
         if A.shape[0] < min_samples:
             raise ValueError(
-                f"{name} has {A.shape[0]} sample(s) but at least {min_samples} are needed."
+                f"{name} has {A.shape[0]} sample(s) (shape={A.shape}) while a minimum of "
+                f"{min_samples} is required; pass at least {min_samples} samples (rows)."
             )
         if A.shape[1] < min_features:
             raise ValueError(
-                f"{name} has {A.shape[1]} feature(s) but at least {min_features} are needed."
+                f"{name} has {A.shape[1]} feature(s) (shape={A.shape}) while a minimum of "
+                f"{min_features} is required; pass at least {min_features} features (columns)."
             )
     check_finite(A, name=name)
     return A
@@ -144,11 +159,19 @@ def check_dissimilarity(Delta, *, name="the dissimilarity matrix", atol=1e-8):
     return Delta
 
 
+class NotFittedError(RuntimeError, ValueError, AttributeError):
+    """A fitted attribute was asked for before ``fit``.
+
+    A ``RuntimeError`` (calling in the wrong order), and also a ``ValueError`` and an
+    ``AttributeError``, the classes scikit-learn's tools expect from an unfitted estimator.
+    """
+
+
 def check_is_fitted(estimator, attribute):
-    """Raise a helpful error when ``transform`` is called before ``fit``."""
-    if not hasattr(estimator, attribute):
+    """Raise a helpful :class:`NotFittedError` when ``transform`` is called before ``fit``."""
+    if attribute not in vars(estimator):
         name = type(estimator).__name__
-        raise RuntimeError(
+        raise NotFittedError(
             f"This {name} is not fitted yet; call fit(X) (or fit_transform(X)) first."
         )
 
@@ -245,12 +268,13 @@ def describe_negative_eigenvalues(eigenvalues, *, name="the Gram matrix K", rtol
     )
 
 
-def check_n_features(X, n_features, *, name="X"):
+def check_n_features(X, n_features, *, name="X", estimator=None):
     """Check new data against the number of features seen in ``fit``."""
     X = check_array(X, name=name)
     if X.shape[1] != n_features:
+        who = type(estimator).__name__ if estimator is not None else "the model"
         raise ValueError(
-            f"{name} has {X.shape[1]} features but the model was fitted on {n_features}; "
-            "pass data with the same columns."
+            f"{name} has {X.shape[1]} features, but {who} is expecting {n_features} features as "
+            f"input (the model was fitted on {n_features}); pass data with the same columns."
         )
     return X

@@ -37,9 +37,12 @@ from ._validation import (
     check_positive,
     check_random_state,
 )
+from .base import Estimator
 
 ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.9, 0.999, 1e-8  # Kingma and Ba's defaults
 LINEAR_STEP = 0.5  # linear AE: learning_rate="auto" = LINEAR_STEP / tr(S), S the covariance
+AUTO_STEP_CUT = 4.0  # linear AE, "auto": after a divergence, restart with a step this much smaller
+AUTO_MAX_RESTARTS = 5
 DIVERGENCE_FACTOR = 1e6  # a loss this many times the initial one (or non-finite) = diverged
 
 _ACTIVATIONS = {
@@ -100,7 +103,7 @@ def loss_gradient(params, X, activations):
 
 
 # --- estimators ----------------------------------------------------------------------------------
-class _BaseAutoencoder:
+class _BaseAutoencoder(Estimator):
     """Shared parts: preprocessing, encode/decode through the two halves of the network."""
 
     def _prepare(self, X):
@@ -115,10 +118,15 @@ class _BaseAutoencoder:
         X = check_array(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features but the autoencoder was fitted on "
-                f"{self.n_features_in_}; pass data with the same columns."
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the autoencoder was fitted on "
+                f"{self.n_features_in_}); pass data with the same columns."
             )
         return X
+
+    @property
+    def _n_features_out(self):
+        return self._L
 
     def encode(self, X):
         """The code :math:`Z = f(X)`, shape (N, n_components)."""
@@ -172,7 +180,10 @@ class LinearAutoencoder(_BaseAutoencoder):
         Code size :math:`L`.
     learning_rate : float or "auto"
         Step size; ``"auto"`` is :math:`0.5 / \operatorname{tr}(S)`, with :math:`S` the
-        covariance: the trace bounds the largest eigenvalue, which sets the curvature.
+        covariance: the trace bounds the largest eigenvalue, which sets the curvature. The
+        curvature also grows with the weights (the loss is quartic in them), so large initial
+        weights (few features) can still make that step diverge; ``"auto"`` then restarts from
+        the same initial weights with a step 4 times smaller (at most 5 times).
     max_iter : int
         Gradient steps. Convergence slows with the smallest variance in the data: directions
         of tiny variance give the encoder almost no gradient to remove its component along
@@ -223,7 +234,22 @@ class LinearAutoencoder(_BaseAutoencoder):
             raise ValueError("All samples are identical (zero variance); nothing to encode.")
         self._lr = _learning_rate(self.learning_rate, LINEAR_STEP / trace)
         self.scale_ = 1.0
-        params = init_params([X.shape[1], self._L, X.shape[1]], self.random_state)
+        params0 = init_params([X.shape[1], self._L, X.shape[1]], self.random_state)
+        for restart in range(AUTO_MAX_RESTARTS + 1):
+            try:
+                params, history = self._descend(params0, Xc, trace)
+                break
+            except FloatingPointError:
+                if self.learning_rate != "auto" or restart == AUTO_MAX_RESTARTS:
+                    raise
+                self._lr /= AUTO_STEP_CUT
+        self.params_, self.loss_history_, self.n_iter_ = params, history, len(history) - 1
+        self.learning_rate_ = self._lr
+        self.components_ = params[1][0]
+        return self
+
+    def _descend(self, params, Xc, trace):
+        """Gradient descent with step ``self._lr`` until the gradient is small or max_iter."""
         loss, grads = loss_gradient(params, Xc, self._activations)
         history = [loss]
         while len(history) <= self.max_iter and _grad_norm(grads) > self.tol * trace:
@@ -232,10 +258,7 @@ class LinearAutoencoder(_BaseAutoencoder):
             loss, grads = loss_gradient(params, Xc, self._activations)
             history.append(loss)
             self._diverged(loss, history[0], f"step {len(history) - 1}")
-        self.params_, self.loss_history_, self.n_iter_ = params, history, len(history) - 1
-        self.learning_rate_ = self._lr
-        self.components_ = params[1][0]
-        return self
+        return params, history
 
 
 class Autoencoder(_BaseAutoencoder):

@@ -11,16 +11,45 @@ as scikit-learn's ``spectral_embedding`` does.
 
 Scaling: :math:`V^\top D V = I` (scikit-learn's ``SpectralEmbedding`` returns exactly these
 :math:`D^{-1/2} u`).
+
+New points by the Nyström formula (Bengio et al. 2004): :math:`L v = \lambda D v` is
+:math:`W v = (1 - \lambda) D v`, i.e. every training coordinate is a weighted mean of its
+neighbours' coordinates, scaled,
+
+.. math::
+    v_i = \frac{1}{1 - \lambda} \, \frac{\sum_j w_{ij} v_j}{\sum_j w_{ij}},
+
+and the same right-hand side, with the weights :math:`w_j(y)` a new point :math:`y` would get
+in the graph, defines :math:`v(y)`. The new point joins the graph as a training point would:
+to its :math:`k` nearest training points, and to every training point that would count it
+among *its* :math:`k` nearest (the "or" rule of the kNN graph), or to all within the radius.
+A training point given again (left out of its own neighbourhood, as in ``fit``) gets back its
+row of the graph, so ``transform`` reproduces the embedding exactly.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_array, check_n_components, check_positive
-from .graphs import SPECTRAL_CONSEQUENCE, neighbourhood_graph
+from ._validation import (
+    check_array,
+    check_is_fitted,
+    check_n_components,
+    check_n_features,
+    check_positive,
+)
+from .base import Estimator
+from .graphs import (
+    BRUTE_BLOCK_ENTRIES,
+    SPECTRAL_CONSEQUENCE,
+    nearest_neighbors,
+    neighbourhood_graph,
+    squared_distances,
+)
 from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
 LAPLACIANS = ("unnormalized", "sym", "rw")
+TIE_RTOL = 1e-9  # new points: a distance within this fraction of a neighbour radius counts as in
+NYSTROM_MIN_GAP = 1e-10  # transform needs |1 - lambda| above this for every eigenvalue used
 
 
 def heat_kernel_weights(G, t=None):
@@ -70,7 +99,7 @@ def laplacian(W, *, kind="unnormalized"):
     return sp.csr_matrix(sp.eye(len(deg)) - left @ W @ right)
 
 
-class LaplacianEigenmaps:
+class LaplacianEigenmaps(Estimator):
     r"""Laplacian eigenmaps.
 
     Parameters
@@ -93,6 +122,8 @@ class LaplacianEigenmaps:
         The non-trivial eigenvalues :math:`\lambda` of :math:`L v = \lambda D v`, increasing.
     affinity_matrix_ : scipy.sparse.csr_matrix
         The weights :math:`W`.
+    X_fit_ : ndarray of shape (N, p)
+        Training data, for ``transform``.
 
     Examples
     --------
@@ -123,7 +154,68 @@ class LaplacianEigenmaps:
         self.eigenvalues_, V = bottom_eigenpairs(L, self.n_components, B=D, skip=1,
                                                  solver=self.eigen_solver)
         self.embedding_ = flip_signs(V)
+        self.X_fit_ = X
+        if self.radius is None:  # squared distance of each point to its k-th neighbour
+            kth = nearest_neighbors(X, self.n_neighbors)[:, -1]
+            self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
         return self
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_
+
+    def _new_point_weights(self, Y):
+        """Weights ``(M, N)`` of new points to the training points, by the graph's rule."""
+        X = self.X_fit_
+        D2 = squared_distances(Y, X)
+        nearest = np.argmin(D2, axis=1)
+        twin = np.flatnonzero(np.all(X[nearest] == Y, axis=1))
+        D2[twin, nearest[twin]] = np.inf  # a training point is not its own neighbour
+        if self.radius is not None:
+            edge = D2 <= self.radius**2
+        else:
+            k = self.n_neighbors
+            kth_of_y = np.partition(D2, k - 1, axis=1)[:, k - 1:k]
+            # y -> its k nearest, or x_j -> y when y is within x_j's k-th neighbour distance
+            edge = (D2 <= kth_of_y) | (D2 <= self._kth_d2[None, :] * (1.0 + TIE_RTOL))
+        if self.t is None:
+            return edge.astype(float)
+        return np.where(edge, np.exp(-np.where(edge, D2, 0.0) / self.t), 0.0)
+
+    def transform(self, X):
+        r"""Embed new points by the Nyström formula
+        :math:`v(y) = \frac{1}{1 - \lambda} \sum_j w_j(y) v_j / \sum_j w_j(y)`.
+
+        See the module docstring for how a new point joins the graph. Training points given
+        again land exactly on their embedding.
+
+        Parameters
+        ----------
+        X : ndarray of shape (M, p)
+
+        Returns
+        -------
+        Z : ndarray of shape (M, n_components)
+        """
+        check_is_fitted(self, "embedding_")
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
+        if np.any(np.abs(1.0 - self.eigenvalues_) < NYSTROM_MIN_GAP):
+            raise ValueError(
+                f"The eigenvalues {self.eigenvalues_} include lambda = 1, where W v = 0 and the "
+                "Nyström factor 1 / (1 - lambda) is undefined; use fewer components or a "
+                "different graph (n_neighbors, radius or t)."
+            )
+        Z = np.empty((len(Y), self.embedding_.shape[1]))
+        block = max(1, BRUTE_BLOCK_ENTRIES // len(self.X_fit_))
+        for start in range(0, len(Y), block):
+            W = self._new_point_weights(Y[start:start + block])
+            degree = W.sum(axis=1)
+            if (degree == 0).any():
+                lonely = start + np.flatnonzero(degree == 0)
+                raise ValueError(
+                    f"New point(s) {lonely[:5].tolist()} have no training point within "
+                    f"radius={self.radius} (or all their weights underflow with t={self.t}), "
+                    "so the Nyström formula is undefined; increase radius (or t) or drop them."
+                )
+            # v(y) = (1 / (1 - lambda)) sum_j w_j(y) v_j / d(y)
+            Z[start:start + block] = (W @ self.embedding_) / degree[:, None]
+        return Z / (1.0 - self.eigenvalues_)

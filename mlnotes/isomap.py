@@ -9,21 +9,30 @@ may have negative eigenvalues; they are left out, as in scikit-learn (no warning
 New points are placed by the geodesic extension: a new point reaches training point :math:`j`
 through its nearest training neighbours, :math:`d^G(y, x_j) = \min_{i \in N(y)}
 (\|y - x_i\| + d^G_{ij})`, and these distances are projected like kernel-PCA test points.
+
+Landmark Isomap (de Silva and Tenenbaum 2003; ``n_landmarks``): shortest paths from the
+:math:`\ell` landmarks only (Dijkstra from :math:`\ell` sources, :math:`\ell \times N`
+distances instead of :math:`N \times N`), classical MDS of the landmarks, and distance-based
+triangulation (:func:`mlnotes.mds.triangulate`) of every point from its geodesic distances to
+the landmarks; new points are triangulated from their geodesic extension to the landmarks.
 """
 
 from functools import cached_property
 
 import numpy as np
+from scipy.sparse import csgraph
 
 from ._validation import check_array, check_is_fitted, check_n_features
+from .base import Estimator
 from .graphs import GEODESIC_METHODS, cross_graph, geodesic_distances, neighbourhood_graph
 from .kernel_pca import gram_embedding
 from .kernels import center_kernel_test, double_center
+from .mds import check_landmarks, choose_landmarks, landmark_triangulation, triangulate
 from .metrics import residual_variance
 from .spectral import check_solver
 
 
-class Isomap:
+class Isomap(Estimator):
     r"""Isometric feature mapping (Tenenbaum, de Silva and Langford, 2000).
 
     Parameters
@@ -35,20 +44,34 @@ class Isomap:
         Use the epsilon graph instead; set ``n_neighbors=None``.
     path_method : {"dijkstra", "floyd"}, default="dijkstra"
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        Exact method only (the landmarks' :math:`\ell \times \ell` problem is solved dense).
+    n_landmarks : int or None, default=None
+        None: exact Isomap. An integer :math:`\ell` (more than ``n_components``): landmark
+        Isomap with that many landmarks.
+    landmarks : {"random", "maxmin"}, default="random"
+        How landmarks are chosen (see :func:`mlnotes.mds.choose_landmarks`; max-min uses the
+        geodesic distances).
+    random_state : int, Generator or None, default=None
+        Seeds the choice of landmarks.
 
     Attributes
     ----------
     embedding_ : ndarray of shape (N, n_components)
         Eigenvector signs by :func:`~mlnotes.spectral.flip_signs` (scikit-learn's rule).
     eigenvalues_ : ndarray of shape (n_components,)
-        Top eigenvalues of the double-centred squared geodesic distances.
+        Top eigenvalues of the double-centred squared geodesic distances (among the landmarks
+        with ``n_landmarks``).
     eigenvectors_ : ndarray of shape (N, n_components)
-        The unit eigenvectors (``embedding_ = eigenvectors_ * sqrt(eigenvalues_)``).
+        The unit eigenvectors (``embedding_ = eigenvectors_ * sqrt(eigenvalues_)``); exact
+        method only.
     X_fit_ : ndarray of shape (N, D)
         Training data, for ``transform``.
     graph_ : scipy.sparse.csr_matrix
         The neighbourhood graph (edge lengths).
-    geodesic_distances_ : ndarray of shape (N, N)
+    geodesic_distances_ : ndarray of shape (N, N) or (n_landmarks, N)
+        All geodesic distances, or (with ``n_landmarks``) those from the landmarks.
+    landmarks_ : ndarray of shape (n_landmarks,)
+        Indices of the landmarks (landmark Isomap only).
     residual_variances_ : ndarray of shape (n_components,)
         Entry :math:`l-1` is :math:`1 - R^2` between the geodesic distances and the distances
         in the first :math:`l` embedding coordinates; its elbow suggests the intrinsic
@@ -66,12 +89,15 @@ class Isomap:
     """
 
     def __init__(self, n_components=2, *, n_neighbors=5, radius=None, path_method="dijkstra",
-                 eigen_solver="auto"):
+                 eigen_solver="auto", n_landmarks=None, landmarks="random", random_state=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.path_method = path_method
         self.eigen_solver = eigen_solver
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.random_state = random_state
 
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
@@ -79,7 +105,14 @@ class Isomap:
         if self.path_method not in GEODESIC_METHODS:
             raise ValueError(f"path_method must be 'dijkstra' or 'floyd', got {self.path_method!r}.")
         self.__dict__.pop("residual_variances_", None)
+        for name in ("landmarks_", "eigenvectors_", "_triangulation"):
+            self.__dict__.pop(name, None)
+        if self.n_landmarks is not None:
+            L = check_landmarks(self.n_landmarks, self.landmarks, len(X), self.n_components)
         self.graph_ = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius)
+        self.X_fit_ = X
+        if self.n_landmarks is not None:
+            return self._fit_landmarks(L)
         self.geodesic_distances_ = geodesic_distances(self.graph_, self.path_method)
         D2 = self.geodesic_distances_**2
         col_means = -0.5 * D2.mean(axis=0)  # column means of -1/2 D2, for new points
@@ -88,7 +121,25 @@ class Isomap:
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
             K, self.n_components, solver=self.eigen_solver
         )
-        self.X_fit_ = X
+        return self
+
+    def _fit_landmarks(self, n_landmarks):
+        """Dijkstra from the landmarks, classical MDS of them, triangulation of all points."""
+        G = self.graph_
+
+        def rows(idx):  # shortest paths from these sources (the graph is stored both ways)
+            return csgraph.dijkstra(G, directed=True, indices=idx)
+
+        self.landmarks_, Dg = choose_landmarks(G.shape[0], n_landmarks, rows,
+                                               method=self.landmarks,
+                                               random_state=self.random_state)
+        self.geodesic_distances_ = Dg  # (l, N)
+        D2_L = Dg**2
+        P, mean, lam = landmark_triangulation(D2_L[:, self.landmarks_], self.n_components,
+                                              warn=False)
+        self.eigenvalues_ = lam[:self.n_components]
+        self._triangulation = (P, mean)
+        self.embedding_ = triangulate(D2_L.T, P, mean)
         return self
 
     def fit_transform(self, X, y=None):
@@ -97,15 +148,17 @@ class Isomap:
     @cached_property
     def residual_variances_(self):
         check_is_fitted(self, "embedding_")
-        return np.array([
-            residual_variance(self.geodesic_distances_, self.embedding_[:, :l])
-            for l in range(1, self.embedding_.shape[1] + 1)
-        ])
+        landmarks = getattr(self, "landmarks_", None)
+        D = self.geodesic_distances_ if landmarks is None else (
+            self.geodesic_distances_[:, landmarks]  # among the landmarks only
+        )
+        Z = self.embedding_ if landmarks is None else self.embedding_[landmarks]
+        return np.array([residual_variance(D, Z[:, :l]) for l in range(1, Z.shape[1] + 1)])
 
     def transform(self, X):
         """Embed new points by the geodesic extension (see the module docstring)."""
         check_is_fitted(self, "embedding_")
-        Y = check_n_features(X, self.X_fit_.shape[1])
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
         E = cross_graph(Y, self.X_fit_, n_neighbors=self.n_neighbors, radius=self.radius)
         lonely = np.flatnonzero(np.diff(E.indptr) == 0)
         if len(lonely):
@@ -114,11 +167,17 @@ class Isomap:
                 f"radius={self.radius}, so their geodesic distances are undefined; "
                 "increase radius or drop those points."
             )
-        D_new = np.empty((len(Y), len(self.X_fit_)))
+        # geodesic distances from the training points to the targets: all points, or landmarks
+        to_targets = self.geodesic_distances_
+        if "landmarks_" in vars(self):
+            to_targets = self.geodesic_distances_.T
+        D_new = np.empty((len(Y), to_targets.shape[1]))
         for i in range(len(Y)):
             nbrs = E.indices[E.indptr[i]:E.indptr[i + 1]]
             steps = E.data[E.indptr[i]:E.indptr[i + 1]]
             # d(y, x_j) = min over neighbours a of ||y - x_a|| + d^G(a, j)
-            D_new[i] = (steps[:, None] + self.geodesic_distances_[nbrs]).min(axis=0)
+            D_new[i] = (steps[:, None] + to_targets[nbrs]).min(axis=0)
+        if "landmarks_" in vars(self):
+            return triangulate(D_new**2, *self._triangulation)
         K_new = center_kernel_test(-0.5 * D_new**2, self._train_means)
         return K_new @ (self.eigenvectors_ / np.sqrt(self.eigenvalues_))

@@ -23,6 +23,7 @@ from ._validation import (
     check_top_eigenvalues_positive,
     describe_negative_eigenvalues,
 )
+from .base import Estimator
 from .kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
 from .spectral import check_solver, flip_signs, smallest_eigenvalue, top_eigenpairs
 
@@ -51,7 +52,7 @@ def gram_embedding(K_centered, n_components, *, solver="auto"):
     return V * np.sqrt(lam), lam, V
 
 
-class KernelPCA:
+class KernelPCA(Estimator):
     r"""Kernel principal component analysis.
 
     Parameters
@@ -156,8 +157,10 @@ class KernelPCA:
         """
         check_is_fitted(self, "eigenvectors_")
         if self.kernel == "precomputed":
-            K_test = check_n_features(X, len(self.X_fit_), name="the test kernel matrix")
+            K_test = check_n_features(X, len(self.X_fit_), name="the test kernel matrix",
+                                      estimator=self)
         else:
-            K_test = self._kernel(check_n_features(X, self.X_fit_.shape[1]), self.X_fit_)
+            K_test = self._kernel(check_n_features(X, self.X_fit_.shape[1], estimator=self),
+                                  self.X_fit_)
         K_test = center_kernel_test(K_test, self._train_means)
         return K_test @ (self.eigenvectors_ / np.sqrt(self.eigenvalues_))

@@ -14,6 +14,19 @@ The weights can be negative. Step 3: the embedding keeps the same weights,
 
 Scaling: columns of ``Z`` have unit norm, as in scikit-learn; the notes' constraint
 :math:`\tfrac1N Z^\top Z = I` gives :math:`\sqrt N` times these coordinates.
+
+The embedding dimension must be below the neighbourhood size, :math:`d < k` (Saul and Roweis
+2003): each point's reconstruction uses its :math:`k` neighbours, and with :math:`d \ge k`
+the local constraints no longer determine a :math:`d`-dimensional embedding.
+
+New points (Saul and Roweis 2003, the reconstruction-weight extension): a new point
+:math:`y` gets weights from its :math:`k` nearest training points exactly as a training
+point does, and is placed where the same weights put it in the embedding,
+:math:`z(y) = \sum_{j \in N(y)} w_j(y)\, z_j`. A training point, given again, is
+reconstructed from its own neighbours (not from itself), so it lands at
+:math:`(W Z)_i = z_i - ((I - W) Z)_i`: off its embedding by the residual the embedding leaves,
+whose total squared size is the reconstruction error
+:math:`\|(I - W) Z\|_F^2 = \operatorname{tr}(Z^\top M Z)`.
 """
 
 import numpy as np
@@ -21,11 +34,14 @@ import scipy.sparse as sp
 
 from ._validation import (
     check_array,
+    check_is_fitted,
     check_n_components,
+    check_n_features,
     check_n_neighbors,
     check_no_duplicates,
     check_positive,
 )
+from .base import Estimator
 from .graphs import SPECTRAL_CONSEQUENCE, check_connected, nearest_neighbors
 from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
@@ -55,19 +71,45 @@ def lle_weights(X, n_neighbors, *, reg=1e-3):
                         "reconstructs its twin exactly, so the weights degenerate.")
     N, k = len(X), n_neighbors
     ind = nearest_neighbors(X, k)
-    Xi = X[ind] - X[:, None, :]  # (N, k, D): neighbours relative to x_i
-    G = Xi @ Xi.transpose(0, 2, 1)  # local Gram matrices G_i, (N, k, k)
+    w = reconstruction_weights(X, X, ind, reg=reg)
+    return sp.csr_matrix((w.ravel(), ind.ravel(), np.arange(0, N * k + 1, k)), shape=(N, N))
+
+
+def reconstruction_weights(Y, X, ind, *, reg=1e-3):
+    r"""Weights reconstructing each row :math:`y_i` of ``Y`` from the rows ``X[ind[i]]``.
+
+    :math:`w_i = G_i^{-1} \mathbf 1_k / (\mathbf 1_k^\top G_i^{-1} \mathbf 1_k)` with the
+    local Gram matrix :math:`G_i = (x_j - y_i)^\top (x_l - y_i)`, :math:`j, l \in` ``ind[i]``,
+    regularised by :math:`r \operatorname{tr}(G_i)`; all points in one batched solve.
+
+    Returns
+    -------
+    w : ndarray of shape (M, k)
+        Row :math:`i` sums to one.
+    """
+    M, k = ind.shape
+    Xi = X[ind] - Y[:, None, :]  # (M, k, p): neighbours relative to y_i
+    G = Xi @ Xi.transpose(0, 2, 1)  # local Gram matrices G_i, (M, k, k)
     trace = np.trace(G, axis1=1, axis2=2)
     G[:, np.arange(k), np.arange(k)] += np.where(trace > 0, reg * trace, reg)[:, None]
     try:
-        w = np.linalg.solve(G, np.ones((N, k, 1)))[:, :, 0]  # G_i^{-1} 1, all i at once
+        w = np.linalg.solve(G, np.ones((M, k, 1)))[:, :, 0]  # G_i^{-1} 1, all i at once
     except np.linalg.LinAlgError:
         raise ValueError(
             f"A local Gram matrix is singular: with n_neighbors={k} > n_features={X.shape[1]} "
             "the neighbours are linearly dependent; use reg > 0 (e.g. the default 1e-3)."
         ) from None
     w /= w.sum(axis=1, keepdims=True)  # divide by 1^T G_i^{-1} 1: weights sum to one
-    return sp.csr_matrix((w.ravel(), ind.ravel(), np.arange(0, N * k + 1, k)), shape=(N, N))
+    return w
+
+
+def new_point_neighbors(Y, X, n_neighbors):
+    """The ``n_neighbors`` nearest rows of ``X`` for each row of ``Y``, nearest first, leaving
+    out a row of ``X`` identical to the query (a training point given again gets its own
+    neighbours from fit, not itself)."""
+    ind = nearest_neighbors(X, n_neighbors + 1, Y)
+    twin = np.all(X[ind[:, 0]] == Y, axis=1)
+    return np.where(twin[:, None], ind[:, 1:], ind[:, :-1])
 
 
 def alignment_matrix(W):
@@ -82,7 +124,7 @@ def alignment_matrix(W):
     return sp.csr_matrix(I_W.T @ I_W)
 
 
-class LLE:
+class LLE(Estimator):
     r"""Locally linear embedding (standard LLE).
 
     Parameters
@@ -98,6 +140,8 @@ class LLE:
         Unit-norm columns (scikit-learn's scaling; the notes' :math:`\sqrt N` scaling is
         ``sqrt(N) * embedding_``); largest-magnitude entry of each column positive.
     weights_ : scipy.sparse.csr_matrix of shape (N, N)
+    X_fit_ : ndarray of shape (N, p)
+        Training data, for ``transform``.
     eigenvalues_ : ndarray of shape (n_components,)
         The eigenvalues of :math:`M` used (after the trivial 0).
     reconstruction_error_ : float
@@ -112,6 +156,27 @@ class LLE:
     (300, 2)
     """
 
+    _DISCONNECTED = (
+        "the check fits two far-apart blobs of 15 points, whose 5-nearest-neighbour graph is "
+        "disconnected; mlnotes' LLE refuses a disconnected graph with an error (the bottom "
+        "eigenvectors of M would only label the components), where scikit-learn's LLE returns "
+        "that degenerate embedding without a word. k >= 15 would connect the blobs but is "
+        "too large for the 10-point data of other checks."
+    )
+    _expected_failed_checks = {
+        "check_positive_only_tag_during_fit": (
+            "the check fits the iris data, which has two identical rows (101 and 142); "
+            "mlnotes' LLE refuses duplicate points with an error (their reconstruction weights "
+            "are degenerate), where scikit-learn's LLE regularises them silently. Negative "
+            "values themselves are fine."
+        ),
+        "check_pipeline_consistency": _DISCONNECTED,
+        "check_estimators_pickle": _DISCONNECTED,
+        "check_transformer_data_not_an_array": _DISCONNECTED,
+        "check_transformer_general": _DISCONNECTED,
+        "check_transformer_preserve_dtypes": _DISCONNECTED,
+    }
+
     def __init__(self, n_components=2, *, n_neighbors=5, reg=1e-3, eigen_solver="auto"):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -122,6 +187,16 @@ class LLE:
         X = check_array(X, min_samples=2)
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
+        k = check_n_neighbors(self.n_neighbors, len(X))
+        if self.n_components >= k:
+            raise ValueError(
+                f"n_components={self.n_components} must be smaller than n_neighbors={k}: LLE "
+                f"reconstructs each point from its k neighbours, and those local "
+                f"reconstructions cannot determine an embedding of dimension d >= k (Saul and "
+                f"Roweis require d < k). Choose n_neighbors > n_components (usually several "
+                f"times n_components, e.g. n_neighbors={max(2 * self.n_components, 10)}), or "
+                f"fewer components."
+            )
         self.weights_ = lle_weights(X, self.n_neighbors, reg=self.reg)
         check_connected(abs(self.weights_), X, n_neighbors=self.n_neighbors,
                         consequence=SPECTRAL_CONSEQUENCE)
@@ -130,7 +205,29 @@ class LLE:
                                                  solver=self.eigen_solver)
         self.embedding_ = flip_signs(V)
         self.reconstruction_error_ = float(self.eigenvalues_.sum())
+        self.X_fit_ = X
         return self
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_
+
+    def transform(self, X):
+        r"""Place new points by their reconstruction weights:
+        :math:`z(y) = \sum_{j \in N(y)} w_j(y)\, z_j`.
+
+        The weights come from the :math:`k` nearest training points, as in ``fit`` (a training
+        point given again is reconstructed from its own neighbours, see the module docstring).
+
+        Parameters
+        ----------
+        X : ndarray of shape (M, p)
+
+        Returns
+        -------
+        Z : ndarray of shape (M, n_components)
+        """
+        check_is_fitted(self, "embedding_")
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
+        ind = new_point_neighbors(Y, self.X_fit_, self.n_neighbors)
+        w = reconstruction_weights(Y, self.X_fit_, ind, reg=self.reg)
+        return np.einsum("mk,mkd->md", w, self.embedding_[ind])  # sum_j w_j z_j

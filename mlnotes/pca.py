@@ -10,6 +10,7 @@ samples the same subspace comes cheaper from the ``N x N`` Gram matrix
 import numpy as np
 
 from ._validation import check_array, check_is_fitted, check_n_components, check_n_features
+from .base import Estimator
 from .spectral import flip_signs, top_eigenpairs
 
 
@@ -41,7 +42,7 @@ def principal_components(X, n_components):
     return flip_signs(V).T, np.maximum(variance, 0.0), mean
 
 
-class PCA:
+class PCA(Estimator):
     r"""Principal component analysis.
 
     Projects the centred data onto the :math:`L` directions of largest variance:
@@ -94,7 +95,7 @@ class PCA:
     def transform(self, X):
         """Coordinates :math:`(X - \\bar x) V_L` of (new) points."""
         check_is_fitted(self, "components_")
-        X = check_n_features(X, self.n_features_in_)
+        X = check_n_features(X, self.n_features_in_, estimator=self)
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, Z):

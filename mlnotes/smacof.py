@@ -50,6 +50,7 @@ from ._validation import (
     check_positive,
     check_random_state,
 )
+from .base import Estimator
 from .graphs import pairwise_distances
 from .metrics import normalized_stress
 
@@ -292,7 +293,7 @@ def smacof(
     return (Z, stress, n_iter, history) if return_history else (Z, stress, n_iter)
 
 
-class MetricMDS:
+class MetricMDS(Estimator):
     r"""Metric multidimensional scaling: minimise the raw stress by SMACOF (p = 2) or by the
     subgradient method (p = 1).
 

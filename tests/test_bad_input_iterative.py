@@ -121,9 +121,15 @@ def test_objective_functions_check_shapes():
         sne.sne_objective_gradient(np.array([[0.0, np.nan], [1, 1]]), np.eye(2))
 
 
-def test_no_transform_before_fit():
-    with pytest.raises(RuntimeError, match=r"not fitted yet; call fit"):
-        sne.TSNE().transform(np.zeros((3, 3)))
+@pytest.mark.parametrize("cls", [sne.SNE, sne.SymmetricSNE, sne.TSNE])
+def test_no_transform_fitted_or_not(cls):
+    # like scikit-learn's TSNE: no transform at all (hasattr is False), with a message that says
+    # why and what to do when it is asked for
+    assert not hasattr(cls(), "transform")
+    with pytest.raises(AttributeError, match=f"{cls.__name__} has no transform for new points "
+                                             r"\(the map is fitted to the training points only\); "
+                                             "use fit_transform on the combined data"):
+        cls().transform(np.zeros((3, 3)))
 
 
 # --- metric MDS ----------------------------------------------------------------------------------
@@ -217,7 +223,8 @@ def test_autoencoder_divergence_is_an_error(est, X):
 
 def test_autoencoder_shape_checks_after_fit(X):
     net = ae.Autoencoder(n_components=1, hidden_layer_sizes=(4,), epochs=2, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="X has 2 features but the autoencoder was fitted on 3"):
+    with pytest.raises(ValueError, match=r"X has 2 features, but \w+ is expecting 3 features as "
+                                         r"input \(the autoencoder was fitted on 3\)"):
         net.encode(X[:, :2])
     with pytest.raises(ValueError, match=r"Z must have 1 columns \(n_components\), got 2"):
         net.decode(np.zeros((4, 2)))

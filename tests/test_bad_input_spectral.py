@@ -34,11 +34,12 @@ def test_nan_and_inf(name):
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_wrong_shape(name):
     with pytest.raises(ValueError, match=r"X must be 2-D \(n_samples, n_features\) but is 1-D with "
-                                         r"shape \(60,\); use X.reshape\(-1, 1\)"):
+                                         r"shape \(60,\). Reshape your data: X.reshape\(-1, 1\)"):
         ESTIMATORS[name]().fit(X[:, 0])
     with pytest.raises(ValueError, match=r"has shape \(1, 60, 3\); flatten each sample to one row"):
         ESTIMATORS[name]().fit(X[None])
-    with pytest.raises(ValueError, match=r"X has 1 sample\(s\) but at least 2 are needed"):
+    with pytest.raises(ValueError, match=r"X has 1 sample\(s\) \(shape=\(1, 3\)\) while a minimum "
+                                         r"of 2 is required; pass at least 2 samples"):
         ESTIMATORS[name]().fit(X[:1])
 
 
@@ -149,6 +150,7 @@ def test_unknown_options():
 def test_transform_checks(est):
     with pytest.raises(RuntimeError, match=f"This {est.__name__} is not fitted yet; call fit"):
         est().transform(X)
-    with pytest.raises(ValueError, match="X has 2 features but the model was fitted on 3; pass data "
-                                         "with the same columns"):
+    with pytest.raises(ValueError, match=f"X has 2 features, but {est.__name__} is expecting 3 "
+                                         r"features as input \(the model was fitted on 3\); "
+                                         "pass data with the same columns"):
         est().fit(X).transform(X[:, :2])

@@ -54,7 +54,8 @@ def test_not_fitted_and_shape_errors():
     with pytest.raises(RuntimeError, match="This PCA is not fitted yet; call fit"):
         PCA().transform(np.ones((2, 3)))
     pca = PCA(n_components=2).fit(DATASETS["s_curve"]())
-    with pytest.raises(ValueError, match="X has 2 features but the model was fitted on 3"):
+    with pytest.raises(ValueError, match=r"X has 2 features, but PCA is expecting 3 features as "
+                                         r"input \(the model was fitted on 3\)"):
         pca.transform(np.ones((2, 2)))
     with pytest.raises(ValueError, match="Z has 3 columns but the model has 2 components"):
         pca.inverse_transform(np.ones((2, 3)))

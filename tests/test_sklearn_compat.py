@@ -1,0 +1,184 @@
+"""mlnotes' estimators inside scikit-learn: its own estimator checks, clone, pipelines, search.
+
+``check_estimator`` is a test suite nobody on this project wrote; every estimator runs all of
+it. The only exemptions are those declared in the estimator's ``_expected_failed_checks``
+(with a reason), read by :func:`mlnotes.base.expected_failed_checks`.
+
+The instances are chosen to keep the checks fast (few iterations, no early exaggeration) and,
+for the graph methods, to suit the checks' data: several checks fit two far-apart blobs of 15
+points (a 5-NN graph of them is disconnected, which mlnotes refuses with an error) and others
+fit 10 points (too few for a k that would join the blobs). Isomap and Laplacian eigenmaps
+therefore use a radius graph with a radius larger than those data sets, which joins every
+pair. LLE has only the kNN graph; its exemptions say why.
+"""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_digits
+from sklearn.manifold import Isomap as SkIsomap
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import mlnotes as ml
+from mlnotes.base import expected_failed_checks
+
+RADIUS_COVERING_CHECK_DATA = 10.0  # larger than the diameter of every data set the checks use
+
+FAST = {"max_iter": 30, "early_exaggeration": 1, "perplexity": 2}
+INSTANCES = [
+    ml.PCA(),
+    ml.ClassicalMDS(),
+    ml.MetricMDS(max_iter=20),
+    ml.KernelPCA(kernel="rbf"),
+    ml.Isomap(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA),
+    ml.LLE(),
+    ml.LaplacianEigenmaps(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA, t=1.0),
+    ml.SNE(**FAST),
+    ml.SymmetricSNE(**FAST),
+    ml.TSNE(**FAST),
+    ml.LinearAutoencoder(max_iter=100),
+    ml.Autoencoder(epochs=2, hidden_layer_sizes=(4,)),
+]
+
+
+with warnings.catch_warnings():  # "does not inherit from BaseEstimator": by design (base.py)
+    warnings.simplefilter("ignore", UserWarning)
+    _CHECKS = parametrize_with_checks(INSTANCES, expected_failed_checks=expected_failed_checks)
+
+
+@_CHECKS
+def test_sklearn_check_estimator(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. SNE's "no progress" in a 30-iteration run
+        check(estimator)
+
+
+def test_every_public_estimator_is_checked():
+    assert sorted(type(e).__name__ for e in INSTANCES) == sorted(ml._ESTIMATORS)
+
+
+def test_exemptions_have_reasons_and_name_real_checks():
+    from sklearn.utils import estimator_checks
+
+    for est in INSTANCES:
+        for check, reason in expected_failed_checks(est).items():
+            assert hasattr(estimator_checks, check), check
+            assert len(reason.split()) >= 8, (type(est).__name__, check)
+
+
+# --- parameters, clone, repr ---------------------------------------------------------------------
+@pytest.mark.parametrize("est", INSTANCES, ids=lambda e: type(e).__name__)
+def test_params_clone_and_repr(est):
+    params = est.get_params()
+    assert params == clone(est).get_params()
+    assert set(params) == set(type(est)().get_params())
+    twin = clone(est).set_params(n_components=1)
+    assert twin.n_components == 1 and est.n_components != 1
+    assert repr(twin).startswith(f"{type(est).__name__}(") and "n_components=1" in repr(twin)
+
+
+def test_repr_shows_only_changed_parameters():
+    assert repr(ml.Isomap()) == "Isomap()"
+    assert repr(ml.Isomap(n_neighbors=10)) == "Isomap(n_neighbors=10)"
+    assert repr(ml.TSNE(perplexity=5.0, random_state=0)) == "TSNE(perplexity=5.0, random_state=0)"
+    init = np.zeros((5, 2))
+    assert repr(ml.MetricMDS(init=init)) == "MetricMDS(init=<array of shape (5, 2)>)"
+
+
+def test_set_params_rejects_unknown_names():
+    with pytest.raises(ValueError, match=r"Invalid parameter 'n_neighbours' for estimator "
+                                         r"Isomap\(\)\. Valid parameters are: \['eigen_solver'"):
+        ml.Isomap().set_params(n_neighbours=5)
+
+
+# --- outputs ---------------------------------------------------------------------------------------
+def test_feature_names_out_and_n_features_in():
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    iso = ml.Isomap(n_components=3, n_neighbors=8).fit(X)
+    assert iso.n_features_in_ == 4
+    assert list(iso.get_feature_names_out()) == ["isomap0", "isomap1", "isomap2"]
+    with pytest.raises(ValueError, match="input_features has 2 names but the model was fitted on "
+                                         "4 features"):
+        iso.get_feature_names_out(["a", "b"])
+    with pytest.raises(RuntimeError, match="This PCA is not fitted yet"):
+        ml.PCA().get_feature_names_out()
+
+
+def test_set_output_checks_its_argument():
+    with pytest.raises(ValueError, match=r"transform must be one of 'default', 'pandas', "
+                                         r"'polars' or None, got 'numpy'"):
+        ml.PCA().set_output(transform="numpy")
+    pca = ml.PCA().set_output(transform="default")
+    assert isinstance(pca.fit_transform(np.eye(4)), np.ndarray)
+    assert clone(pca.set_output(transform="pandas"))._sklearn_output_config == {
+        "transform": "pandas"
+    }
+
+
+def test_set_output_pandas_when_pandas_is_missing():
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        pca = ml.PCA().set_output(transform="pandas")
+        with pytest.raises(ImportError, match=r'set_output\(transform="pandas"\) needs pandas'):
+            pca.fit_transform(np.eye(4))
+    else:
+        frame = ml.PCA(n_components=2).set_output(transform="pandas").fit_transform(np.eye(4))
+        assert list(frame.columns) == ["pca0", "pca1"]
+
+
+def test_fitting_does_not_import_sklearn():
+    code = (
+        "import sys, numpy as np, mlnotes as ml\n"
+        "X = np.random.default_rng(0).normal(size=(50, 3))\n"
+        "for name in ml._ESTIMATORS:\n"
+        "    est = getattr(ml, name)(n_components=2)\n"
+        "    est.set_params(**{k: v for k, v in dict(max_iter=60, epochs=2).items()\n"
+        "                      if k in est.get_params()})\n"
+        "    est.set_params(**({'early_exaggeration': 1, 'perplexity': 5}\n"
+        "                      if 'perplexity' in est.get_params() else {}))\n"
+        "    est.fit_transform(X); repr(est); est.get_feature_names_out()\n"
+        "assert 'sklearn' not in sys.modules, 'sklearn was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- pipelines and grid search ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def digits():
+    return load_digits(return_X_y=True)
+
+
+def test_grid_search_over_isomap_neighbours_in_a_pipeline(digits):
+    X, y = digits
+    pipe = Pipeline([("iso", ml.Isomap(n_components=2)), ("knn", KNeighborsClassifier())])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # k = 5 fails in some folds (below): a FitFailedWarning
+        search = GridSearchCV(pipe, {"iso__n_neighbors": [5, 10]}, cv=3).fit(X, y)
+    # the 5-NN graph of some training folds is disconnected: mlnotes' Isomap refuses it (its
+    # geodesic distances would be infinite), so that candidate scores nan and k = 10 wins
+    assert np.isnan(search.cv_results_["mean_test_score"][0])
+    assert search.best_params_ == {"iso__n_neighbors": 10}
+    # scikit-learn's Isomap in the same pipeline, same folds, scores the same
+    sk = Pipeline([("iso", SkIsomap(n_components=2, n_neighbors=10)),
+                   ("knn", KNeighborsClassifier())])
+    assert search.best_score_ == pytest.approx(cross_val_score(sk, X, y, cv=3).mean(), abs=0.02)
+    assert search.best_score_ > 0.7
+    Z = search.best_estimator_[:-1].transform(X[:5])
+    assert Z.shape == (5, 2)
+
+
+def test_pipeline_ends_with_a_fit_transform_only_estimator(digits):
+    X = digits[0][:150]
+    pipe = Pipeline([("pca", ml.PCA(n_components=10)),
+                     ("tsne", ml.TSNE(perplexity=10, max_iter=300, random_state=0))])
+    Z = pipe.fit_transform(X)
+    assert Z.shape == (150, 2)
+    assert not hasattr(pipe, "transform")
