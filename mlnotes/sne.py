@@ -39,11 +39,11 @@ from scipy.special import logsumexp, xlogy
 from ._validation import (
     check_array,
     check_finite,
-    check_is_fitted,
     check_n_components,
     check_positive,
     check_random_state,
 )
+from .base import Estimator
 from .graphs import squared_distances
 
 # --- named constants --------------------------------------------------------------------------
@@ -680,7 +680,7 @@ def optimize(
 
 
 # --- estimators ----------------------------------------------------------------------------------
-class _BaseSNE:
+class _BaseSNE(Estimator):
     """Shared fit for the SNE family: affinities, initialisation, optimiser (see the module doc)."""
 
     _conditional = False  # SNE keeps p_{j|i}; the others use the joint P
@@ -792,9 +792,14 @@ class _BaseSNE:
         self.history_ = history
         return Z
 
-    def transform(self, X):
-        """Not available: an SNE map has no out-of-sample extension."""
-        check_is_fitted(self, "embedding_")
+    @property
+    def transform(self):
+        """Not available: an SNE map has no out-of-sample extension.
+
+        Asking for it raises an ``AttributeError`` that says so, fitted or not; like
+        scikit-learn's ``TSNE``, ``hasattr(est, "transform")`` is False, so pipelines and
+        scikit-learn's checks treat the estimator as ``fit_transform`` only.
+        """
         raise AttributeError(
             f"{type(self).__name__} has no transform for new points (the map is fitted to the "
             "training points only); use fit_transform on the combined data."
