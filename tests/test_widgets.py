@@ -6,7 +6,6 @@ under test. Every figure is closed.
 """
 
 import base64
-import io
 import re
 
 import matplotlib.pyplot as plt
@@ -50,13 +49,14 @@ def test_bad_parameter_values_fail_at_construction_with_the_drawing_functions_me
         mw.kernel_pca_explorer(kernel="cosine")
 
 
-def test_mimebundle_has_live_view_and_static_png():
+def test_mimebundle_has_live_view_static_explorer_and_png():
     ex = mw.pca_explorer(angle=40)
     bundle = ex._repr_mimebundle_()
-    assert set(bundle) == {"image/png", "text/plain", _core.WIDGET_VIEW_MIME}
+    assert set(bundle) == {"text/html", "image/png", "text/plain", _core.WIDGET_VIEW_MIME}
     assert bundle[_core.WIDGET_VIEW_MIME]["model_id"] == ex.widget.model_id
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
     assert "angle=40" in bundle["text/plain"]
+    assert 'class="mlnotes-explorer"' in bundle["text/html"]
 
 
 def test_moving_a_control_redraws_the_image():
@@ -72,27 +72,6 @@ def test_moving_a_control_redraws_the_image():
 def test_a_default_off_the_slider_grid_is_kept():
     ex = mw.pca_explorer(angle=33)
     assert 33 in dict(ex.widget.children[0].children[0].options).values()
-
-
-def test_sweep_stacks_one_row_per_value(close_figures):
-    ex = mw.kernel_pca_explorer(sweep=(1.0, 3.0, 10.0))
-    image = plt.imread(io.BytesIO(base64.b64decode(ex.static_bundle()["image/png"])))
-    fig = mw.draw_kernel_pca()
-    close_figures(fig)
-    h = _core.figure_rgba(fig).shape[0]
-    assert image.shape[0] == 3 * h
-
-
-def test_replay_is_self_contained_and_starts_on_the_last_frame():
-    images = [np.full((20, 30, 4), v, dtype=np.uint8) for v in (0, 128, 255)]
-    html = _core.replay_html(images)
-    assert "<script" in html and html.count("data:image/png;base64") == 3 + 1
-    assert not re.search(r"https?://|(src|href)=\"//", html), "the player must not load anything"
-    frames = re.findall(r"data:image/png;base64,[^\"]+", html)
-    assert frames[0] == frames[-1] != frames[1]  # the <img> shows the last frame
-    last = plt.imread(io.BytesIO(base64.b64decode(frames[0].split(",")[1])))
-    assert np.allclose(last[..., :3], 1.0)  # the white frame survives the palette
-    assert html.count('id="mlnotes-replay-') == 1 and 'max="2" value="2"' in html
 
 
 def test_progress_hook_only_inside_its_block():
@@ -220,15 +199,6 @@ def test_tsne_replays_every_recorded_snapshot_with_its_kl(close_figures):
     assert kls[-1] < 0.5 * kls[0]
     with pytest.raises(ValueError, match=f"frame must be between -{n} and {n - 1}"):
         mw.draw_tsne(frame=n, **params)
-
-
-def test_tsne_explorer_static_rendering_is_an_animation_of_the_run():
-    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
-    bundle = ex.static_bundle()
-    frames = ex.frames()
-    assert len(frames) == _core.STATIC_ANIMATION_FRAMES and frames[0] == 0 and frames[-1] == 30
-    assert bundle["text/html"].count("data:image/png;base64") == len(frames) + 1
-    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
 
 
 def test_tsne_explorer_reruns_with_progress_and_shows_the_end_of_the_new_run():

@@ -1,14 +1,14 @@
 """The machinery every explorer shares: controls, the live widget, the static rendering.
 
-An explorer is a drawing function ``draw(**params) -> Figure`` plus a list of controls. Live (a
-kernel behind a JupyterLab page) it is an ipywidgets box whose controls redraw a PNG image; saved
-in a notebook it also carries a static rendering of the same drawing, chosen by the book's HTML
-builder (``nb_mime_priority_overrides`` in ``_config.yml`` drops the widget view there):
+An explorer is a drawing function ``draw(**params) -> Figure``, a list of controls and a scene
+function ``scene(**params)`` (:mod:`mlnotes.widgets._static`), both fed by the same cached
+computations. Live (a kernel behind a JupyterLab page) it is an ipywidgets box whose controls
+redraw a PNG image; saved in a notebook it also carries a static rendering, chosen by the book's
+HTML builder (``nb_mime_priority_overrides`` in ``_config.yml`` drops the widget view there):
 
-* ``image/png``: the figure at the explorer's parameters, or a small-multiples sweep of its main
-  parameter (one row per value);
-* ``text/html``: for iterative methods, a self-contained JavaScript replay of the recorded
-  optimisation (:func:`replay_html`: play, pause and a slider over embedded PNG frames).
+* ``text/html``: the explorer's results over a grid of settings, as compact data that the
+  book's ``explorer.js`` draws with working controls (:func:`~._static.explorer_html`);
+* ``image/png``: the figure at the explorer's parameters, for renderers without JavaScript.
 
 Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a drawing returned as
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
@@ -19,12 +19,9 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
-import hashlib
 import html
 import inspect
 import io
-import itertools
-import json
 import time
 
 import numpy as np
@@ -32,15 +29,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..plotting import FIG_DPI
+from ._static import explorer_html, product_grid, star_grid, static_spec
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py.
 UPDATE_BUDGET_S = 0.150
-# Frames of a static (JavaScript) animation: enough to see the motion, few enough to keep the
-# notebook small (each frame is an embedded PNG).
-STATIC_ANIMATION_FRAMES = 20
-REPLAY_FPS = 5
-REPLAY_COLORS = 64  # palette size of the replay's frames
-STATIC_COLORS = 256  # palette size of the static figures (a third of the bytes of full colour)
+STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes of full colour)
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
@@ -85,70 +78,13 @@ def figure_png(fig):
     return buf.getvalue()
 
 
-def stack_rows(images):
-    """Stack RGBA images vertically, padding narrower ones with white on the right."""
-    width = max(im.shape[1] for im in images)
-    rows = []
-    for im in images:
-        pad = np.full((im.shape[0], width - im.shape[1], 4), 255, dtype=np.uint8)
-        rows.append(np.concatenate([im, pad], axis=1))
-    return np.concatenate(rows, axis=0)
-
-
-def palette_png(image, colors=REPLAY_COLORS):
+def palette_png(image, colors=STATIC_COLORS):
     """An RGBA image as a small palette PNG (plots have few colours; about a quarter the size)."""
     from PIL import Image
 
     buf = io.BytesIO()
     Image.fromarray(image[..., :3]).quantize(colors=colors).save(buf, format="png", optimize=True)
     return buf.getvalue()
-
-
-_REPLAY_TEMPLATE = """<div class="mlnotes-replay" id="{id}">
-<img src="{last}" alt="{alt}" style="max-width: 100%">
-<div style="display: flex; gap: 0.5em; align-items: center">
-<button type="button" data-act="play" title="play from the start">&#x25B6; play</button>
-<button type="button" data-act="pause" title="pause">pause</button>
-<input type="range" min="0" max="{top}" value="{top}" aria-label="snapshot" style="flex: 1">
-<span>{n} / {n}</span>
-</div>
-<script>
-(function () {{
-  var root = document.getElementById("{id}");
-  var frames = {frames};
-  var img = root.querySelector("img"), slider = root.querySelector("input");
-  var label = root.querySelector("span"), timer = null;
-  function show(i) {{
-    img.src = frames[i]; slider.value = i; label.textContent = (i + 1) + " / " + frames.length;
-  }}
-  function stop() {{ clearInterval(timer); timer = null; }}
-  slider.addEventListener("input", function () {{ stop(); show(+slider.value); }});
-  root.querySelector("[data-act=pause]").addEventListener("click", stop);
-  root.querySelector("[data-act=play]").addEventListener("click", function () {{
-    if (timer) return;
-    var i = +slider.value >= frames.length - 1 ? -1 : +slider.value;
-    timer = setInterval(function () {{ i += 1; show(i); if (i >= frames.length - 1) stop(); }},
-                        {interval});
-  }});
-}})();
-</script>
-</div>"""
-_replays = itertools.count()
-
-
-def replay_html(images, *, alt="animation", fps=REPLAY_FPS):
-    """A self-contained HTML player (play, pause, a slider) for a list of RGBA frames.
-
-    The same idea as matplotlib's ``Animation.to_jshtml``, with palette-PNG frames (a quarter
-    of the size) and no icon font fetched from a CDN: the book makes no request to another host.
-    """
-    frames = ["data:image/png;base64," + base64.b64encode(palette_png(im)).decode("ascii")
-              for im in images]
-    digest = hashlib.sha1("".join(frames).encode()).hexdigest()[:10]
-    return _REPLAY_TEMPLATE.format(
-        id=f"mlnotes-replay-{digest}-{next(_replays)}", last=frames[-1], alt=html.escape(alt),
-        top=len(frames) - 1, n=len(frames), frames=json.dumps(frames), interval=round(1000 / fps),
-    )
 
 
 # --- progress of a long computation -------------------------------------------------------------
@@ -187,6 +123,7 @@ class Slider:
     name: str
     values: tuple
     description: str = ""
+    held: tuple = ()  # the values the static book holds (default: all of ``values``)
 
     def build(self, value):
         import ipywidgets as w
@@ -205,6 +142,7 @@ class Choice:
     name: str
     values: tuple
     description: str = ""
+    held: tuple = ()  # the values the static book holds (default: all of ``values``)
 
     def build(self, value):
         import ipywidgets as w
@@ -222,6 +160,12 @@ def _label(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def held_values(control, value):
+    """The values of a control the static book holds: its ``held`` values (else all), and the
+    explorer's current value."""
+    return tuple(dict.fromkeys((*(control.held or control.values), value)))
+
+
 # --- explorers ----------------------------------------------------------------------------------
 def draw_defaults(draw):
     """The keyword defaults of a drawing function."""
@@ -232,7 +176,7 @@ def draw_defaults(draw):
 
 
 class Explorer:
-    """Controls wired to ``draw(**params)``; live in a notebook, a static figure in the book.
+    """Controls wired to ``draw(**params)``; live in a notebook, working controls in the book.
 
     Parameters
     ----------
@@ -242,9 +186,15 @@ class Explorer:
         The parameters the reader can change; every other parameter of ``draw`` stays fixed.
     params : dict
         Overrides of ``draw``'s defaults (unknown names raise a ``TypeError``).
-    sweep : tuple, optional
-        Values of the first control drawn one below the other as the static rendering; empty
-        (the default) for the figure at ``params`` alone.
+    scene : callable
+        ``scene(**params)``: what ``draw`` shows, as data for the static book
+        (:mod:`mlnotes.widgets._static`); computed from the same cached results as ``draw``.
+    grid : {"product", "star"}
+        The settings the static book holds: every combination of the controls' held values, or
+        the current setting and each control moved alone (:func:`~._static.star_grid`).
+    settings : callable, optional
+        ``settings(params, held) -> list of dicts``, instead of ``grid``: the settings to hold,
+        where only some combinations make sense (a degree only for the polynomial kernel).
 
     Attributes
     ----------
@@ -254,7 +204,7 @@ class Explorer:
         Wall-clock time of the last redraw (draw + PNG encoding), in seconds.
     """
 
-    def __init__(self, draw, controls, params, *, sweep=()):
+    def __init__(self, draw, controls, params, *, scene, grid="product", settings=None):
         defaults = draw_defaults(draw)
         unknown = sorted(set(params) - set(defaults))
         if unknown:
@@ -262,9 +212,11 @@ class Explorer:
                 f"{draw.__name__} has no parameter(s) {', '.join(unknown)}; "
                 f"choose among {', '.join(sorted(defaults))}."
             )
-        self.draw, self.controls = draw, list(controls)
+        if grid not in ("product", "star"):
+            raise ValueError(f"grid must be 'product' or 'star', got {grid!r}.")
+        self.draw, self.controls, self.scene = draw, list(controls), scene
+        self.grid, self.settings = grid, settings
         self.params = {**defaults, **params}
-        self.sweep = tuple(sweep)
         self.last_update_s = float("nan")
         self._widget = None
         self._image = self.render()  # fail here, with the draw function's message, on bad input
@@ -279,14 +231,26 @@ class Explorer:
         return png
 
     # static renderings
+    def static_settings(self):
+        """The settings (control values) the static book holds."""
+        held = {c.name: held_values(c, self.params[c.name]) for c in self.controls}
+        current = {c.name: self.params[c.name] for c in self.controls}
+        if self.settings is not None:
+            return self.settings(current, held)
+        return star_grid(held, current) if self.grid == "star" else product_grid(held)
+
+    def static_spec(self):
+        """The static explorer's data: the scene of every held setting."""
+        return static_spec(self, self.static_settings(), scene_of=self.scene,
+                           star=self.grid == "star")
+
     def static_bundle(self):
-        """The MIME bundle the static book shows (no kernel, no JavaScript widgets): the figure
-        at the current parameters, or one row per value of the sweep, as a palette PNG."""
-        name = self.controls[0].name
-        rows = [figure_rgba(self.draw(**{**self.params, name: v}))
-                for v in (self.sweep or (self.params[name],))]
-        png = palette_png(stack_rows(rows), colors=STATIC_COLORS)
-        return {"image/png": base64.b64encode(png).decode("ascii")}
+        """The MIME bundle the static book shows (no kernel, no JavaScript widgets): the
+        explorer drawn by the book's script from precomputed results (``text/html``), and the
+        figure at the current parameters as a palette PNG for renderers without JavaScript."""
+        png = palette_png(figure_rgba(self.draw(**self.params)))
+        return {"text/html": explorer_html(self.static_spec()),
+                "image/png": base64.b64encode(png).decode("ascii")}
 
     def __repr__(self):
         shown = ", ".join(f"{c.name}={self.params[c.name]!r}" for c in self.controls)
@@ -348,26 +312,20 @@ class ReplayExplorer(Explorer):
     ``draw`` takes a ``frame`` parameter (index into the recorded snapshots, -1 = the last);
     ``n_frames(**params)`` runs (or fetches from its cache) the optimisation for ``params`` and
     returns how many snapshots it recorded, calling :func:`report_progress` as it goes. The
-    static rendering is a JavaScript animation of the run.
+    static book replays the recorded snapshots of every held setting.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames):
+    def __init__(self, draw, controls, params, *, n_frames, **kwargs):
         self.n_frames = n_frames
-        super().__init__(draw, controls, params)
-
-    def frames(self):
-        """The frames shown by the static animation (at most STATIC_ANIMATION_FRAMES)."""
-        n = self.n_frames(**self._run_params())
-        return sorted(set(np.linspace(0, n - 1, min(n, STATIC_ANIMATION_FRAMES)).round().astype(int)))
+        super().__init__(draw, controls, params, **kwargs)
 
     def _run_params(self):
         return {k: v for k, v in self.params.items() if k != "frame"}
 
-    def static_bundle(self):
-        images = [figure_rgba(self.draw(**{**self.params, "frame": int(f)})) for f in self.frames()]
-        bundle = super().static_bundle()  # the last frame, for renderers without JavaScript
-        bundle["text/html"] = replay_html(images, alt=f"replay of {self!r}")
-        return bundle
+    def static_spec(self):
+        """The static explorer's data: every snapshot of the run of every held setting."""
+        return static_spec(self, self.static_settings(), scene_of=self.scene,
+                           frames_of=self.n_frames, star=self.grid == "star")
 
     def _extra_widgets(self):
         import ipywidgets as w

@@ -15,6 +15,7 @@ from ..autoencoder import Autoencoder
 from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
+from . import _static as st
 from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
@@ -133,8 +134,40 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     return fig
 
 
+def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
+    """:func:`draw_autoencoder`'s panels as data for the static book (:mod:`._static`): the
+    mosaic as three images (rows), so that the data's row is shipped once."""
+    frame %= len(EPOCH_SNAPSHOTS)
+    X, angle = glyph_data(n_samples, random_state)
+    codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    epochs = EPOCH_SNAPSHOTS[frame]
+    shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
+    rows = [X[shown], recon[frame][shown], X_pca[shown]]
+    whole = _mosaic(rows)
+    vmin, vmax = np.nanmin(whole), np.nanmax(whole)  # imshow's normalisation of the mosaic
+    s = IMAGE_SIZE + 1
+    width = N_SHOWN * s
+    mosaic = [st.grid_image(_mosaic([images])[::-1], (0, width, (2 - r) * s, (3 - r) * s),
+                            cmap="gray", vmin=vmin, vmax=vmax) for r, images in enumerate(rows)]
+    Z = codes[frame]
+    pts = np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2]
+    return st.scene("", [
+        st.panel(f"bottleneck L = {bottleneck}, {epochs} epoch{'s' * (epochs > 1)}", mosaic,
+                 xlim=(0, width), ylim=(0, 3 * s), equal=True, axes=False,
+                 yticks=[(2 - r) * s + s / 2 for r in range(3)],
+                 ytick_labels=["data", "autoencoder", "PCA"], wide=True),
+        st.panel("code vs angle" if bottleneck == 1 else "code (first two)",
+                 [st.points(pts, angle, size=1.6)]),
+        st.panel(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", [
+            st.line(np.arange(len(loss)), loss), st.dot(epochs, loss[epochs]),
+            st.rule("y", float(pca_loss))],
+            xlim=(0, len(loss) - 1), ylim=(0, 1.05 * max(loss.max(), pca_loss)), xticks="auto",
+            yticks="auto", xlabel="epoch"),
+    ])
+
+
 def autoencoder_explorer(**defaults):
     """Explorer over :func:`draw_autoencoder`: the bottleneck, and training replayed over the
     snapshots in :data:`EPOCH_SNAPSHOTS`."""
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
-                          defaults, n_frames=autoencoder_frames)
+                          defaults, n_frames=autoencoder_frames, scene=scene_autoencoder)

@@ -15,6 +15,7 @@ from ..datasets import make_circles, make_moons
 from ..kernel_pca import gram_embedding
 from ..kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
 from ..plotting import scatter
+from . import _static as st
 from ._core import Choice, Explorer, Slider, frozen, new_figure
 
 DATASETS = {"circles": lambda n, noise, rs: make_circles(n, noise=noise, factor=0.4, random_state=rs),
@@ -23,7 +24,7 @@ GAMMAS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 DEGREES = (1, 2, 3, 4, 5)
 GRID_SIZE = 48  # grid points per side for the contour plots
 N_CONTOURS = 12
-KPCA_SWEEP = (0.3, 3.0, 30.0)  # gammas of the static sweep: too smooth, right, too local
+HELD_DEGREES = (2, 3)  # degrees of the polynomial kernel the static book holds
 
 
 @functools.lru_cache(maxsize=8)
@@ -90,20 +91,54 @@ def draw_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_s
     for ax in axes:
         ax.set_xticks([])
         ax.set_yticks([])
-    what = {"poly": f", degree {degree}", "linear": ""}.get(kernel, "")
-    gamma_text = "" if kernel == "linear" else f", gamma {gamma:g}"
-    fig.suptitle(f"{dataset}: {kernel} kernel{gamma_text}{what}", fontsize=10)
+    fig.suptitle(_title(dataset, kernel, gamma, degree), fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.84, wspace=0.08)
     return fig
 
 
-def kernel_pca_explorer(sweep=KPCA_SWEEP, **defaults):
+def _title(dataset, kernel, gamma, degree):
+    what = {"poly": f", degree {degree}", "linear": ""}.get(kernel, "")
+    gamma_text = "" if kernel == "linear" else f", gamma {gamma:g}"
+    return f"{dataset}: {kernel} kernel{gamma_text}{what}"
+
+
+def scene_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_samples=300,
+                     noise=0.05, random_state=0):
+    """:func:`draw_kernel_pca`'s panels as data for the static book (:mod:`._static`): each
+    component's values over the plane as a colour image (matplotlib draws filled contours)."""
+    X, y = kpca_data(dataset, n_samples, noise, random_state)
+    Z, lam, gx, gy, values = kpca_fit(dataset, kernel, float(gamma), int(degree), n_samples,
+                                      noise, random_state)
+    extent = (gx[0], gx[-1], gy[0], gy[-1])
+    panels = [st.panel(f"component {l + 1} over the plane (λ = {lam[l]:.3g})",
+                       [st.grid_image(values[l], extent), st.points(X, y, size=1.8, edge="fg")],
+                       xlim=extent[:2], ylim=extent[2:], equal=True)
+              for l in range(2)]
+    panels.append(st.panel("embedding (z1, z2)", [st.points(Z, y, size=2)], equal=True))
+    return st.scene(_title(dataset, kernel, gamma, degree), panels)
+
+
+def kernel_pca_settings(current, held):
+    """The settings worth holding: gamma only where the kernel has one, the degree only for the
+    polynomial kernel (every other kernel at the current degree)."""
+    settings = []
+    for dataset in held["dataset"]:
+        for kernel in held["kernel"]:
+            gammas = (current["gamma"],) if kernel == "linear" else held["gamma"]
+            degrees = held["degree"] if kernel == "poly" else (current["degree"],)
+            settings += [dict(dataset=dataset, kernel=kernel, gamma=g, degree=d)
+                         for g in gammas for d in degrees]
+    return settings
+
+
+def kernel_pca_explorer(**defaults):
     """Explorer over :func:`draw_kernel_pca`: gamma, data set, kernel, degree. The static book
-    shows the figure for each gamma in ``sweep`` (empty: the default figure only)."""
+    holds every gamma, data set and kernel, and degrees 2 and 3 of the polynomial kernel."""
     controls = [
         Slider("gamma", GAMMAS, "gamma"),
         Choice("dataset", tuple(DATASETS), "data"),
         Choice("kernel", KERNELS, "kernel"),
-        Slider("degree", DEGREES, "degree"),
+        Slider("degree", DEGREES, "degree", held=HELD_DEGREES),
     ]
-    return Explorer(draw_kernel_pca, controls, defaults, sweep=sweep)
+    return Explorer(draw_kernel_pca, controls, defaults, scene=scene_kernel_pca,
+                    settings=kernel_pca_settings)

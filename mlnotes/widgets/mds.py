@@ -19,6 +19,7 @@ from ..mds import classical_mds
 from ..metrics import raw_stress
 from ..plotting import scatter
 from ..smacof import guttman_transform
+from . import _static as st
 from ._core import (
     Choice,
     Explorer,
@@ -117,10 +118,38 @@ def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
     return fig
 
 
+def data_panel(X, t, title):
+    """The 3-D data set as the static book draws it: projected in the figures' fixed view."""
+    from .neighbourhood import project
+
+    return st.panel(title, [st.points(project(X, VIEW), t, size=1.6)], equal=True, axes=False)
+
+
+def scene_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
+    """:func:`draw_mds`'s panels as data for the static book (:mod:`._static`)."""
+    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    Z, lam = mds_solution(dissimilarity, n_samples, random_state)
+    rel = lam / lam[0]
+    negative = rel < -NEGATIVE_EIGENVALUE_RTOL
+    index = np.arange(1, len(lam) + 1)
+    share = np.abs(lam[negative]).sum() / np.abs(lam).sum()
+    spectrum = st.panel(
+        f"{int(negative.sum())} negative eigenvalues ({100 * share:.1f}% of Σ|λ|)",
+        [st.rule("y", 0, dash=False, width=0.5),
+         st.stems(index[~negative], rel[~negative], color="C0"),
+         st.stems(index[negative], rel[negative], color="C3")],
+        xlim=(0, len(lam) + 1), ylim=(min(rel.min(), 0) * 1.05 - 0.02, 1.05), xticks="auto",
+        yticks="auto", xlabel="index (decreasing)", ylabel="λ / λ1")
+    return st.scene(f"{dissimilarity} dissimilarities", [
+        data_panel(X, t, "data (S-curve)"),
+        st.panel("classical MDS", [st.points(Z, t, size=1.6)], equal=True),
+        spectrum])
+
+
 def mds_explorer(**defaults):
     """Explorer over :func:`draw_mds`: the dissimilarity."""
     return Explorer(draw_mds, [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity")],
-                    defaults)
+                    defaults, scene=scene_mds)
 
 
 # --- SMACOF -------------------------------------------------------------------------------------
@@ -198,8 +227,25 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
     return fig
 
 
+def scene_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
+                 max_iter=100, random_state=0):
+    """:func:`draw_smacof`'s panels as data for the static book (:mod:`._static`)."""
+    X, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+    history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
+    n = len(stress)
+    frame %= n
+    curve = st.panel(f"raw stress {stress[frame]:.4g}", [
+        st.line(np.arange(n), stress, log=True), st.dot(frame, stress[frame])],
+        xlim=(0, max(n - 1, 1)), xticks="auto", yticks="auto", ylog=True, xlabel="iteration")
+    return st.scene(f"SMACOF on {dissimilarity} dissimilarities, {init} start", [
+        data_panel(X, t, "data (S-curve)"),
+        st.panel(f"iteration {frame}", [st.points(history[frame], t, size=1.8)], equal=True),
+        curve])
+
+
 def smacof_explorer(**defaults):
     """Explorer over :func:`draw_smacof`: dissimilarity, start, and a replay of the iterations."""
     controls = [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity"),
                 Choice("init", INITS, "start")]
-    return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames)
+    return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames,
+                          scene=scene_smacof)

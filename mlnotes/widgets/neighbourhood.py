@@ -25,6 +25,7 @@ from ..lle import alignment_matrix, lle_weights
 from ..metrics import residual_variance
 from ..plotting import scatter
 from ..spectral import bottom_eigenpairs, flip_signs
+from . import _static as st
 from ._core import Choice, Explorer, Slider, frozen, new_figure, static_panel
 
 SHORT_CIRCUIT_RATIO = 3.0
@@ -36,7 +37,8 @@ ZOOM_3D = 1.35  # 3-D axes leave wide margins by default
 DATA_PANEL_WIDTH = 3.2  # inches of a 10-inch figure: the first of three panels
 NEIGHBOURS = tuple(range(4, 21)) + (25, 30)
 RADII = (3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 7.0)
-ISOMAP_SWEEP = (6, 10, 16)  # n_neighbors of the static sweep: right, a few, many short circuits
+HELD_NEIGHBOURS = (4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 25, 30)  # k the static book holds
+HELD_SPECTRAL_NEIGHBOURS = (6, 8, 10, 12, 15, 20, 30)  # ... for LLE and eigenmaps
 REGS = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 HEAT_TS = (1.0, 3.0, 10.0, 30.0, 100.0, 1000.0)
 
@@ -173,19 +175,74 @@ def draw_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise=
     curve.plot(dims, residual, "o-", color="C0", gid="residual-variance")
     curve.set(xlabel="dimension", ylim=(0, 1), xticks=dims, yticks=(0, 0.5, 1))
     curve.set_title(f"residual variance (2-D: {residual[1]:.3f})", fontsize=10)
-    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.88, wspace=0.15)
+    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.2, top=0.9, wspace=0.15)  # room for "dimension"
     return fig
 
 
-def isomap_explorer(sweep=ISOMAP_SWEEP, **defaults):
+@functools.lru_cache(maxsize=8)
+def isomap_edge_order(graph, sizes, n_samples, noise, random_state):
+    """The edges of the graphs of every size in ``sizes`` (increasing), each edge listed once in
+    the order the sizes add them: kNN and epsilon graphs grow with k and epsilon, so the graph
+    of ``sizes[m]`` is a prefix of the list. Returns ``{short: (pairs, first)}`` for ordinary
+    edges (``short=False``) and short circuits: the (i, j) rows and the index of the first size
+    whose graph has the edge."""
+    n = n_samples
+    first = {}
+    for m, size in enumerate(sizes):
+        G, short = isomap_graph(graph, size, n_samples, noise, random_state)
+        rows, cols, _ = _edges(G)
+        for e, s in zip(rows * n + cols, short, strict=True):
+            first.setdefault((int(e), bool(s)), m)
+    out = {}
+    for flag in (False, True):
+        items = sorted((m, e) for (e, s), m in first.items() if s == flag)
+        ids = np.array([e for _, e in items], dtype=np.int64)
+        out[flag] = frozen(np.column_stack([ids // n, ids % n]).reshape(-1, 2),
+                           np.array([m for m, _ in items], dtype=np.int64))
+    return out
+
+
+def scene_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise=0.3,
+                 random_state=0):
+    """:func:`draw_isomap`'s panels as data for the static book (:mod:`._static`). The edges
+    of every graph of the held sizes are shipped once (:func:`isomap_edge_order`); a setting
+    draws the prefix its graph is."""
+    size = n_neighbors if graph == "knn" else radius
+    X, t = manifold_data("swiss_roll", n_samples, noise, random_state)
+    _, short = isomap_graph(graph, size, n_samples, noise, random_state)
+    keep, Z, residual = isomap_embedding(graph, size, n_samples, noise, random_state)
+    sizes = tuple(sorted(set(HELD_NEIGHBOURS if graph == "knn" else RADII) | {size}))
+    order = isomap_edge_order(graph, sizes, n_samples, noise, random_state)
+    m = sizes.index(size)
+    P = project(X)
+    (ok_pairs, ok_first), (short_pairs, short_first) = order[False], order[True]
+    n_ok, n_short = int(np.sum(ok_first <= m)), int(np.sum(short_first <= m))
+    what = f"k = {n_neighbors}" if graph == "knn" else f"ε = {radius:g}"
+    lost = n_samples - len(keep)
+    dims = np.arange(1, MAX_DIMENSION + 1)
+    return st.scene("", [
+        st.panel(f"{what}: {n_ok + n_short} edges, {int(short.sum())} short circuits", [
+            st.segments(P, ok_pairs, count=n_ok, color="muted", width=0.4),
+            st.points(P, t, size=1.6),
+            st.segments(P, short_pairs, count=n_short, color="red", width=1.3),
+        ], equal=True, axes=False),
+        st.panel("embedding" + (f" ({lost} points cut off)" if lost else ""),
+                 [st.points(Z[:, :2], t[keep], size=1.6)], equal=True),
+        st.panel(f"residual variance (2-D: {residual[1]:.3f})",
+                 [st.line(dims, residual, marker=True)], xlim=(0.5, MAX_DIMENSION + 0.5),
+                 ylim=(0, 1), xticks=dims, yticks=(0, 0.5, 1), xlabel="dimension"),
+    ])
+
+
+def isomap_explorer(**defaults):
     """Explorer over :func:`draw_isomap`: ``n_neighbors``, ``radius`` and the graph type. The
-    static book shows the figure for each ``n_neighbors`` in ``sweep``."""
+    static book holds k in :data:`HELD_NEIGHBOURS` and every radius, for each graph type."""
     controls = [
-        Slider("n_neighbors", NEIGHBOURS, "k (kNN)"),
+        Slider("n_neighbors", NEIGHBOURS, "k (kNN)", held=HELD_NEIGHBOURS),
         Slider("radius", RADII, "ε (radius)"),
         Choice("graph", ("knn", "epsilon"), "graph"),
     ]
-    return Explorer(draw_isomap, controls, defaults, sweep=sweep)
+    return Explorer(draw_isomap, controls, defaults, scene=scene_isomap)
 
 
 # --- LLE and Laplacian eigenmaps ------------------------------------------------------------------
@@ -249,10 +306,36 @@ def draw_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state
                           spectrum_title="bottom of M's spectrum")
 
 
+def _scene_spectral(data, t, Z, eigenvalues, *, title, spectrum_title):
+    """:func:`_draw_spectral`'s panels as data for the static book (:mod:`._static`)."""
+    X, _ = manifold_data(*data)
+    index = np.arange(2, len(eigenvalues) + 1)
+    colors = ["C3"] * 2 + ["C0"] * (len(eigenvalues) - 3)
+    return st.scene(title, [
+        st.panel(f"data ({data[0].replace('_', '-')})", [st.points(project(X), t, size=1.6)],
+                 equal=True, axes=False),
+        st.panel("embedding (eigenvectors 2 and 3)", [st.points(Z, t, size=1.6)], equal=True),
+        st.panel(f"{spectrum_title}, λi / λ{len(eigenvalues)} (λ1 = {eigenvalues[0]:.0e}: "
+                 "the constant vector)", [st.bars(index, eigenvalues[1:] / eigenvalues[-1], colors)],
+                 xlim=(1.4, len(eigenvalues) + 0.6), ylim=(0, 1.05), xticks=index,
+                 yticks=(0, 0.5, 1), xlabel="eigenvalue index i"),
+    ])
+
+
+def scene_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state=0):
+    """:func:`draw_lle`'s panels as data for the static book (:mod:`._static`)."""
+    data = ("s_curve", n_samples, noise, random_state)
+    _, t = manifold_data(*data)
+    lam, Z = lle_spectrum(int(n_neighbors), float(reg), n_samples, noise, random_state)
+    return _scene_spectral(data, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
+                           spectrum_title="bottom of M's spectrum")
+
+
 def lle_explorer(**defaults):
     """Explorer over :func:`draw_lle`: ``n_neighbors`` and ``reg``."""
-    controls = [Slider("n_neighbors", NEIGHBOURS, "k"), Slider("reg", REGS, "reg")]
-    return Explorer(draw_lle, controls, defaults)
+    controls = [Slider("n_neighbors", NEIGHBOURS, "k", held=HELD_SPECTRAL_NEIGHBOURS),
+                Slider("reg", REGS, "reg")]
+    return Explorer(draw_lle, controls, defaults, scene=scene_lle)
 
 
 @functools.lru_cache(maxsize=64)
@@ -284,12 +367,27 @@ def draw_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_s
     _, c = manifold_data(*data)
     lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
                                 noise, random_state)
-    heat = "binary weights" if t is None else f"heat t = {t:g}"
-    return _draw_spectral(data, c, Z, lam, title=f"Laplacian eigenmaps: k = {n_neighbors}, {heat}",
+    return _draw_spectral(data, c, Z, lam, title=_eigenmaps_title(n_neighbors, t),
                           spectrum_title="L v = λ D v")
+
+
+def scene_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_state=0):
+    """:func:`draw_eigenmaps`'s panels as data for the static book (:mod:`._static`)."""
+    data = ("s_curve", n_samples, noise, random_state)
+    _, c = manifold_data(*data)
+    lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
+                                noise, random_state)
+    return _scene_spectral(data, c, Z, lam, title=_eigenmaps_title(n_neighbors, t),
+                           spectrum_title="L v = λ D v")
+
+
+def _eigenmaps_title(n_neighbors, t):
+    heat = "binary weights" if t is None else f"heat t = {t:g}"
+    return f"Laplacian eigenmaps: k = {n_neighbors}, {heat}"
 
 
 def eigenmaps_explorer(**defaults):
     """Explorer over :func:`draw_eigenmaps`: ``n_neighbors`` and heat ``t``."""
-    controls = [Slider("n_neighbors", NEIGHBOURS, "k"), Slider("t", HEAT_TS, "heat t")]
-    return Explorer(draw_eigenmaps, controls, defaults)
+    controls = [Slider("n_neighbors", NEIGHBOURS, "k", held=HELD_SPECTRAL_NEIGHBOURS),
+                Slider("t", HEAT_TS, "heat t")]
+    return Explorer(draw_eigenmaps, controls, defaults, scene=scene_eigenmaps)

@@ -16,6 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from .._validation import check_positive, check_random_state
 from ..pca import principal_components
 from ..plotting import COORD_CMAP
+from . import _static as st
 from ._core import Explorer, Slider, frozen, new_figure
 
 # The data's covariance, fixed so that the answer is a round angle: axes of standard deviation
@@ -48,6 +49,30 @@ def _direction(angle_deg):
     return np.array([np.cos(a), np.sin(a)])
 
 
+@functools.lru_cache(maxsize=64)
+def pca_state(angle, n_samples, random_state):
+    """What the explorer shows at one angle: ``(X, mean, S, u, proj, variance, error,
+    principal, grid, curve)`` (projections, the two readouts, the principal angle, and the
+    variance over a grid of angles)."""
+    check_positive(angle, "angle", allow_zero=True)
+    X = pca_data(n_samples, random_state)
+    S = np.cov(X, rowvar=False)  # centred data: S = X^T X / (N - 1)
+    u = _direction(angle)
+    variance = u @ S @ u
+    error = np.trace(S) - variance
+    components, _, mean = principal_components(X, 1)
+    principal = np.rad2deg(np.arctan2(components[0, 1], components[0, 0])) % 180
+    proj = mean + np.outer((X - mean) @ u, u)  # u u^T (x - mean) + mean
+    grid = np.arange(0, 180.5, 1.0)
+    U = np.stack([np.cos(np.deg2rad(grid)), np.sin(np.deg2rad(grid))], axis=1)
+    curve = np.einsum("ij,jk,ik->i", U, S, U)  # u^T S u for every angle
+    return X, mean, S, u, frozen(proj), variance, error, principal, grid, frozen(curve)
+
+
+def _readout(variance, error, S):
+    return f"variance {variance:.3f} + error {error:.3f} = tr S {np.trace(S):.3f}"
+
+
 def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
     r"""Project the data on the direction at ``angle`` degrees; plot variance against angle.
 
@@ -62,18 +87,10 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
         The right panel's title (gid ``"readout"``) gives both numbers; the variance curve has gid
         ``"variance-curve"``, the principal angle's line gid ``"principal"``.
     """
-    check_positive(angle, "angle", allow_zero=True)
-    X = pca_data(n_samples, random_state)
-    S = np.cov(X, rowvar=False)  # centred data: S = X^T X / (N - 1)
-    u = _direction(angle)
-    variance = u @ S @ u
-    error = np.trace(S) - variance
-    components, _, mean = principal_components(X, 1)
-    principal = np.rad2deg(np.arctan2(components[0, 1], components[0, 0])) % 180
-
+    X, mean, S, u, proj, variance, error, principal, grid, curve = pca_state(
+        angle, n_samples, random_state)
     fig = new_figure(9.0, 3.6)
     ax, ax_curve = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
-    proj = mean + np.outer((X - mean) @ u, u)  # u u^T (x - mean) + mean
     ax.add_collection(LineCollection(np.stack([X, proj], axis=1), colors="0.75", lw=0.6, zorder=1))
     ax.scatter(*X.T, s=10, c=(X - mean) @ u, cmap=COORD_CMAP, zorder=2)
     ax.scatter(*proj.T, s=6, color="k", zorder=3)
@@ -84,9 +101,6 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
     ax.set_xticks([])
     ax.set_yticks([])
 
-    grid = np.arange(0, 180.5, 1.0)
-    U = np.stack([np.cos(np.deg2rad(grid)), np.sin(np.deg2rad(grid))], axis=1)
-    curve = np.einsum("ij,jk,ik->i", U, S, U)  # u^T S u for every angle
     ax_curve.plot(grid, curve, color="C0", gid="variance-curve")
     ax_curve.plot(grid, np.trace(S) - curve, color="C1")
     ax_curve.axvline(principal, color="k", ls="--", lw=1, gid="principal")
@@ -102,12 +116,40 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
     ax_curve.set(xlabel="angle of u (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
                  xticks=(0, 45, 90, 135, 180))
     ax_curve.yaxis.set_major_locator(MaxNLocator(4))
-    ax_curve.set_title(f"variance {variance:.3f} + error {error:.3f} = tr S {np.trace(S):.3f}",
-                       fontsize=10, gid="readout")
+    ax_curve.set_title(_readout(variance, error, S), fontsize=10, gid="readout")
     fig.subplots_adjust(left=0.02, right=0.98, bottom=0.14, top=0.9, wspace=0.12)
     return fig
 
 
+def scene_pca(*, angle=0.0, n_samples=80, random_state=0):
+    """:func:`draw_pca`'s panels as data for the static book (:mod:`._static`)."""
+    X, mean, S, u, proj, variance, error, principal, grid, curve = pca_state(
+        angle, n_samples, random_state)
+    n = len(X)
+    reach = 3.2 * PCA_STD[0]
+    ends = mean + np.outer([-reach, reach], u)
+    top, trace = int(np.argmax(curve)), np.trace(S)
+    data = st.panel(f"direction u at {angle:g}°", [
+        st.segments(np.vstack([X, proj]), np.column_stack([np.arange(n), np.arange(n) + n]),
+                    color="muted", width=0.6),
+        st.points(X, (X - mean) @ u, size=2.2),
+        st.points(proj, size=1.4),
+        st.line(ends[:, 0], ends[:, 1], color="C3"),
+    ], xlim=(-reach, reach), ylim=(-0.75 * reach, 0.75 * reach), equal=True, axes=True)
+    chart = st.panel(_readout(variance, error, S), [
+        st.line(grid, curve, color="C0"),
+        st.line(grid, trace - curve, color="C1"),
+        st.rule("x", principal),
+        st.text(grid[top] + 3, curve[top], "variance uᵀSu", color="C0", baseline="top"),
+        st.text(grid[top] + 3, trace - curve[top], "reconstruction error", color="C1",
+                baseline="bottom"),
+        st.dot(angle % 180, variance), st.dot(angle % 180, error),
+    ], xlim=(0, 180), ylim=(0, 1.05 * trace), xticks=(0, 45, 90, 135, 180), yticks="auto",
+        xlabel="angle of u (degrees)")
+    return st.scene("", [data, chart])
+
+
 def pca_explorer(**defaults):
     """Explorer over :func:`draw_pca`: a slider for the direction's angle (0-175 degrees)."""
-    return Explorer(draw_pca, [Slider("angle", ANGLES_DEG, "angle of u (°)")], defaults)
+    return Explorer(draw_pca, [Slider("angle", ANGLES_DEG, "angle of u (°)")], defaults,
+                    scene=scene_pca)

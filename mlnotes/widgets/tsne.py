@@ -15,10 +15,12 @@ from ..datasets import DISTILL_CASES, make_distill_case
 from ..graphs import squared_distances
 from ..plotting import scatter
 from ..sne import TSNE, conditional_affinities, joint_affinities, tsne_objective_gradient
+from . import _static as st
 from ._core import (
     Choice,
     ReplayExplorer,
     Slider,
+    draw_defaults,
     frozen,
     new_figure,
     report_progress,
@@ -30,6 +32,7 @@ LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
 EXAGGERATIONS = (1.0, 4.0, 12.0)
 RECORD_EVERY = 10
 DATA_PANEL_WIDTH = 3.3  # inches of the 10-inch figure: the first of three panels
+DEFAULT_VIEW_3D = (30, -60)  # matplotlib's default 3-D view, which the data panel uses
 
 
 @functools.lru_cache(maxsize=16)
@@ -130,19 +133,51 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     kl_ax.set(xlabel="iteration", xlim=(0, iterations[-1]))
     kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
     kl_ax.locator_params(nbins=4)
-    fig.suptitle(f"{case}: perplexity {perplexity:g}, learning rate {learning_rate:g}, "
-                 f"exaggeration {exaggeration:g}", fontsize=10)
+    fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
     return fig
 
 
+def _suptitle(case, perplexity, learning_rate, exaggeration):
+    return (f"{case}: perplexity {perplexity:g}, learning rate {learning_rate:g}, "
+            f"exaggeration {exaggeration:g}")
+
+
+def scene_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exaggeration=12.0,
+               frame=-1, n_samples=200, max_iter=500, random_state=0):
+    """:func:`draw_tsne`'s panels as data for the static book (:mod:`._static`)."""
+    from .neighbourhood import project
+
+    _check_case(case)
+    X, t = distill_data(case, n_samples, random_state)
+    iterations, embeddings, kl, alpha = tsne_run(
+        case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
+        random_state)
+    frame %= len(iterations)
+    shown = project(X[:, :3], DEFAULT_VIEW_3D) if X.shape[1] >= 3 else X
+    curve = [st.line(iterations, kl), st.dot(iterations[frame], kl[frame])]
+    if exaggeration > 1:
+        curve.insert(0, st.span(0, iterations[alpha > 1].max(initial=0)))
+    title = f"iteration {iterations[frame]}" + (" (exaggerated)" if alpha[frame] > 1 else "")
+    return st.scene(_suptitle(case, perplexity, learning_rate, exaggeration), [
+        st.panel(f"data ({X.shape[1]}-D)", [st.points(shown, t, size=2)], equal=True,
+                 axes=X.shape[1] < 3),
+        st.panel(title, [st.points(embeddings[frame], t, size=2)], equal=True),
+        st.panel(f"KL(P || Q) = {kl[frame]:.3f}", curve, xlim=(0, iterations[-1]),
+                 xticks="auto", yticks="auto", xlabel="iteration"),
+    ])
+
+
 def tsne_explorer(**defaults):
     """Explorer over :func:`draw_tsne`: case, perplexity, learning rate, exaggeration, and a
-    play / pause replay of the recorded run."""
+    play / pause replay of the recorded run. The static book holds the explorer's case, and
+    each of the other three controls moved alone."""
+    case = defaults.get("case", draw_defaults(draw_tsne)["case"])
     controls = [
-        Choice("case", tuple(DISTILL_CASES), "case"),
+        Choice("case", tuple(DISTILL_CASES), "case", held=(case,)),
         Slider("perplexity", PERPLEXITIES, "perplexity"),
         Slider("learning_rate", LEARNING_RATES, "learning rate"),
         Slider("exaggeration", EXAGGERATIONS, "exaggeration"),
     ]
-    return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames)
+    return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, scene=scene_tsne,
+                          grid="star")
