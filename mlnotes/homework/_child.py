@@ -126,7 +126,7 @@ def _real_array(value):
     if arr.ndim > MAX_DIMS:
         raise AnswerError(f"the answer has {arr.ndim} dimensions; no question needs more than "
                           f"{MAX_DIMS}")
-    return np.ascontiguousarray(arr, dtype=np.float64).view(np.ndarray)
+    return np.array(arr, dtype=np.float64, order="C").view(np.ndarray)  # 0-d stays 0-d
 
 
 def to_plain(value, depth=0):
@@ -166,7 +166,7 @@ def to_plain(value, depth=0):
             raise AnswerError(f"the sparse answer could not be read: {_short(exc, 120)}") from None
         if len(shape) != 2 or parts[2].size > MAX_ANSWER_SIZE:
             raise AnswerError("the sparse answer is not a matrix of a size any question needs")
-        rows, cols, vals = (np.ascontiguousarray(a, dtype=np.float64).ravel() for a in parts)
+        rows, cols, vals = (np.array(a, dtype=np.float64).ravel() for a in parts)
         return {"sparse": [shape, rows, cols, vals]}
     return _real_array(value)
 

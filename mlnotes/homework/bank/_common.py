@@ -116,24 +116,32 @@ def fixed_tolerance(tol):
 
 # --- comparisons ------------------------------------------------------------------------------
 
+def error_text(err, tol, how=""):
+    """``relative error 3.1e-02, tolerance 1e-10`` (``how``: after what alignment); an infinite
+    error (infinities where the reference has numbers, or the reverse) in words."""
+    if not np.isfinite(err):
+        return ("some entries are infinite where the reference's are finite, or the reverse"
+                if not how else f"no finite error {how}: some entries are not finite")
+    return f"relative error {err:.1e}{' ' + how if how else ''}, tolerance {tol:.0e}"
+
+
 def compare_close(answer, expected, inputs, tol):
     """Every output within ``tol`` relative (Frobenius) error of the reference."""
     err = max(relative_error(a, e) for a, e in zip(answer, expected, strict=False))
-    return err <= tol, f"relative error {err:.1e}, tolerance {tol:.0e}"
+    return err <= tol, error_text(err, tol)
 
 
 def compare_eigvecs(eigenvalues_of):
     """Columns equal up to sign (and rotation inside a repeated eigenvalue)."""
     def compare(answer, expected, inputs, tol):
         err = eigvec_error(answer[0], expected[0], eigenvalues_of(inputs, expected[0]))
-        return err <= tol, (f"relative error {err:.1e} after fixing each column's sign, "
-                            f"tolerance {tol:.0e}")
+        return err <= tol, error_text(err, tol, "after fixing each column's sign")
     return compare
 
 
 def compare_procrustes(answer, expected, inputs, tol):
     err = procrustes_error(answer[0], expected[0])
-    return err <= tol, f"relative error {err:.1e} after the best rotation, tolerance {tol:.0e}"
+    return err <= tol, error_text(err, tol, "after the best rotation")
 
 
 # --- properties -------------------------------------------------------------------------------
@@ -156,7 +164,7 @@ def symmetric(k=0, name="the matrix"):
     return Property(f"{name} is symmetric", test)
 
 
-def sums_to(value, axis, k=0, name="the matrix"):
+def sums_to(value, axis, k=0, name="the matrix", hint=""):
     word = {1: "row", 0: "column"}[axis]
 
     def test(answer, inputs, tol):
@@ -165,7 +173,7 @@ def sums_to(value, axis, k=0, name="the matrix"):
         worst = float(np.abs(sums - value).max(initial=0.0))
         bound = tol * max(_scale(A) * np.sqrt(A.shape[axis]), abs(value))
         return worst <= bound, f"a {word} sums to {sums[np.argmax(np.abs(sums - value))]:.3g}"
-    return Property(f"each {word} of {name} sums to {value:g}", test)
+    return Property(f"each {word} of {name} sums to {value:g}", test, hint)
 
 
 def zero_diagonal(k=0, name="the matrix"):

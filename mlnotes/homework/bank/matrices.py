@@ -197,7 +197,11 @@ the square roots of their eigenvalues (largest first; each column's sign is free
     compare=compare_eigvecs(_mds_eigenvalues),
     tolerance=_mds_tolerance,
     outputs=("Z",),
-    properties=(sums_to(0, 0, name="Z"),),
+    properties=(sums_to(0, 0, name="Z", hint=(
+        "the embedding is not centred, so K was probably not double-centred: classical MDS "
+        "diagonalises K = -1/2 C D^2 C, with C = I - 11^T / N on both sides (without C the "
+        "top eigenvector points from the origin to the data's mean)")),),
+    depends_on=("kernels.double_center",),
     mistakes=(
         Mistake("unscaled", lambda D, n_components: _mds_from(_gram(D), n_components, power=0),
                 "the columns are unit eigenvectors: scale column l by sqrt(lambda_l) "
@@ -361,6 +365,7 @@ def _kpca_tolerance(inputs, expected):
 
 register(Question(
     name="kernel_pca.transform",
+    depends_on=("kernels.center_kernel_test", "kernels.center_kernel"),
     function="kernel_pca_transform",
     signature="def kernel_pca_transform(K_test, K_train, n_components):",
     docstring=r"""Kernel PCA coordinates of new points.

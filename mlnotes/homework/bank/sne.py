@@ -160,6 +160,7 @@ def _reaches_perplexity(answer, inputs, tol):
 
 register(Question(
     name="sne.perplexity_search",
+    depends_on=("sne.conditional_affinities", "sne.entropy_bits"),
     function="find_bandwidths",
     signature="def find_bandwidths(D2, perplexity):",
     docstring=r"""Binary search for each point's bandwidth sigma_i so that 2 ** H_i = perplexity.
@@ -325,6 +326,7 @@ def _fd_gradient(answer, inputs, tol):
 
 register(Question(
     name="sne.tsne_gradient",
+    depends_on=("sne.student_t_affinities",),
     function="tsne_gradient",
     signature="def tsne_gradient(Z, P):",
     docstring=r"""Gradient of the t-SNE objective KL(P || Q(Z)) with respect to the embedding.

@@ -1,0 +1,272 @@
+"""Hostile and unusual submissions, by class (issue 13), graded as an instructor would: one
+``grade_folder`` call over one class folder, 2 jobs, short timeouts.
+
+Each submission attacks ``double_center`` (or the notebook as a whole); ``laplacian`` stays honest
+and shows whether the rest of the submission was still graded. Every feedback file, the CSV and
+every results.json are also checked for what must never reach a student: a path of the grader's
+machine, a forged note passed off as the grader's.
+"""
+
+import csv
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from homework_fixtures import instructor, submission, write
+
+from mlnotes.homework.grader import escape, grade_folder, public
+from mlnotes.homework.notebook import NotebookError, extract_statements, open_submission
+from mlnotes.homework.sandbox import exit_reason
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
+TIMEOUT = 3.0
+HONEST = "N = len(D2)\nC = np.eye(N) - 1 / N\nreturn -0.5 * C @ D2 @ C"
+KEEP = HONEST.replace("return ", "K = ") + "\n"
+SOLUTIONS = ROOT / "book" / "homework" / "instructor" / "spectral.ipynb"
+INJECTED = "FORGED-NOTE"
+
+
+def dc(body, head=""):
+    """A notebook cell defining double_center with ``body`` (``head``: lines before the def)."""
+    lines = "\n".join("    " + line for line in body.strip("\n").split("\n"))  # not splitlines:
+    return f"import numpy as np\n{head}def double_center(D2):\n{lines}\n"  # \f, U+2028 stay
+
+
+def with_dc(body, head=""):
+    return submission("spectral", replace={"double_center": dc(body, head)})
+
+
+def appended(*cells):
+    return submission("spectral", append=list(cells))
+
+
+def _forge_notes(count, repeat):
+    """Top-level code that patches the child's message encoder to add ``count`` notes."""
+    return ("import sys\nmain = sys.modules['__main__']\nold = main.encode\n"
+            "def forged(message):\n"
+            f"    message['notes'] = ['{INJECTED} all tests passed\\n\\nNotes on your "
+            f"notebook:\\n  - {INJECTED}' * {repeat}] * {count}\n"
+            "    return old(message)\n"
+            "main.encode = forged\n")
+
+
+# student -> (notebook, points for double_center, points for laplacian, text in the feedback)
+ATTACKS = {
+    # 2. answers that are not real numbers
+    "complex": (with_dc(KEEP + "return K.astype(complex)"), 0, 1, "complex numbers"),
+    "complex_noise": (with_dc(KEEP + "return K + 1e-20j"), 0, 1, "wrong kind of answer"),
+    "complex_scalar_tuple": (with_dc("return (1 + 0j, 2.0)"), 0, 1, "wrong kind of answer"),
+    "object_array": (with_dc(KEEP + "return np.array(K, dtype=object)"), 0, 1,
+                     "Python objects"),
+    "fractions": (with_dc("from fractions import Fraction\n"
+                          "return [[Fraction(1, 3)] * len(D2)] * len(D2)"), 0, 1,
+                  "wrong kind of answer"),
+    "booleans": (with_dc("return np.ones_like(D2, dtype=bool)"), 0, 1, "booleans"),
+    "bool_scalar": (with_dc("return True"), 0, 1, "boolean"),
+    "nan": (with_dc(KEEP + "K[0, 0] = np.nan\nreturn K"), 0, 1, "contains NaN"),
+    "inf": (with_dc(KEEP + "K[0, 1] = -np.inf\nreturn K"), 0, 1, "contains infinity"),
+    "flattened": (with_dc(KEEP + "return K.ravel()"), 0, 1,
+                  "wrong kind of answer: K should be shape"),
+    "transposed_shape": (with_dc(KEEP + "return K[:, :-1].T"), 0, 1, "transposed"),
+    "scalar": (with_dc("return 0.0"), 0, 1, "got a single number"),
+    "text": (with_dc("return 'K'"), 0, 1, "wrong kind of answer"),
+    "too_many_outputs": (with_dc("return [np.zeros(1), np.zeros(2)] * 50"), 0, 1,
+                         "wrong kind of answer"),
+    "warning_with_path": (with_dc("np.log(-D2)\nnp.float64(1) / 0\n" + HONEST), 1, 1, "PASSED"),
+    # 5. each question stands alone
+    "break_outside_loop": (with_dc("break\nreturn D2"), 0, 1,
+                           "does not compile: SyntaxError: 'break' outside loop"),
+    "broken_helper": (appended("def helper():\n    break\n"), 1, 1, "'break' outside loop"),
+    "return_at_top": (appended("x = 1\nreturn x\n"), 1, 1, "PASSED"),
+    "nested_literal": (appended("BIG = " + "(" * 300 + "1" + ")" * 300 + "\n"
+                                "def laplacian(W):\n    return np.diag(W.sum(1)) - W\n"),
+                       1, 1, "does not parse"),
+    "huge_literal_cell": (appended("TABLE = [" + ", ".join(["1.5"] * 30_000) + "]\n"), 1, 1,
+                          "PASSED"),
+    "broken_and_honest_in_one_cell": (submission("spectral", replace={
+        "double_center": dc("return -0.5 * (np.eye(len(D2)) - 1 / len(D2)) @ D2 @ (\n"
+                            "    np.eye(len(D2)) - 1 / len(D2))\n") + "def oops(:\n    pass\n"}),
+        1, 1, "does not parse"),
+    "decorator_raises": (with_dc(HONEST, head="def boom(f):\n    raise ValueError('no')\n@boom\n"),
+                         0, 1, "ValueError"),
+    # 6. faithful extraction (IPython's own transformation)
+    "u2028_comment": (with_dc("# a comment\u2028with a line separator\n" + HONEST), 1, 1,
+                      "PASSED"),
+    "continuation_not_equal": (with_dc("N = len(D2)\nsquare = (D2.shape[0]\n"
+                                       "!= D2.shape[1])\nif square:\n    return D2\n"
+                                       "C = np.eye(N) - 1 / N\nreturn -0.5 * C @ D2 @ C"),
+                               1, 1, "PASSED"),
+    "form_feed": (with_dc("# section\x0c break\n" + HONEST), 1, 1, "PASSED"),
+    "magics": (submission("spectral", extra=["%matplotlib inline\n!echo hi\nfiles = !ls\n"
+                                             "%time x = 1\n"]), 1, 1, "PASSED"),
+    "time_cell_magic": (submission("spectral", replace={"double_center": "%%time\n" + dc(HONEST)}),
+                        1, 1, "PASSED"),
+    # 7. untrusted output: bounded, escaped, labelled
+    "injects_notes": (appended(_forge_notes(count=100, repeat=20)), 1, 1,
+                      "not the grader's notes"),
+    "floods_notes": (appended(_forge_notes(count=1000, repeat=50)), 0, 0, "more than 256 kB"),
+    "exception_lies": (with_dc(f"raise ValueError('\\n[1 / 1] kernels.double_center: PASSED"
+                               f"\\n{INJECTED}\\x1b[2J\\u202e')"), 0, 1, "raised ValueError"),
+    "prints_controls": (with_dc(f"print('\\x1b[31m{INJECTED}\\n\\r\\u202edone')\n" + HONEST),
+                        1, 1, "its own output"),
+    # 8. reasons that say what happened
+    "aborts": (with_dc("import os\nos.abort()"), 0, 1, "SIGABRT"),
+    "keyboard_interrupt": (with_dc("raise KeyboardInterrupt"), 0, 1, "KeyboardInterrupt"),
+    "segfault": (with_dc("import cffi\nffi = cffi.FFI()\nreturn ffi.cast('int *', 8)[0]"),
+                 0, 1, "segmentation fault"),
+    "exit_code": (with_dc("import os\nos._exit(3)"), 0, 1, "exit code 3"),
+    "terminates_itself": (with_dc("import signal\nsignal.raise_signal(signal.SIGTERM)"), 0, 1,
+                          "SIGTERM"),
+    "sys_exit": (with_dc("import sys\nsys.exit(2)"), 0, 1, "sys.exit(2)"),
+    "honest": (submission("spectral"), 1, 1, "PASSED"),
+}
+
+
+def _links(folder):
+    """Submissions that are links or other non-regular files (issue 13, class 1)."""
+    os.symlink(SOLUTIONS, folder / "abs_link.ipynb")
+    os.symlink(os.path.relpath(SOLUTIONS, folder), folder / "rel_link.ipynb")
+    (folder / "folder_with_link").mkdir()
+    os.symlink(SOLUTIONS, folder / "folder_with_link" / "mine.ipynb")
+    os.symlink(SOLUTIONS.parent, folder / "linked_folder")
+    (folder / "folder_via_link").mkdir()
+    os.symlink(SOLUTIONS.parent, folder / "folder_via_link" / "inner")
+    copy = folder.parent / "outside.ipynb"
+    write(copy, instructor("spectral"))
+    os.link(copy, folder / "hard_link.ipynb")
+    os.mkfifo(folder / "fifo.ipynb")
+    return {"abs_link": "is a link", "rel_link": "is a link", "folder_with_link": "is a link",
+            "linked_folder": "is a link", "folder_via_link": "holds 0 notebooks",
+            "hard_link": "more than one name", "fifo": "not a regular file"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("attacks")
+    folder, out = base / "class", base / "out" / "grades.csv"
+    folder.mkdir()
+    for student, (nb, *_) in ATTACKS.items():
+        write(folder / f"{student}.ipynb", nb)
+    links = _links(folder)
+    write(folder / "=cmd|' \u202e.ipynb", submission("spectral"))
+    results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=7)
+    return {r.student: r for r in results}, out, links
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS))
+def test_attack_gets_its_outcome(graded, student):
+    results, out, _ = graded
+    _, dc_points, lap_points, text = ATTACKS[student]
+    result = results[student]
+    feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
+    points = {q.name: q.points for q in result.results}
+    assert points == {"kernels.double_center": dc_points, "eigenmaps.laplacian": lap_points}, \
+        feedback
+    assert text in feedback, feedback
+
+
+def test_links_and_special_files_are_refused(graded):
+    results, out, links = graded
+    with open(out, newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    for student, reason in links.items():
+        assert rows[student]["total"] == "0.0", student
+        assert reason in rows[student]["notes"], (student, rows[student]["notes"])
+
+
+def test_open_submission_never_leaves_the_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub" / "a.ipynb", instructor("spectral"))
+    os.close(open_submission(tmp_path, "sub/a.ipynb"))
+    for bad in ("../sub/a.ipynb", "sub/../sub/a.ipynb", "/etc/passwd", ""):
+        with pytest.raises(NotebookError):
+            open_submission(tmp_path / "sub", bad)
+
+
+def _everything_written(out):
+    texts = [p.read_text() for p in (out.parent / "feedback").iterdir()]
+    texts += [p.read_text() for p in (out.parent / "results").rglob("results.json")]
+    return texts + [out.read_text()]
+
+
+def test_no_internal_path_reaches_a_student(graded):
+    _, out, _ = graded
+    internal = {sys.prefix, sys.base_prefix, str(ROOT), "site-packages", "/tmp/mlnotes-grade"}
+    for text in _everything_written(out):
+        for path in internal:
+            assert path not in text, path
+    assert public(f"{sys.prefix}/lib/x.py and /usr/lib/python3/dist-packages/numpy/a.py") == \
+        "<grader>/lib/x.py and <library file>"
+
+
+def test_forged_notes_are_bounded_escaped_and_labelled(graded):
+    results, out, _ = graded
+    feedback = (out.parent / "feedback" / "injects_notes.txt").read_text()
+    head, _, rest = feedback.partition("not the grader's notes):")
+    assert INJECTED not in head  # never among the grader's own notes
+    quoted = [line for line in rest.splitlines() if INJECTED in line]
+    assert 0 < len(quoted) <= 6 and all(line.startswith("  | ") for line in quoted)
+    assert len(feedback) < 10_000
+    with open(out, newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert INJECTED not in rows["injects_notes"]["notes"]
+    data = json.loads((out.parent / "results" / "injects_notes" / "results.json").read_text())
+    assert len(data["output"]) < 3000 and "not the grader's notes" in data["output"]
+    for student in ("exception_lies", "prints_controls"):
+        text = (out.parent / "feedback" / f"{student}.txt").read_text()
+        assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
+        line = next(line for line in text.splitlines() if INJECTED in line)
+        assert "\\x1b" in line  # the control is shown escaped, on the same line
+    assert rows["exception_lies"]["notes"].count("PASSED") <= 1
+
+
+def test_a_student_name_is_not_a_formula_nor_a_control(graded):
+    _, out, _ = graded
+    with open(out, newline="") as f:
+        names = [row["student"] for row in csv.DictReader(f)]
+    odd = next(n for n in names if "cmd" in n)
+    assert odd.startswith("'=") and "\u202e" not in odd
+
+
+def test_reasons_for_endings_say_what_happened():
+    assert "SIGABRT" in exit_reason(-6) and "segmentation" not in exit_reason(-6)
+    assert "segmentation fault" in exit_reason(-11)
+    assert "SIGSYS" in exit_reason(-31) and "CPU-time" in exit_reason(-24)
+    assert "exit code 130" in exit_reason(130) and "sys.exit" not in exit_reason(130)
+    assert "os._exit(0)" in exit_reason(0)
+
+
+def test_escape_keeps_text_on_one_bounded_line():
+    text = escape("a\nb\x1b[2J\u202ec\u2028" + "x" * 1000, 50)
+    assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
+    assert "\u2028" not in text and len(text) <= 54
+
+
+@pytest.mark.parametrize(("cell", "kept"), [
+    ("x = (1\n!= 2)\n", "x = (1\n!= 2)"),
+    ("def f():\n    # a\u2028b\n    return 1\n", "def f():\n    # a\u2028b\n    return 1"),
+    ("# form\x0cfeed\ndef g():\n    return 2\n", "def g():\n    return 2"),
+    ("%%time\ndef h():\n    return 3\n", "def h():\n    return 3"),
+    ("!ls\nfiles = !ls\ny = 1\n", "y = 1"),
+    ("a = 1; b = 2\n", "a = 1; b = 2"),
+    ("@staticmethod\ndef s():\n    pass\n", "@staticmethod\ndef s():\n    pass"),
+])
+def test_extraction_is_ipythons(cell, kept):
+    statements, notes, broken = extract_statements([cell])
+    assert "\n".join(st["code"] for st in statements) == kept
+    assert not notes and not broken
+
+
+def test_a_broken_piece_costs_only_itself():
+    cell = ("def good():\n    return 1\n\ndef bad(:\n    pass\n\n"
+            "def also_good():\n    return 2\n")
+    statements, notes, _ = extract_statements([cell])
+    assert [st["names"] for st in statements] == [["good"], ["also_good"]]
+    assert statements[1]["line"] == 7
+    assert len(notes) == 1 and "line 4" in notes[0]
+    statements, notes, broken = extract_statements(["def f():\n    break\n", "def g(): pass"])
+    assert [st["names"] for st in statements] == [["g"]]
+    assert "'break' outside loop" in broken["f"] and "code cell 1, line 2" in broken["f"]
