@@ -115,3 +115,60 @@ def test_laplacian_errors():
         laplacian(W, kind="normalized")
     with pytest.raises(ValueError, match="W has negative weights"):
         laplacian(-W)
+
+
+# --- out-of-sample by the Nyström formula (issue 17) ------------------------------------------------
+GRAPHS = {
+    "knn binary": dict(n_neighbors=10),
+    "knn heat": dict(n_neighbors=10, t=20.0),
+    "radius heat": dict(n_neighbors=None, radius=5.0, t=5.0),
+}
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_transform_reproduces_the_training_embedding(graph):
+    X = make_swiss_roll(600, random_state=0)[0]
+    le = LaplacianEigenmaps(n_components=3, **GRAPHS[graph]).fit(X)
+    # each training point gets back its own row of the graph, and v = D^-1 W v / (1 - lambda)
+    np.testing.assert_allclose(le.transform(X), le.embedding_, atol=1e-10)
+    np.testing.assert_allclose(le.transform(X[::-7]), le.embedding_[::-7], atol=1e-10)
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_new_points_land_among_their_neighbours_images(graph):
+    X = make_swiss_roll(900, random_state=1)[0]
+    train, new = X[:800], X[800:]
+    params = GRAPHS[graph]
+    le = LaplacianEigenmaps(n_components=2, **params).fit(train)
+    # (1 - lambda) z(y) is a weighted mean of the images of y's neighbours in the graph: y's
+    # k nearest, and the points that would count y among their k nearest (or all within radius)
+    Z_mean = le.transform(new) * (1.0 - le.eigenvalues_)
+    dist = np.linalg.norm(new[:, None] - train[None], axis=2)
+    if params["n_neighbors"] is None:
+        edges = dist <= params["radius"]
+    else:
+        kth = np.sort(np.linalg.norm(train[:, None] - train[None], axis=2), axis=1)[:, 10]
+        edges = (dist <= np.sort(dist, axis=1)[:, 9:10]) | (dist <= kth[None, :])
+    for z, e in zip(Z_mean, edges, strict=True):
+        images = le.embedding_[e]
+        # inside the bounding box of the neighbours' images (a weighted mean is in their hull)
+        assert np.all(z >= images.min(axis=0) - 1e-12) and np.all(z <= images.max(axis=0) + 1e-12)
+
+
+def test_nystrom_is_the_weighted_mean_of_neighbours_scaled():
+    X = DATASETS["s_curve"]()
+    le = LaplacianEigenmaps(n_components=2, n_neighbors=None, radius=0.4).fit(X)
+    y = X[:1] + 0.01
+    inside = np.linalg.norm(X - y, axis=1) <= 0.4
+    expected = le.embedding_[inside].mean(axis=0) / (1.0 - le.eigenvalues_)
+    np.testing.assert_allclose(le.transform(y)[0], expected, rtol=1e-12)
+
+
+def test_transform_errors():
+    X = DATASETS["s_curve"]()
+    with pytest.raises(RuntimeError, match="This LaplacianEigenmaps is not fitted yet"):
+        LaplacianEigenmaps().transform(X)
+    le = LaplacianEigenmaps(n_neighbors=None, radius=0.5).fit(X)
+    with pytest.raises(ValueError, match=r"New point\(s\) \[1\] have no training point within "
+                                         r"radius=0.5 .* the Nyström formula is undefined"):
+        le.transform(np.vstack([X[:1], X[:1] + 100.0]))

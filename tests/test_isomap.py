@@ -6,8 +6,8 @@ import sklearn.manifold as skm
 from sklearn.datasets import make_s_curve, make_swiss_roll
 
 from mlnotes import ClassicalMDS, Isomap
-from mlnotes.graphs import dijkstra, knn_graph
-from mlnotes.metrics import residual_variance
+from mlnotes.graphs import dijkstra, knn_graph, nearest_neighbors
+from mlnotes.metrics import align, residual_variance
 
 DATASETS = {
     "s_curve": (lambda: make_s_curve(330, random_state=0)[0], 0.6),
@@ -68,3 +68,56 @@ def test_transform_of_training_points_and_radius_gap():
     with pytest.raises(ValueError, match=r"New point\(s\) \[0\] have no training point within "
                                          r"radius=0.6.*increase radius"):
         iso.transform(X[:1] + 100.0)
+
+
+# --- landmark Isomap (issue 17) ------------------------------------------------------------------
+def _roll(n=800):
+    return make_swiss_roll(n, random_state=0)[0]
+
+
+def test_all_points_as_landmarks_is_exact_isomap():
+    X = _roll(400)
+    exact = Isomap(n_neighbors=10).fit(X)
+    lm = Isomap(n_neighbors=10, n_landmarks=len(X), random_state=0).fit(X)
+    np.testing.assert_allclose(lm.embedding_, exact.embedding_, atol=1e-8)
+    new = X[:20] + 0.05
+    np.testing.assert_allclose(lm.transform(new), exact.transform(new), atol=1e-8)
+
+
+@pytest.mark.parametrize("landmarks", ["random", "maxmin"])
+def test_landmarks_get_classical_mds_of_their_geodesic_distances(landmarks):
+    X = _roll()
+    lm = Isomap(n_neighbors=10, n_landmarks=40, landmarks=landmarks, random_state=0).fit(X)
+    full = dijkstra(knn_graph(X, 10))
+    np.testing.assert_allclose(lm.geodesic_distances_, full[lm.landmarks_], atol=1e-10)
+    D_L = full[np.ix_(lm.landmarks_, lm.landmarks_)]
+    alone = ClassicalMDS(n_components=2, dissimilarity="precomputed")
+    with pytest.warns(UserWarning, match="not Euclidean"):  # geodesics: a little negative
+        Z_L = alone.fit_transform(D_L)
+    np.testing.assert_allclose(lm.embedding_[lm.landmarks_], Z_L, atol=1e-9)
+
+
+@pytest.mark.parametrize("landmarks", ["random", "maxmin"])
+def test_landmark_isomap_agrees_with_exact_isomap(landmarks):
+    X = _roll(1500)
+    exact = Isomap(n_neighbors=10).fit_transform(X)
+    lm = Isomap(n_neighbors=10, n_landmarks=100, landmarks=landmarks, random_state=0).fit(X)
+    # the landmark embedding is centred on the landmarks: compare up to translation as well
+    Z = align(lm.embedding_ - lm.embedding_.mean(axis=0), exact, allow="orthogonal")
+    assert np.linalg.norm(Z - exact) / np.linalg.norm(exact) < 0.05
+    assert lm.residual_variances_.shape == (2,) and lm.residual_variances_[1] < 0.01
+
+
+def test_landmark_transform_reproduces_training_points_and_places_new_ones():
+    X = _roll(900)
+    train, new = X[:800], X[800:]
+    lm = Isomap(n_neighbors=10, n_landmarks=60, random_state=0).fit(train)
+    # a training point is its own nearest neighbour: its geodesic extension is its geodesic row
+    np.testing.assert_allclose(lm.transform(train[:50]), lm.embedding_[:50], atol=1e-9)
+    # a new point lands among the images of its 10 nearest training points: no farther from
+    # their centre than the farthest of them
+    Z_new = lm.transform(new)
+    images = lm.embedding_[nearest_neighbors(train, 10, new)]  # (M, 10, d)
+    centre = images.mean(axis=1)
+    spread = np.linalg.norm(images - centre[:, None], axis=2).max(axis=1)
+    assert np.all(np.linalg.norm(Z_new - centre, axis=1) <= spread)

@@ -111,3 +111,57 @@ def test_zero_regularisation_with_too_many_neighbours():
     with pytest.raises(ValueError, match=r"local Gram matrix is singular: with n_neighbors=5 > "
                                          r"n_features=2 .* use reg > 0"):
         lle_weights(X, 5, reg=0.0)
+
+
+# --- out-of-sample (issue 17) and d < k (issue 12) -------------------------------------------------
+def _lands_among_neighbours(Z_new, Z_train, train, new, k):
+    """Each new image is no farther from the centre of its k nearest training points' images
+    than the farthest of those images."""
+    images = Z_train[nearest_neighbors(train, k, new)]
+    centre = images.mean(axis=1)
+    spread = np.linalg.norm(images - centre[:, None], axis=2).max(axis=1)
+    return np.linalg.norm(Z_new - centre, axis=1) <= spread
+
+
+def test_transform_places_new_points_by_their_reconstruction_weights():
+    X = make_swiss_roll(900, random_state=1)[0]
+    train, new = X[:800], X[800:]
+    lle = LLE(n_components=2, n_neighbors=12).fit(train)
+    Z_new = lle.transform(new)
+    assert _lands_among_neighbours(Z_new, lle.embedding_, train, new, 12).all()
+    # the weights are scikit-learn's barycenter weights for a point outside the training set
+    theirs = skm.LocallyLinearEmbedding(n_components=2, n_neighbors=12, eigen_solver="dense")
+    theirs.fit(train)
+    flip = np.sign(np.sum(flip_signs(theirs.embedding_) * theirs.embedding_, axis=0))
+    np.testing.assert_allclose(Z_new, theirs.transform(new) * flip, atol=1e-6)
+
+
+def test_transform_of_training_points_is_their_reconstruction():
+    X = DATASETS["s_curve"]()
+    lle = LLE(n_components=2, n_neighbors=10).fit(X)
+    Z = lle.embedding_
+    again = lle.transform(X)
+    # each training point is rebuilt from its own neighbours: (W Z)_i, off z_i by the residual
+    np.testing.assert_allclose(again, lle.weights_ @ Z, atol=1e-12)
+    # whose squared size is the reconstruction error tr(Z^T M Z)
+    np.testing.assert_allclose(((again - Z) ** 2).sum(), lle.reconstruction_error_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("d, k", [(2, 2), (3, 2), (5, 5)])
+def test_n_components_must_be_below_n_neighbors(d, k):
+    X = np.random.default_rng(0).normal(size=(60, 6))
+    with pytest.raises(ValueError, match=fr"n_components={d} must be smaller than n_neighbors={k}: "
+                                         r"LLE reconstructs each point from its k neighbours, and "
+                                         r"those local reconstructions cannot determine an "
+                                         r"embedding of dimension d >= k \(Saul and Roweis "
+                                         r"require d < k\)\. Choose n_neighbors > n_components"):
+        LLE(n_components=d, n_neighbors=k).fit(X)
+    assert LLE(n_components=d, n_neighbors=d + 1).fit(X).embedding_.shape == (60, d)
+
+
+def test_transform_checks_its_input():
+    X = DATASETS["s_curve"]()
+    with pytest.raises(RuntimeError, match="This LLE is not fitted yet; call fit"):
+        LLE().transform(X)
+    with pytest.raises(ValueError, match=r"X has 2 features, but LLE is expecting 3 features"):
+        LLE(n_neighbors=10).fit(X).transform(X[:, :2])

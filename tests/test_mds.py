@@ -79,3 +79,85 @@ def test_too_many_components_for_the_positive_spectrum():
         ClassicalMDS(n_components=3).fit(X)
     with pytest.raises(ValueError, match="dissimilarity must be 'euclidean' or 'precomputed'"):
         ClassicalMDS(dissimilarity="cosine").fit(X)
+
+
+# --- landmark MDS and out-of-sample (issue 17) ---------------------------------------------------
+def _cloud(n=200, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, 5)) * [5.0, 3.0, 1.0, 0.5, 0.1]
+
+
+@pytest.mark.parametrize("landmarks", ["random", "maxmin"])
+def test_all_points_as_landmarks_is_exact(landmarks):
+    X = _cloud()
+    exact = ClassicalMDS(n_components=3).fit(X)
+    lm = ClassicalMDS(n_components=3, n_landmarks=len(X), landmarks=landmarks,
+                      random_state=0).fit(X)
+    assert sorted(lm.landmarks_) == list(range(len(X)))
+    np.testing.assert_allclose(lm.embedding_, exact.embedding_, atol=1e-9)
+    np.testing.assert_allclose(lm.eigenvalues_, exact.eigenvalues_, atol=1e-9)
+
+
+@pytest.mark.parametrize("landmarks", ["random", "maxmin"])
+def test_landmark_mds_reproduces_classical_mds_of_the_landmarks(landmarks):
+    X = _cloud()
+    lm = ClassicalMDS(n_components=3, n_landmarks=25, landmarks=landmarks, random_state=1).fit(X)
+    alone = ClassicalMDS(n_components=3).fit(X[lm.landmarks_])
+    np.testing.assert_allclose(lm.embedding_[lm.landmarks_], alone.embedding_, atol=1e-9)
+    np.testing.assert_allclose(lm.eigenvalues_, alone.eigenvalues_, atol=1e-9)
+
+
+def test_triangulation_is_exact_for_data_of_rank_d():
+    # points in a 3-D affine subspace of R^6: 3 coordinates reproduce every distance, and
+    # triangulation from any 10 landmarks in general position recovers them all
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 3)) @ rng.normal(size=(3, 6)) + rng.normal(size=6)
+    Z = ClassicalMDS(n_components=3, n_landmarks=10, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(pairwise_distances(Z), pairwise_distances(X), atol=1e-8)
+
+
+def test_landmarks_are_seeded_and_maxmin_takes_the_farthest_point():
+    X = _cloud()
+    a = ClassicalMDS(n_landmarks=20, random_state=3).fit(X).landmarks_
+    b = ClassicalMDS(n_landmarks=20, random_state=3).fit(X).landmarks_
+    c = ClassicalMDS(n_landmarks=20, random_state=4).fit(X).landmarks_
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    assert len(set(a)) == 20
+    mm = ClassicalMDS(n_landmarks=5, landmarks="maxmin", random_state=0).fit(X).landmarks_
+    D = pairwise_distances(X)
+    for l in range(1, 5):  # each new landmark maximises the distance to the nearest chosen one
+        assert mm[l] == np.argmax(D[mm[:l]].min(axis=0))
+
+
+def test_transform_is_pca_projection_and_reproduces_the_training_points():
+    X = _cloud()
+    new = _cloud(20, seed=9)
+    mds = ClassicalMDS(n_components=3).fit(X)
+    np.testing.assert_allclose(mds.transform(X), mds.embedding_, atol=1e-9)
+    pca = PCA(n_components=3).fit(X)
+    np.testing.assert_allclose(flip_signs(np.vstack([mds.embedding_, mds.transform(new)]))[-20:],
+                               flip_signs(np.vstack([pca.embedding_, pca.transform(new)]))[-20:],
+                               atol=1e-9)
+    pre = ClassicalMDS(n_components=3, dissimilarity="precomputed").fit(pairwise_distances(X))
+    np.testing.assert_allclose(pre.transform(pairwise_distances(new, X)), mds.transform(new),
+                               atol=1e-9)
+    lm = ClassicalMDS(n_components=3, n_landmarks=30, random_state=0).fit(X)
+    np.testing.assert_allclose(lm.transform(X), lm.embedding_, atol=1e-9)
+
+
+def test_landmark_parameters_are_checked():
+    X = _cloud(40)
+    with pytest.raises(ValueError, match=r"n_landmarks=2 must exceed n_components=2: classical "
+                                         r"MDS of l landmarks gives at most l - 1 coordinates"):
+        ClassicalMDS(n_landmarks=2).fit(X)
+    with pytest.raises(ValueError, match=r"n_landmarks=41 is too large: at most 40 \(n_samples\)"):
+        ClassicalMDS(n_landmarks=41).fit(X)
+    with pytest.raises(ValueError, match=r"landmarks must be one of 'random', 'maxmin', got "
+                                         r"'kmeans'"):
+        ClassicalMDS(n_landmarks=10, landmarks="kmeans").fit(X)
+    X4 = np.repeat(X[:4], 10, axis=0)
+    with pytest.raises(ValueError, match=r"Only 4 distinct points .* fewer than n_landmarks=6"):
+        ClassicalMDS(n_landmarks=6, landmarks="maxmin", random_state=0).fit(X4)
+    mds = ClassicalMDS(dissimilarity="precomputed").fit(pairwise_distances(X))
+    with pytest.raises(ValueError, match=r"the dissimilarities to the training points has 3 "
+                                         r"features, but ClassicalMDS is expecting 40"):
+        mds.transform(np.ones((2, 3)))
