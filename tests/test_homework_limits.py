@@ -1,0 +1,97 @@
+"""The grader's own memory, whatever a class submits (issue 13, class 4).
+
+A class of oversized and forged submissions is graded in a fresh process (so that what is
+measured is the grader alone, not pytest), and that process's peak resident memory must stay
+under the bound the README documents. The peak is the kernel's high-water mark of the process's
+own memory, ``VmHWM`` in ``/proc/self/status`` (``getrusage``'s ``ru_maxrss`` would do elsewhere,
+but on Linux it survives ``exec`` and would count pytest's memory at the moment of the fork).
+The sandboxed children and the notebook parsers are separate processes with their own limits.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from homework_fixtures import instructor, submission, write
+
+ROOT = Path(__file__).resolve().parents[1]
+# The documented bound on the grader process's peak memory (README, "Homework checking").
+GRADER_PEAK_MB = 500
+ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
+
+
+def dc(body):
+    lines = "\n".join("    " + line for line in body.strip("\n").split("\n"))
+    return submission("spectral", replace={
+        "double_center": f"import numpy as np\ndef double_center(D2):\n{lines}\n"})
+
+
+FORGE_FRAME = """import os
+def double_center(D2):
+    frame = (200 * 2**10).to_bytes(4, 'big') + (2**31).to_bytes(4, 'big')
+    for fd in range(3, 20):
+        try:
+            os.write(fd, frame + b'[' * 4096)
+        except OSError:
+            pass
+    return D2
+"""
+
+CLASS = {
+    # answers: 32 MB (refused by the child), 8 MB per case (the largest accepted)
+    "answer_32mb": (dc("return np.ones(4_000_000)"), 1),
+    "answer_32mb_b": (dc("return np.ones((2000, 2000))"), 1),
+    "answer_8mb": (dc("return np.ones((1000, 1000))"), 1),
+    "answer_8mb_b": (dc("return np.ones((1000, 1000))"), 1),
+    "answer_sparse_huge": (dc("from scipy.sparse import random\n"
+                              "return random(10**6, 10**6, density=2e-6, format='csr')"), 1),
+    "forged_frame": (submission("spectral", replace={"double_center": FORGE_FRAME}), 1),
+    # notebooks: a 5 MB code cell, 5 MB of code over many cells, a 60 MB file, 30 MB outputs
+    "code_cell_5mb": (submission("spectral", append=["x = 1\n" * 850_000]), 2),
+    "code_5mb_in_cells": (submission("spectral", append=["y = 1\n" * 15_000] * 60), 0),
+    "notebook_60mb": (dict(instructor("spectral"),
+                           metadata={"junk": "z" * (60 * 2**20)}), 0),
+    "outputs_30mb": (dict(submission("spectral"),
+                          metadata={"junk": ["0.123456789"] * (3 * 2**20)}), 2),
+    "honest": (submission("spectral"), 2),
+}
+
+SCRIPT = """
+import json, resource, sys, time
+from mlnotes.homework.grader import grade_folder
+
+def peak_mb():
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+start = time.perf_counter()
+results = grade_folder(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], jobs=2, timeout=5.0,
+                       seed=3)
+print(json.dumps({"peak_mb": peak_mb(),
+                  "seconds": time.perf_counter() - start,
+                  "totals": {r.student: r.total for r in results}}))
+"""
+
+
+@pytest.mark.slow
+def test_grader_peak_memory_stays_under_its_bound(tmp_path):
+    folder = tmp_path / "class"
+    for student, (nb, _) in CLASS.items():
+        write(folder / f"{student}.ipynb", nb)
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder), json.dumps(ASSIGNMENT),
+         str(tmp_path / "out" / "grades.csv")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    print(f"grader peak {report['peak_mb']:.0f} MB, {report['seconds']:.1f} s for "
+          f"{len(CLASS)} oversized submissions")
+    assert report["totals"] == {s: total for s, (_, total) in CLASS.items()}
+    assert 50 < report["peak_mb"] < GRADER_PEAK_MB  # (above 50: the measurement works)
+    feedback = (tmp_path / "out" / "feedback" / "answer_32mb.txt").read_text()
+    assert "more than any question needs" in feedback
+    assert "larger than 50 MB" in (tmp_path / "out" / "feedback" / "notebook_60mb.txt").read_text()
