@@ -19,17 +19,31 @@ name), :mod:`~.student` (``check``), :mod:`~.sandbox` and ``_child.py`` (running
 (batch grading), :mod:`~.assignments`.
 """
 
-from .assignments import ASSIGNMENTS
-from .bank import QUESTIONS, get_question
-from .core import Question, Report
-from .grader import Grader, grade_folder
-from .notebook import student_version
-from .student import check, run_check
+import importlib
 
-__all__ = ["ASSIGNMENTS", "QUESTIONS", "Grader", "Question", "Report", "check", "get_question",
-           "grade_folder", "questions", "run_check", "student_version"]
+# Public names and the module that defines each, imported on first use: importing the core (or
+# the sandbox) loads no question, and ``from mlnotes.homework import check`` loads the bank.
+_EXPORTS = {
+    "ASSIGNMENTS": "assignments", "QUESTIONS": "bank", "get_question": "bank",
+    "Question": "core", "Report": "core", "Grader": "grader", "grade_folder": "grader",
+    "student_version": "notebook", "check": "student", "run_check": "student",
+}
+
+__all__ = sorted([*_EXPORTS, "questions"])
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
 
 
 def questions():
     """The names of every question in the bank."""
+    from .bank import QUESTIONS
+
     return sorted(QUESTIONS)
