@@ -10,6 +10,27 @@ and every iterative method (SMACOF, SNE, t-SNE, autoencoders) is an optimisation
 objective. Estimators follow scikit-learn's conventions: keyword arguments, ``fit``,
 ``fit_transform`` and fitted attributes ending in ``_``.
 
+Working with scikit-learn
+-------------------------
+Every estimator can go where a scikit-learn transformer goes: ``sklearn.base.clone``,
+``Pipeline``, ``GridSearchCV`` over its parameters (``{"iso__n_neighbors": [5, 10]}``),
+``get_feature_names_out`` and ``set_output(transform="pandas")``; scikit-learn's own
+``check_estimator`` runs on all of them in the test suite (``tests/test_sklearn_compat.py``).
+``transform`` exists where the method defines an out-of-sample extension (PCA, kernel PCA,
+classical MDS and Isomap by triangulation, LLE by reconstruction weights, Laplacian eigenmaps by
+the Nyström formula, the autoencoders' encoder); the SNE family and metric MDS have none, and
+asking for it says so (as scikit-learn's ``TSNE`` does).
+
+That face comes from a small base class of our own, :class:`mlnotes.base.Estimator`, not from
+scikit-learn's ``BaseEstimator``, for three reasons. The package's premise is that every method
+is numpy and scipy one can read: fitting never imports scikit-learn, which stays optional (the
+tests and benchmarks use it as a reference). The base class is short enough to read in one
+sitting, so a student sees what ``clone`` and ``set_params`` rely on (every ``__init__``
+argument stored unchanged under its own name). And scikit-learn's base classes change between
+releases (the tags API did in 1.6), which would tie the package's behaviour to its version.
+scikit-learn is imported lazily, and only where its own objects are needed: to build the tags
+that only scikit-learn asks for, and to read its global output setting once it is loaded.
+
 >>> import mlnotes as ml
 >>> X, t = ml.datasets.make_s_curve(200, random_state=0)
 >>> X.shape
@@ -37,7 +58,7 @@ _ESTIMATORS = {
     "Autoencoder": "autoencoder",
 }
 _SUBMODULES = (
-    "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
+    "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
     "isomap", "lle", "eigenmaps", "sne", "autoencoder", "metrics", "plotting", "widgets",
     "homework",
 )

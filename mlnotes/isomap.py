@@ -43,6 +43,7 @@ class Isomap(Estimator):
     radius : float or None, default=None
         Use the epsilon graph instead; set ``n_neighbors=None``.
     path_method : {"dijkstra", "floyd"}, default="dijkstra"
+        Exact method only; landmark Isomap always runs Dijkstra from the landmarks.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
         Exact method only (the landmarks' :math:`\ell \times \ell` problem is solved dense).
     n_landmarks : int or None, default=None

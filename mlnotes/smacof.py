@@ -430,3 +430,16 @@ class MetricMDS(Estimator):
     def fit_transform(self, X, y=None):
         """Fit and return the embedding of shape (N, n_components)."""
         return self.fit(X).embedding_
+
+    @property
+    def transform(self):
+        """Not available: SMACOF fits a configuration of the training points only.
+
+        Asking for it raises an ``AttributeError`` that says so (``hasattr`` is False, as
+        for scikit-learn's ``MDS``).
+        """
+        raise AttributeError(
+            "MetricMDS has no transform for new points (SMACOF fits a configuration of the "
+            "training points only); use fit_transform on the combined data, or ClassicalMDS, "
+            "whose transform places new points by triangulation."
+        )

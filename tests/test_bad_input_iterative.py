@@ -228,3 +228,10 @@ def test_autoencoder_shape_checks_after_fit(X):
         net.encode(X[:, :2])
     with pytest.raises(ValueError, match=r"Z must have 1 columns \(n_components\), got 2"):
         net.decode(np.zeros((4, 2)))
+
+
+def test_metric_mds_has_no_transform():
+    assert not hasattr(sm.MetricMDS(), "transform")
+    with pytest.raises(AttributeError, match=r"MetricMDS has no transform for new points \(SMACOF "
+                                             r"fits a configuration of the training points only\)"):
+        sm.MetricMDS().transform(np.zeros((3, 3)))
