@@ -6,6 +6,7 @@ under test. Every figure is closed.
 """
 
 import base64
+import functools
 import re
 
 import matplotlib.pyplot as plt
@@ -427,3 +428,256 @@ def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monke
     ex._controls["learning_rate"].value = 1000.0
     assert "cannot draw this setting: The optimisation diverged" in ex._status.value
     assert ex._progress.bar_style == "danger" and ex._image_widget.value == shown
+
+
+# --- the static explorer (text/html): data, same results as the widget, size ----------------------
+from mlnotes.widgets import _static  # noqa: E402
+
+
+def _spec(explorer):
+    html = explorer.static_bundle()["text/html"]
+    return _static.decode_spec(html), html
+
+
+def _key(spec, **values):
+    return ",".join(str(c["values"].index(_core._label(values[c["name"]])) if c["name"] in values
+                        else c["index"]) for c in spec["controls"])
+
+
+def _state(spec, frame=None, **values):
+    """The scene the page shows for these control values (and replay frame)."""
+    key = _key(spec, **values)
+    if frame is not None:
+        key += f"/{frame % spec['frames'][key]}"
+    return spec["states"][key]
+
+
+def _layer(spec, scene, panel, kind, which=0):
+    """A layer of a scene with its arrays decoded (what explorer.js draws)."""
+    layers = [l for l in scene["panels"][panel]["layers"] if l["t"] == kind]
+    return {k: _static.decode_array(spec["arrays"][v[1:]]) if isinstance(v, str) and v[:1] == "@"
+            else v for k, v in layers[which].items()}
+
+
+def _step(a):
+    """Half a quantisation step of the coordinates of ``a`` (per column), plus round-off."""
+    a = np.asarray(a, dtype=float)
+    return (np.ptp(a, axis=0) / _static.COORD_LEVELS) / 2 + 1e-9
+
+
+def _assert_same_points(static_xy, drawn_xy):
+    drawn_xy = np.asarray(drawn_xy)
+    assert static_xy.shape == drawn_xy.shape
+    assert np.all(np.abs(static_xy - drawn_xy) <= _step(drawn_xy))
+
+
+def test_quantised_arrays_come_back_within_half_a_step():
+    rng = np.random.default_rng(0)
+    xy = rng.normal(size=(50, 2)) * [1.0, 100.0]
+    back = _static.decode_array(_static.Data(xy, per_column=True).encoded)
+    assert np.all(np.abs(back - xy) <= _step(xy))
+    curve = np.array([1e4, 3e3, 1e3, np.nan, 120.0])
+    back = _static.decode_array(_static.Data(curve, log=True).encoded)
+    assert np.isnan(back[3])
+    ok = ~np.isnan(curve)
+    np.testing.assert_allclose(back[ok], curve[ok], rtol=np.log(10) * 2 / 1023)  # relative on a log scale
+    pairs = np.array([[0, 5], [7, 3]])
+    np.testing.assert_array_equal(_static.decode_array(_static.Data(pairs).encoded), pairs)
+
+
+def test_static_explorer_is_self_contained_and_says_what_it_holds():
+    spec, html = _spec(mw.pca_explorer(angle=60))
+    assert not re.search(r"https?://|(src|href)=\"//", html), "the page must not load anything"
+    assert '<script type="application/gzip" class="mlx-data">' in html
+    assert "explorer.js" in html  # the loader, for a page that does not load it already
+    assert [c["name"] for c in spec["controls"]] == ["angle"]
+    angles = spec["controls"][0]["values"]
+    assert angles == [str(a) for a in range(0, 180, 5)] and angles[spec["controls"][0]["index"]] == "60"
+    assert len(spec["states"]) == 36
+    assert "This page holds angle of u (°) 0, 5, 10" in spec["note"]
+    assert "Run the notebook" in spec["note"]
+    # the same results give the same bytes: a re-executed notebook does not change needlessly
+    assert _spec(mw.pca_explorer(angle=60))[1] == html
+
+
+def test_a_setting_the_method_cannot_handle_is_stored_with_its_message(monkeypatch):
+    from mlnotes.widgets import neighbourhood
+
+    real = neighbourhood.scene_lle
+
+    def scene(**params):
+        if params["reg"] == 1e-6:
+            raise ValueError("ARPACK did not converge")
+        return real(**params)
+
+    ex = mw.lle_explorer()
+    monkeypatch.setattr(ex, "scene", scene)
+    spec, _ = _spec(ex)
+    failed = [s for s in spec["states"].values() if "error" in s]
+    assert len(failed) == len(spec["controls"][0]["values"])  # every k with reg = 1e-6
+    assert failed[0]["error"] == "ARPACK did not converge"
+
+
+def test_static_grids_hold_what_the_note_says():
+    kpca = _spec(mw.kernel_pca_explorer())[0]
+    kernels = {k: i for i, k in enumerate(kpca["controls"][2]["values"])}
+    degrees = kpca["controls"][3]["values"]
+    assert degrees == ["2", "3"]
+    keys = [tuple(map(int, k.split(","))) for k in kpca["states"]]
+    assert {k[3] for k in keys if k[2] == kernels["poly"]} == {0, 1}
+    assert {k[3] for k in keys if k[2] != kernels["poly"]} == {degrees.index("2")}
+    assert len({k[0] for k in keys if k[2] == kernels["linear"]}) == 1  # no gamma to move
+    tsne = _spec(mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300))[0]
+    assert tsne["controls"][0]["values"] == ["two_clusters"]
+    failed = {k: v["error"] for k, v in tsne["states"].items() if "error" in v}
+    assert len(tsne["frames"]) + len(failed) == 1 + 5 + 4 + 2  # each slider moved alone
+    perplexity_100 = f"0,{tsne['controls'][1]['values'].index('100')},3,2"
+    assert list(failed) == [perplexity_100] and "perplexity" in failed[perplexity_100]  # > N = 60
+    assert "one at a time, the others at perplexity 30, learning rate 200, exaggeration 12" in tsne["note"]
+    assert all(n == 31 for n in tsne["frames"].values())  # every snapshot of a 300-iteration run
+
+
+# Same results: what the page draws is what the widget draws, setting by setting.
+def test_static_pca_matches_the_widget(close_figures):
+    spec, _ = _spec(mw.pca_explorer())
+    for angle in (0, 35, 120):
+        fig = mw.draw_pca(angle=angle)
+        close_figures(fig)
+        scene = _state(spec, angle=angle)
+        assert scene["panels"][1]["title"] == _by_gid(fig, "readout").get_text()
+        _assert_same_points(_layer(spec, scene, 0, "pts", 1)["xy"], fig.axes[0].collections[2].get_offsets())
+
+
+def test_static_mds_and_smacof_match_the_widget(close_figures):
+    spec, _ = _spec(mw.mds_explorer())
+    for kind in ("euclidean", "geodesic"):
+        fig = mw.draw_mds(dissimilarity=kind)
+        close_figures(fig)
+        scene = _state(spec, dissimilarity=kind)
+        _assert_same_points(_layer(spec, scene, 1, "pts")["xy"], _by_gid(fig, "embedding").get_offsets())
+        assert scene["panels"][2]["title"] == _by_gid(fig, "spectrum-summary").get_text()
+    ex = mw.smacof_explorer(max_iter=30)
+    spec, _ = _spec(ex)
+    n = spec["frames"][_key(spec, init="classical")]
+    assert n < 30  # the classical start converges early: every snapshot is kept
+    for frame in (0, 7, n - 1):
+        fig = mw.draw_smacof(frame=frame, init="classical", max_iter=30)
+        close_figures(fig)
+        scene = _state(spec, frame=frame, init="classical")
+        _assert_same_points(_layer(spec, scene, 1, "pts")["xy"],
+                            _by_gid(fig, "configuration").get_offsets())
+        stress = _layer(spec, scene, 2, "line")["y"]
+        np.testing.assert_allclose(stress, _by_gid(fig, "stress-curve").get_ydata(), rtol=5e-3)
+
+
+def test_static_kernel_pca_matches_the_widget(close_figures):
+    from mlnotes.widgets.kernel_pca import kpca_fit
+
+    spec, _ = _spec(mw.kernel_pca_explorer())
+    for setting in (dict(gamma=30.0), dict(kernel="poly", degree=3, gamma=1.0), dict(dataset="moons")):
+        fig = mw.draw_kernel_pca(**setting)
+        close_figures(fig)
+        scene = _state(spec, **setting)
+        _assert_same_points(_layer(spec, scene, 2, "pts")["xy"], _by_gid(fig, "embedding").get_offsets())
+        params = {"dataset": "circles", "kernel": "rbf", "gamma": 3.0, "degree": 2, **setting}
+        values = kpca_fit(params["dataset"], params["kernel"], params["gamma"], params["degree"], 300,
+                          0.05, 0)[4]
+        image = _layer(spec, scene, 0, "img")["z"]
+        assert np.max(np.abs(image - values[0])) <= np.ptp(values[0]) / 255 / 2 + 1e-9
+
+
+@functools.lru_cache(maxsize=1)
+def _isomap_spec():
+    return _spec(mw.isomap_explorer())[0]
+
+
+@pytest.mark.parametrize("setting", [dict(n_neighbors=6), dict(n_neighbors=16),
+                                     dict(graph="epsilon", radius=3.0)])
+def test_static_isomap_draws_the_widgets_edges_and_embedding(setting, close_figures):
+    spec = _isomap_spec()
+    fig = mw.draw_isomap(**setting)
+    close_figures(fig)
+    fig.canvas.draw()
+    scene = _state(spec, **setting)
+    for which, gid in ((0, "edges"), (1, "short-circuits")):
+        layer = _layer(spec, scene, 0, "seg", which)
+        xy, pairs = layer["xy"], layer["pairs"][:layer["count"]]
+        drawn = _by_gid(fig, gid).get_segments()
+        assert len(pairs) == len(drawn)
+        if len(drawn):
+            ends = np.sort(np.concatenate([xy[pairs[:, 0]], xy[pairs[:, 1]]], axis=1), axis=0)
+            want = np.sort(np.array([np.concatenate(s) for s in drawn]), axis=0)
+            assert np.all(np.abs(ends - want) <= np.tile(_step(xy), 2))
+    assert scene["panels"][0]["title"] == _by_gid(fig, "graph-summary").get_text()
+    assert scene["panels"][1]["title"] == fig.axes[1].get_title()
+    _assert_same_points(_layer(spec, scene, 1, "pts")["xy"], _by_gid(fig, "embedding").get_offsets())
+
+
+def test_static_lle_and_eigenmaps_match_the_widget(close_figures):
+    for make, draw, setting in ((mw.lle_explorer, mw.draw_lle, dict(n_neighbors=15, reg=0.1)),
+                                (mw.eigenmaps_explorer, mw.draw_eigenmaps, dict(n_neighbors=8, t=3.0))):
+        spec, _ = _spec(make())
+        fig = draw(**setting)
+        close_figures(fig)
+        scene = _state(spec, **setting)
+        _assert_same_points(_layer(spec, scene, 1, "pts")["xy"], _by_gid(fig, "embedding").get_offsets())
+        heights = [bar.get_height() for bar in fig.findobj() if bar.get_gid() == "spectrum"]
+        np.testing.assert_allclose(_layer(spec, scene, 2, "bars")["y"], heights, atol=1 / 1023)
+
+
+def test_static_tsne_and_autoencoder_replays_match_the_widget(close_figures):
+    params = dict(case="trefoil", n_samples=80, max_iter=300)
+    spec, _ = _spec(mw.tsne_explorer(**params))
+    for frame in (0, 4, -1):
+        fig = mw.draw_tsne(frame=frame, perplexity=10.0, **params)
+        close_figures(fig)
+        scene = _state(spec, frame=frame, perplexity=10.0)
+        _assert_same_points(_layer(spec, scene, 1, "pts")["xy"], _by_gid(fig, "map").get_offsets())
+        assert scene["panels"][1]["title"] == fig.axes[-2].get_title()
+    spec, _ = _spec(mw.autoencoder_explorer(n_samples=120))
+    for frame in (1, -1):
+        fig = mw.draw_autoencoder(bottleneck=2, frame=frame, n_samples=120)
+        close_figures(fig)
+        scene = _state(spec, frame=frame, bottleneck=2)
+        mosaic = _by_gid(fig, "mosaic").get_array().filled(np.nan)
+        s = mosaic.shape[0] // 3
+        for row in range(3):
+            z = _layer(spec, scene, 0, "img", row)["z"][::-1]
+            drawn = mosaic[row * s:(row + 1) * s]
+            step = (np.nanmax(drawn) - np.nanmin(drawn)) / _static.IMAGE_LEVELS / 2
+            assert np.allclose(z, drawn, rtol=0, atol=step + 1e-9, equal_nan=True)
+        _assert_same_points(_layer(spec, scene, 1, "pts")["xy"], _by_gid(fig, "code").get_offsets())
+        assert _layer(spec, scene, 2, "dot")["y"] == pytest.approx(_by_gid(fig, "loss-now").get_ydata()[0])
+
+
+# The explorer data of each chapter page, as the chapters call the explorers: within budget.
+def _chapter_explorer_calls():
+    import json
+    import pathlib
+
+    calls = {}
+    for path in sorted((pathlib.Path(__file__).parents[1] / "book").rglob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code":
+                calls.setdefault(path.stem, []).extend(
+                    re.findall(r"^(?:ml\.)?widgets\.\w+_explorer\(.*\)\s*$", source, re.M))
+    return {page: found for page, found in calls.items() if found}
+
+
+def test_every_chapter_pages_explorer_data_is_within_budget():
+    import time
+
+    import mlnotes as ml
+
+    calls = _chapter_explorer_calls()
+    assert len(calls) >= 9
+    report = {}
+    for page, found in calls.items():
+        start = time.perf_counter()
+        size = sum(len(eval(call, {"ml": ml, "widgets": ml.widgets}).static_bundle()["text/html"])
+                   for call in found)
+        report[page] = (size, time.perf_counter() - start)
+    print({page: f"{size / 1e3:.0f} KB in {t:.1f} s" for page, (size, t) in report.items()})
+    over = {page: size for page, (size, _) in report.items() if size > _static.DATA_BUDGET_BYTES}
+    assert not over, f"explorer data over {_static.DATA_BUDGET_BYTES} bytes on: {over}"
