@@ -16,6 +16,10 @@ import threading
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# The built HTML book the browser tests read: `make book` writes _build/html; point
+# MLNOTES_BOOK_HTML at another build (e.g. `jupyter-book build . --path-output /tmp/b` ->
+# /tmp/b/_build/html) to test it without touching the shared _build.
+BOOK_HTML = pathlib.Path(os.environ.get("MLNOTES_BOOK_HTML") or ROOT / "_build" / "html")
 CHROMIUM = os.environ.get("MLNOTES_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",

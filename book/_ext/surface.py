@@ -5,12 +5,19 @@ They are rendered folded: the cell's code sits inside a ``<details>`` element wh
 one-line bar "✓ <claim>"; the output stays visible below the bar. This happens at build time, so
 the fold works without JavaScript and with the keyboard (``<summary>`` is focusable and toggles
 with Enter or Space). The styling lives in ``book/_static/mlnotes.css``.
+
+The index of theorems, definitions and algorithms (``prf-statements.html``) lists each statement
+by its number and title under its kind, in book order; it replaces sphinx-proof's own index,
+which showed only the raw labels.
 """
 
 import html
 import re
+from collections import defaultdict
+from pathlib import Path
 
 from docutils import nodes
+from sphinx.domains import Index
 
 CHECK_TAG = "tag_check"
 CLAIM_RE = re.compile(r"^\s*#\s*Check:\s*(?P<claim>\S.*?)\s*$")
@@ -58,7 +65,90 @@ def fold_check_cells(app, doctree, docname):
         cell["classes"].append("mlnotes-check-cell")
 
 
+def _collect_statement_titles(app, doctree):
+    """Remember the title of every sphinx-proof statement (its own index keeps only labels)."""
+    env = app.env
+    titles = env.__dict__.setdefault("mlnotes_statement_titles", {})
+    for node in doctree.findall(nodes.Element):
+        if "realtype" in node.attributes and node.get("label") and node.children:
+            title = node.children[0]
+            text = title.astext().strip() if isinstance(title, nodes.title) else ""
+            if text.startswith("(") and text.endswith(")"):  # sphinx-proof's " (%t)" format
+                text = text[1:-1].strip()
+            titles[node["label"]] = (env.docname, text)
+
+
+def _purge_statement_titles(app, env, docname):
+    titles = getattr(env, "mlnotes_statement_titles", {})
+    for label in [k for k, (doc, _) in titles.items() if doc == docname]:
+        del titles[label]
+
+
+def _merge_statement_titles(app, env, docnames, other):
+    env.__dict__.setdefault("mlnotes_statement_titles", {}).update(
+        getattr(other, "mlnotes_statement_titles", {}))
+
+
+def _book_order(env):
+    """Docnames in reading order (depth-first through the toctrees from the root document)."""
+    order, seen = [], set()
+
+    def walk(doc):
+        if doc in seen:
+            return
+        seen.add(doc)
+        order.append(doc)
+        for child in env.toctree_includes.get(doc, []):
+            walk(child)
+
+    walk(env.config.root_doc)
+    return {doc: i for i, doc in enumerate(order)}
+
+
+class StatementIndex(Index):
+    """Theorems, definitions, algorithms ... by kind, numbered and titled, in book order."""
+
+    name = "statements"
+    localname = "Theorems, definitions and algorithms"
+    shortname = "statements"
+
+    def generate(self, docnames=None):
+        env = self.domain.env
+        statements = getattr(env, "proof_list", {})
+        titles = getattr(env, "mlnotes_statement_titles", {})
+        order = _book_order(env)
+        groups = defaultdict(list)
+        for label, info in statements.items():
+            doc = info["docname"]
+            if docnames and doc not in docnames:
+                continue
+            kind = info["realtype"].capitalize()
+            number = env.toc_fignumbers.get(doc, {}).get(info["countertype"], {}).get(label)
+            numbered = f"{kind} {'.'.join(map(str, number))}" if number else kind
+            title = titles.get(label, (doc, ""))[1]
+            chapter = env.titles[doc].astext() if doc in env.titles else doc
+            name = f"{numbered}: {title}" if title else numbered
+            groups[kind + "s"].append(
+                ((order.get(doc, len(order)), number or ()), (name, 0, doc, label, chapter, "", "")))
+        content = [(kind, [entry for _, entry in sorted(entries)])
+                   for kind, entries in sorted(groups.items())]
+        return content, True
+
+
+def _remove_stale_proof_index(app, exception):
+    """An earlier build into the same folder may have left sphinx-proof's raw-label index."""
+    if exception is None and app.builder.format == "html":
+        stale = Path(app.outdir) / "prf-prf.html"
+        if "prf-prf" not in (app.config.html_domain_indices or []) and stale.exists():
+            stale.unlink()
+
+
 def setup(app):
+    app.connect("build-finished", _remove_stale_proof_index)
+    app.connect("doctree-read", _collect_statement_titles)
+    app.connect("env-purge-doc", _purge_statement_titles)
+    app.connect("env-merge-info", _merge_statement_titles)
+    app.add_index_to_domain("prf", StatementIndex)
     app.connect("doctree-resolved", fold_check_cells)
     app.add_css_file("mlnotes.css")
     app.add_js_file("mlnotes.js", loading_method="defer")
