@@ -142,6 +142,13 @@ def test_transform_is_pca_projection_and_reproduces_the_training_points():
                                atol=1e-9)
     lm = ClassicalMDS(n_components=3, n_landmarks=30, random_state=0).fit(X)
     np.testing.assert_allclose(lm.transform(X), lm.embedding_, atol=1e-9)
+    # the same landmarks from a precomputed matrix give the same embedding and placements
+    lm_pre = ClassicalMDS(n_components=3, n_landmarks=30, random_state=0,
+                          dissimilarity="precomputed").fit(pairwise_distances(X))
+    assert np.array_equal(lm_pre.landmarks_, lm.landmarks_)
+    np.testing.assert_allclose(lm_pre.embedding_, lm.embedding_, atol=1e-9)
+    np.testing.assert_allclose(lm_pre.transform(pairwise_distances(new, X)), lm.transform(new),
+                               atol=1e-9)
 
 
 def test_landmark_parameters_are_checked():
