@@ -105,6 +105,9 @@ class KernelPCA(Estimator):
         self.coef0 = coef0
         self.eigen_solver = eigen_solver
 
+    def _tags(self):
+        return {"input_tags.pairwise": self.kernel == "precomputed"}
+
     def _kernel(self, X, Y=None):
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                              coef0=self.coef0)

@@ -366,6 +366,9 @@ class MetricMDS(Estimator):
         self.n_init = n_init
         self.p = p
 
+    def _tags(self):
+        return {"input_tags.pairwise": self.dissimilarity == "precomputed"}
+
     def _dissimilarities(self, X):
         if self.dissimilarity == "precomputed":
             return check_dissimilarity(X, name="X (precomputed dissimilarities)")

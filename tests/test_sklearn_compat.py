@@ -182,3 +182,18 @@ def test_pipeline_ends_with_a_fit_transform_only_estimator(digits):
     Z = pipe.fit_transform(X)
     assert Z.shape == (150, 2)
     assert not hasattr(pipe, "transform")
+
+
+def test_precomputed_kernel_is_split_as_a_pairwise_matrix(digits):
+    # the pairwise tag tells cross-validation to cut K[train][:, train] for fit and
+    # K[test][:, train] for transform, so a precomputed kernel gives the same scores as the
+    # kernel computed inside the estimator
+    X, y = digits[0][:300], digits[1][:300]
+    gamma = 1e-3
+    K = ml.kernels.kernel_matrix(X, kernel="rbf", gamma=gamma)
+    on_kernel = Pipeline([("kpca", ml.KernelPCA(n_components=8, kernel="precomputed")),
+                          ("knn", KNeighborsClassifier())])
+    on_data = Pipeline([("kpca", ml.KernelPCA(n_components=8, kernel="rbf", gamma=gamma)),
+                        ("knn", KNeighborsClassifier())])
+    np.testing.assert_allclose(cross_val_score(on_kernel, K, y, cv=3),
+                               cross_val_score(on_data, X, y, cv=3))
