@@ -270,7 +270,9 @@
           return r;
         });
         controls.appendChild(fs);
-        x.inputs.push({set: function (i) { radios.forEach(function (r, k) { r.checked = k === i; }); }});
+        x.inputs.push({set: function (i) { radios.forEach(function (r, k) { r.checked = k === i; }); },
+                       disable: function (off) { radios.forEach(function (r) { r.disabled = off; });
+                                                 fs.classList.toggle("mlx-inert", off); }});
       } else {
         var div = make("div", "mlx-control mlx-slider"), lab2 = make("label", "", c.label);
         var input = make("input"), out = make("output");
@@ -281,7 +283,7 @@
         div.appendChild(lab2); div.appendChild(input); div.appendChild(out); controls.appendChild(div);
         x.inputs.push({set: function (i) {
           input.value = i; out.textContent = c.values[i]; input.setAttribute("aria-valuetext", c.values[i]);
-        }});
+        }, disable: function (off) { input.disabled = off; div.classList.toggle("mlx-inert", off); }});
       }
     });
     if (spec.replay) {
@@ -351,7 +353,12 @@
   }
 
   function sync(x) {
-    x.inputs.forEach(function (inp, j) { if (inp) inp.set(x.idx[j]); });
+    var inert = (x.spec.inert || {})[runKey(x)] || [];
+    x.inputs.forEach(function (inp, j) {
+      if (!inp) return;
+      inp.set(x.idx[j]);
+      inp.disable(inert.indexOf(j) >= 0);  // changes nothing at this setting
+    });
     if (x.spec.replay) {
       var n = frameCount(x);
       x.frameInput.max = n - 1; x.frameInput.value = x.frame;

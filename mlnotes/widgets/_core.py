@@ -192,9 +192,10 @@ class Explorer:
     grid : {"product", "star"}
         The settings the static book holds: every combination of the controls' held values, or
         the current setting and each control moved alone (:func:`~._static.star_grid`).
-    settings : callable, optional
-        ``settings(params, held) -> list of dicts``, instead of ``grid``: the settings to hold,
-        where only some combinations make sense (a degree only for the polynomial kernel).
+    irrelevant : callable, optional
+        ``irrelevant(**params) -> set of control names`` that have no effect at a setting (the
+        degree of a kernel that has none): the static book holds them only at their current
+        value there, and disables them.
 
     Attributes
     ----------
@@ -204,7 +205,7 @@ class Explorer:
         Wall-clock time of the last redraw (draw + PNG encoding), in seconds.
     """
 
-    def __init__(self, draw, controls, params, *, scene, grid="product", settings=None):
+    def __init__(self, draw, controls, params, *, scene, grid="product", irrelevant=None):
         defaults = draw_defaults(draw)
         unknown = sorted(set(params) - set(defaults))
         if unknown:
@@ -215,7 +216,7 @@ class Explorer:
         if grid not in ("product", "star"):
             raise ValueError(f"grid must be 'product' or 'star', got {grid!r}.")
         self.draw, self.controls, self.scene = draw, list(controls), scene
-        self.grid, self.settings = grid, settings
+        self.grid, self.irrelevant = grid, irrelevant
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
         self._widget = None
@@ -235,14 +236,16 @@ class Explorer:
         """The settings (control values) the static book holds."""
         held = {c.name: held_values(c, self.params[c.name]) for c in self.controls}
         current = {c.name: self.params[c.name] for c in self.controls}
-        if self.settings is not None:
-            return self.settings(current, held)
-        return star_grid(held, current) if self.grid == "star" else product_grid(held)
+        grid = star_grid(held, current) if self.grid == "star" else product_grid(held)
+        if self.irrelevant is None:
+            return grid
+        return [g for g in grid if all(g[name] == current[name]
+                                       for name in self.irrelevant(**{**self.params, **g}))]
 
     def static_spec(self):
         """The static explorer's data: the scene of every held setting."""
         return static_spec(self, self.static_settings(), scene_of=self.scene,
-                           star=self.grid == "star")
+                           star=self.grid == "star", irrelevant=self.irrelevant)
 
     def static_bundle(self):
         """The MIME bundle the static book shows (no kernel, no JavaScript widgets): the
@@ -325,7 +328,8 @@ class ReplayExplorer(Explorer):
     def static_spec(self):
         """The static explorer's data: every snapshot of the run of every held setting."""
         return static_spec(self, self.static_settings(), scene_of=self.scene,
-                           frames_of=self.n_frames, star=self.grid == "star")
+                           frames_of=self.n_frames, star=self.grid == "star",
+                           irrelevant=self.irrelevant)
 
     def _extra_widgets(self):
         import ipywidgets as w

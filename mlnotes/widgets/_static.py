@@ -13,7 +13,8 @@ Format of the data (JSON, gzip-compressed, base64 in a ``<script type="applicati
                    "index": current}],
      "replay": {"label"} or null,
      "arrays": {id: {"shape", "lo", "hi", "log", "q": [int, ...]}},  # quantised, see _encode
-     "states": {key: scene}, "frames": {run key: number of frames}}
+     "states": {key: scene}, "frames": {run key: number of frames},
+     "inert": {key: [indices of the controls that change nothing at that setting]}}
 
 A state's key is the index of each control's value, joined by commas, and for a replay
 ``/frame``. A scene refers to its arrays by id (``"@id"``), so an array that many settings share
@@ -246,19 +247,23 @@ def _held_in_grid(controls, params, grid):
     return held
 
 
-def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False):
+def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False, irrelevant=None):
     """Compute every setting of ``grid`` (a list of control values) with ``scene_of(**params)``
     and collect them; for a replay, ``frames_of(**params)`` gives the run's number of frames and
     each frame is a setting of its own. A setting the method cannot handle is stored with its
-    error message, which the page shows as the live widget's status line would."""
+    error message, which the page shows as the live widget's status line would.
+    ``irrelevant(**params)`` names the controls that have no effect at a setting (the page
+    disables them there)."""
     controls = explorer.controls
     held = _held_in_grid(controls, explorer.params, grid)
-    arrays, states, frames = {}, {}, {}
+    arrays, states, frames, unused = {}, {}, {}, {}
     for setting in grid:
         params = {**explorer.params, **setting}
         key = ",".join(str(held[c.name].index(params[c.name])) for c in controls)
         if key in states or key in frames:
             continue
+        names = irrelevant(**params) if irrelevant else set()
+        unused[key] = [j for j, c in enumerate(controls) if c.name in names]
         try:
             if frames_of is None:
                 states[key] = _register(scene_of(**params), arrays)
@@ -271,6 +276,7 @@ def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False):
         except (ValueError, FloatingPointError) as exc:
             states[key] = {"error": str(exc)}
             frames.pop(key, None)
+    inert = _inert_controls(states, frames, unused)
     controls_out = [{
         "name": c.name, "label": c.description or c.name,
         "kind": "choice" if type(c).__name__ == "Choice" else "slider",
@@ -286,7 +292,30 @@ def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False):
     note = describe_grid(controls, held, explorer.params, star=star)
     return {"title": repr(explorer), "note": note, "cmaps": cmaps, "controls": controls_out,
             "replay": {"label": "snapshot"} if frames_of else None, "arrays": arrays,
-            "states": states, "frames": frames}
+            "states": states, "frames": frames, "inert": inert}
+
+
+def _inert_controls(states, frames, unused):
+    """Per setting, the controls that change nothing there: those ``unused`` names (the degree
+    of a kernel that has none), and those whose other held values all show the same (the
+    radius of a kNN graph). The page disables them."""
+    def run(key):  # everything a setting shows: its scene, or all its snapshots
+        if key in frames:
+            return [states[f"{key}/{i}"] for i in range(frames[key])]
+        return states[key]
+
+    by_key = {k: tuple(int(i) for i in k.split(",")) for k in unused}
+    inert = {}
+    for key, idx in by_key.items():
+        out = list(unused[key])
+        for j in range(len(idx)):
+            others = [k for k, o in by_key.items()  # the settings that differ in control j only
+                      if o[j] != idx[j] and sum(a != b for a, b in zip(o, idx, strict=True)) == 1]
+            if j not in out and others and all(run(k) == run(key) for k in others):
+                out.append(j)
+        if out:
+            inert[key] = sorted(out)
+    return inert
 
 
 def describe_grid(controls, held, params, *, star=False):

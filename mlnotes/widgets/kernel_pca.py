@@ -118,17 +118,10 @@ def scene_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_
     return st.scene(_title(dataset, kernel, gamma, degree), panels)
 
 
-def kernel_pca_settings(current, held):
-    """The settings worth holding: gamma only where the kernel has one, the degree only for the
-    polynomial kernel (every other kernel at the current degree)."""
-    settings = []
-    for dataset in held["dataset"]:
-        for kernel in held["kernel"]:
-            gammas = (current["gamma"],) if kernel == "linear" else held["gamma"]
-            degrees = held["degree"] if kernel == "poly" else (current["degree"],)
-            settings += [dict(dataset=dataset, kernel=kernel, gamma=g, degree=d)
-                         for g in gammas for d in degrees]
-    return settings
+def kernel_pca_unused(*, kernel="rbf", **params):
+    """The controls with no effect for this kernel: gamma for the linear kernel, the degree for
+    every kernel but the polynomial one."""
+    return ({"gamma"} if kernel == "linear" else set()) | ({"degree"} if kernel != "poly" else set())
 
 
 def kernel_pca_explorer(**defaults):
@@ -141,4 +134,4 @@ def kernel_pca_explorer(**defaults):
         Slider("degree", DEGREES, "degree", held=HELD_DEGREES),
     ]
     return Explorer(draw_kernel_pca, controls, defaults, scene=scene_kernel_pca,
-                    settings=kernel_pca_settings)
+                    irrelevant=kernel_pca_unused)
