@@ -251,11 +251,13 @@ def test_grade_one_writes_gradescope_results(tmp_path):
                           "--assignment", "sne", "--results", str(out)],
                          capture_output=True, text=True, cwd=ROOT, check=True)
     data = json.loads(out.read_text())
-    assert run.stdout.strip() == "me: 6 / 9"  # perplexity_search uses entropy_bits: 1 + 2 lost
+    assert run.stdout.strip() == "me: 9 / 12"  # perplexity_search uses entropy_bits: 1 + 2 lost
     failed = {t["name"]: t["output"] for t in data["tests"] if t["status"] == "failed"}
     assert set(failed) == {"sne.entropy_bits", "sne.perplexity_search"}
     assert "entropy in nats, perplexity expects bits" in failed["sne.entropy_bits"]
     assert "entropy in nats, perplexity expects bits" in failed["sne.perplexity_search"]
+    assert "find_bandwidths calls your entropy_bits, which fails its own check" in failed[
+        "sne.perplexity_search"]  # the pointer back to the helper that caused it
 
 
 # --- notebooks ----------------------------------------------------------------------------------

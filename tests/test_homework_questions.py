@@ -17,7 +17,9 @@ REQUIRED = {
     "sne.student_t_affinities", "sne.kl_divergence", "sne.tsne_gradient", "lle.embedding",
     "lle.weights", "lle.alignment_matrix", "eigenmaps.laplacian", "eigenmaps.normalized_laplacian",
     "eigenmaps.heat_kernel_weights", "eigenmaps.embedding", "autoencoder.step",
-    "pca.principal_subspace",
+    "pca.principal_subspace", "lle.null_vector", "eigenmaps.trivial_eigenvectors",
+    "sne.perplexity_limits", "sne.tsne_forces", "kernel_pca.linear_scores",
+    "eigenmaps.dirichlet_energy",
 }
 ALL = questions()
 MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]
@@ -67,3 +69,14 @@ def test_plain_round_trip_is_exact_float64():
     back = from_plain(to_plain(A))
     assert back.dtype == np.float64 and np.array_equal(back, A)
     assert from_plain(to_plain((A, 2.5)))[1] == 2.5
+
+
+def test_every_assignment_asks_for_understanding():
+    """Issue 16: at least two derivation or analysis questions per assignment, graded."""
+    from mlnotes.homework import ASSIGNMENTS
+    from mlnotes.homework.bank import understanding
+
+    derived = {name for name, q in QUESTIONS.items()
+               if q.make_inputs.__module__ == understanding.__name__}
+    for name, questions_ in ASSIGNMENTS.items():
+        assert len(derived & set(questions_)) >= 2, name

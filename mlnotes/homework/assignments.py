@@ -2,7 +2,8 @@
 
 Each assignment matches a notebook in ``book/homework/`` (the student version) and
 ``book/homework/instructor/`` (with the solutions); the function names students define are the
-questions' stub names (``Question.function``).
+questions' stub names (``Question.function``). The last questions of each assignment ask for
+understanding (a derivation or an analysis with a checkable number, ``bank/understanding.py``).
 """
 
 ASSIGNMENTS = {
@@ -16,6 +17,8 @@ ASSIGNMENTS = {
         "lle.alignment_matrix": 1,
         "eigenmaps.heat_kernel_weights": 1,
         "eigenmaps.laplacian": 1,
+        "lle.null_vector": 1,
+        "eigenmaps.trivial_eigenvectors": 2,
     },
     "sne": {
         "sne.conditional_affinities": 1,
@@ -25,6 +28,8 @@ ASSIGNMENTS = {
         "sne.student_t_affinities": 1,
         "sne.kl_divergence": 1,
         "sne.tsne_gradient": 2,
+        "sne.perplexity_limits": 1,
+        "sne.tsne_forces": 2,
     },
     "embeddings": {
         "kernels.center_kernel": 1,
@@ -35,6 +40,8 @@ ASSIGNMENTS = {
         "lle.embedding": 1,
         "eigenmaps.embedding": 2,
         "autoencoder.step": 2,
+        "kernel_pca.linear_scores": 1,
+        "eigenmaps.dirichlet_energy": 1,
     },
 }
 

@@ -345,8 +345,8 @@ class Report:
         out += [f"  note: {n}" for n in self.notes]
         if self.cases and all(c.status == NOT_IMPLEMENTED for c in self.cases):
             out.append(f"  {NOT_IMPLEMENTED}" + (
-                ": replace the `raise NotImplementedError` line with your code, then run this "
-                "cell again." if student else ""))
+                ": replace the `raise NotImplementedError` line with\n  your code, then run "
+                "this cell again." if student else ""))
             return "\n".join(out)
         detailed = False
         for k, case in enumerate(self.cases, 1):

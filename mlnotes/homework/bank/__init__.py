@@ -6,7 +6,7 @@ depends on :mod:`mlnotes.homework.core` (what a question is, how it is judged); 
 imports the bank.
 """
 
-from . import autoencoder, eigenmaps, graphs, lle, matrices, sne  # noqa: F401
+from . import autoencoder, eigenmaps, graphs, lle, matrices, sne, understanding  # noqa: F401
 from ._common import BANK as QUESTIONS
 
 __all__ = ["QUESTIONS", "get_question"]

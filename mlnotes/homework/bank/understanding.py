@@ -1,0 +1,372 @@
+"""Questions that ask for understanding: a derivation or an analysis whose result is a number
+the grader can check (issue 16). Each docstring states what to derive; the function returns the
+derived quantity, computed from the derivation rather than by brute force where that matters.
+
+* ``lle.null_vector``: M 1 = (I - W)^T (1 - W 1), hence M 1 = 0 when rows of W sum to one;
+* ``eigenmaps.trivial_eigenvectors``: the null space of L_rw (constant on each component);
+* ``sne.perplexity_limits``: the perplexity as sigma -> 0 (the number of tied nearest
+  neighbours) and as sigma -> infinity (N - 1);
+* ``sne.tsne_forces``: the t-SNE gradient split into attraction and repulsion;
+* ``kernel_pca.linear_scores``: kernel PCA with the linear kernel gives PCA's scores, Z = V sqrt(lambda);
+* ``eigenmaps.dirichlet_energy``: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2, zero for constants.
+
+The references are computed here from first principles (numpy, scipy), independently of the
+chapters' code.
+"""
+
+import numpy as np
+
+from ..compare import EPS, relative_error, tol_direct
+from ..core import Mistake, Property, Question
+from ._common import (
+    anisotropic_points,
+    compare_close,
+    compare_eigvecs,
+    error_text,
+    register,
+    squared_distances,
+)
+
+# Null-space (trivial) eigenvectors are compared as subspaces, to this relative accuracy: an
+# eigen-solver on the non-symmetric L_rw loses a few digits, the components are well connected.
+SUBSPACE_TOL = 1e-6
+
+
+# --- LLE: M 1 = (I - W)^T (1 - W 1) ------------------------------------------------------------
+
+def _raw_weights(rng):
+    """Reconstruction weights before the sum-to-one constraint: k per row, rows summing to
+    anything in [0.5, 1.5] (never exactly one)."""
+    N = int(rng.integers(8, 20))
+    k = int(rng.integers(2, 5))
+    W = np.zeros((N, N))
+    for i in range(N):
+        others = rng.choice(np.delete(np.arange(N), i), size=k, replace=False)
+        w = rng.uniform(0.2, 1.0, size=k)
+        W[i, others] = w / w.sum() * rng.choice([0.6, 0.8, 1.25, 1.4])
+    return {"W": W}
+
+
+def _m_ones(W):
+    # M 1 = (I - W)^T (I - W) 1 = (I - W)^T (1 - W 1)
+    return (np.eye(len(W)) - W).T @ (1.0 - W.sum(axis=1))
+
+
+register(Question(
+    name="lle.null_vector",
+    function="m_times_ones",
+    signature="def m_times_ones(W):",
+    docstring=r"""Derive M 1 for M = (I - W)^T (I - W), then compute it from your formula.
+
+W : (N, N) array of reconstruction weights (here the rows need NOT sum to one).
+Returns the vector M 1, shape (N,). Write it with W 1 (the row sums): the formula shows at once
+when M 1 = 0, i.e. why the constant vector is LLE's trivial eigenvector.""",
+    make_inputs=_raw_weights,
+    reference=_m_ones,
+    compare=compare_close,
+    tolerance=lambda inputs, expected: tol_direct(len(inputs["W"])),
+    outputs=("M1",),
+    mistakes=(
+        Mistake("no transpose", lambda W: (np.eye(len(W)) - W) @ (1.0 - W.sum(axis=1)),
+                "the outer factor is (I - W)^T, not (I - W): M = (I - W)^T (I - W)."),
+        Mistake("one factor", lambda W: 1.0 - W.sum(axis=1),
+                "that is (I - W) 1 = 1 - W 1, one factor of M: apply (I - W)^T to it."),
+        Mistake("ones", lambda W: (np.eye(len(W)) - W).T @ np.ones(len(W)),
+                "(I - W) 1 is 1 - W 1 (the row sums enter), not 1."),
+    ),
+))
+
+
+# --- Laplacian eigenmaps: the trivial eigenvectors of L_rw --------------------------------------
+
+def _components_inputs(rng):
+    """A weighted graph of 1 to 3 well-connected components, its vertices shuffled."""
+    sizes = rng.integers(4, 9, size=int(rng.integers(1, 4)))
+    N = int(sizes.sum())
+    W = np.zeros((N, N))
+    start = 0
+    for s in sizes:
+        block = rng.uniform(0.2, 1.5, size=(s, s))
+        W[start:start + s, start:start + s] = (block + block.T) / 2
+        start += s
+    np.fill_diagonal(W, 0.0)
+    order = rng.permutation(N)
+    return {"W": W[np.ix_(order, order)]}
+
+
+def _indicators(W, weight=None):
+    from scipy.sparse.csgraph import connected_components
+
+    n, labels = connected_components(W > 0, directed=False)
+    V = (labels[:, None] == np.arange(n)[None, :]).astype(float)
+    if weight is not None:
+        V = V * weight[:, None]
+    return V / np.linalg.norm(V, axis=0)
+
+
+def _compare_subspaces(answer, expected, inputs, tol):
+    """The columns span the same subspace (any basis): compare the orthogonal projectors."""
+    A, E = answer[0], expected[0]
+    if A.ndim != 2 or A.shape[1] != E.shape[1]:
+        return False, "not the same number of columns"
+    Q, R = np.linalg.qr(A)
+    if np.abs(np.diag(R)).min(initial=np.inf) <= 1e-8 * max(np.abs(R).max(), EPS):
+        return False, "the columns are not linearly independent"
+    err = relative_error(Q @ Q.T, E @ E.T)
+    return err <= tol, error_text(err, tol, "between the spanned subspaces")
+
+
+register(Question(
+    name="eigenmaps.trivial_eigenvectors",
+    function="trivial_eigenvectors",
+    signature="def trivial_eigenvectors(W):",
+    docstring=r"""The trivial eigenvectors of L_rw = D^-1 L = I - D^-1 W, and why.
+
+W : (N, N) symmetric non-negative weights, no self-loops; the graph may have several connected
+components. Returns an (N, c) array whose c columns span the null space of L_rw (the
+eigenvectors of eigenvalue 0): derive what they are (when is L v = 0?) and how many there are,
+rather than calling an eigen-solver. Any basis of that space is accepted.""",
+    make_inputs=_components_inputs,
+    reference=lambda W: _indicators(W),
+    compare=_compare_subspaces,
+    tolerance=lambda inputs, expected: SUBSPACE_TOL,
+    outputs=("V",),
+    mistakes=(
+        Mistake("L_sym", lambda W: _indicators(W, np.sqrt(W.sum(1))),
+                "these span the null space of L_sym = D^-1/2 L D^-1/2 (D^1/2 1 on each "
+                "component); L_rw v = 0 means L v = 0: v is constant on each component."),
+        Mistake("left", lambda W: _indicators(W, W.sum(1)),
+                "that is the LEFT null space (u^T L_rw = 0 for u = D 1 on each component); the "
+                "eigenvectors L_rw v = 0 are constant on each component."),
+    ),
+))
+
+
+# --- SNE: the limits of the perplexity ---------------------------------------------------------
+
+def _lattice_inputs(rng):
+    """Points on an integer grid (exact ties between distances): some points have several
+    nearest neighbours at the same distance."""
+    side = int(rng.integers(3, 6))
+    grid = np.array([(a, b) for a in range(side) for b in range(side)], dtype=float)
+    keep = rng.choice(len(grid), size=int(rng.integers(6, len(grid) + 1)), replace=False)
+    return {"D2": squared_distances(grid[keep]) * float(rng.choice([1.0, 4.0]))}
+
+
+def _limits(D2, *, top=None, low=None):
+    N = len(D2)
+    off = np.where(np.eye(N, dtype=bool), np.inf, D2)
+    ties = (off == off.min(axis=1, keepdims=True)).sum(axis=1)
+    return np.c_[ties if low is None else np.full(N, low),
+                 np.full(N, N - 1 if top is None else top)].astype(float)
+
+
+register(Question(
+    name="sne.perplexity_limits",
+    function="perplexity_limits",
+    signature="def perplexity_limits(D2):",
+    docstring=r"""The perplexity of p_{.|i} in the limits sigma_i -> 0 and sigma_i -> infinity.
+
+D2 : (N, N) squared distances (distinct points, ties between distances possible).
+Returns an (N, 2) array: row i holds lim Perp_i as sigma_i -> 0 and as sigma_i -> infinity.
+Derive both from p_{j|i} = exp(-D2_ij / 2 sigma_i^2) / sum_{k != i} exp(-D2_ik / 2 sigma_i^2):
+which distribution does p_{.|i} tend to, and what is 2^H of it? (These limits bound the
+perplexity a user may ask for.)""",
+    make_inputs=_lattice_inputs,
+    reference=_limits,
+    compare=compare_close,
+    tolerance=lambda inputs, expected: 1e-9,
+    outputs=("limits",),
+    properties=(Property("each limit is at least 1 (2^H with H >= 0)", lambda a, i, tol: (
+        bool(np.all(a[0] >= 1 - tol)), "a limit is below 1")),),
+    mistakes=(
+        Mistake("N", lambda D2: _limits(D2, top=len(D2)),
+                "the upper limit counts the point itself: p_{i|i} = 0, so p_{.|i} tends to "
+                "the uniform distribution on the N - 1 others, perplexity N - 1."),
+        Mistake("one", lambda D2: _limits(D2, low=1),
+                "as sigma -> 0, p_{.|i} becomes uniform over ALL the nearest neighbours tied at "
+                "the smallest distance: the perplexity is their number, not always 1."),
+        Mistake("zero", lambda D2: _limits(D2, low=0),
+                "the perplexity 2^H is at least 1: as sigma -> 0 the entropy tends to "
+                "log2(number of tied nearest neighbours), not to -infinity."),
+    ),
+))
+
+
+# --- t-SNE: attraction and repulsion -----------------------------------------------------------
+
+def _forces_inputs(rng):
+    N = int(rng.integers(6, 15))
+    Z = rng.normal(size=(N, 2)) * rng.uniform(0.5, 3.0)
+    A = rng.uniform(size=(N, N))
+    P = A + A.T
+    np.fill_diagonal(P, 0.0)
+    return {"Z": Z, "P": P / P.sum()}
+
+
+def _forces(Z, P, *, gaussian=False, normalise=True, swap=False):
+    D2 = squared_distances(Z)
+    W = np.exp(-D2) if gaussian else 1.0 / (1.0 + D2)
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum() if normalise else W
+
+    def pull(M):  # row i: sum_j m_ij (z_i - z_j)
+        return M.sum(axis=1)[:, None] * Z - M @ Z
+
+    attraction, repulsion = pull(P * W), pull(Q * W)
+    return (repulsion, attraction) if swap else (attraction, repulsion)
+
+
+def _zero_net(k, name):
+    def test(answer, inputs, tol):
+        F = answer[k]
+        net = float(np.abs(F.sum(axis=0)).max(initial=0.0))
+        return net <= 1e-8 * max(float(np.abs(F).max(initial=0.0)), 1e-300), \
+            f"they add up to {net:.2e}"
+    return Property(f"the {name} forces add up to zero (each pair pulls equally and "
+                    "oppositely)", test, hint="use the symmetric joint p_ij and q_ij: a force "
+                    "between i and j is then equal and opposite on the two points.")
+
+
+register(Question(
+    name="sne.tsne_forces",
+    function="tsne_forces",
+    signature="def tsne_forces(Z, P):",
+    docstring=r"""Split the t-SNE gradient into attraction and repulsion.
+
+Z : (N, d) embedding. P : (N, N) symmetric joint affinities (sum 1, zero diagonal).
+With w_ij = (1 + ||z_i - z_j||^2)^-1 and q_ij = w_ij / sum_{k != l} w_kl, the gradient is
+dC/dz_i = 4 (a_i - r_i). Return the tuple (A, R) of (N, d) arrays:
+a_i = sum_j p_ij w_ij (z_i - z_j) (attraction) and r_i = sum_j q_ij w_ij (z_i - z_j)
+(repulsion). Derive why each adds up to zero over i.""",
+    make_inputs=_forces_inputs,
+    reference=_forces,
+    compare=compare_close,
+    tolerance=lambda inputs, expected: max(1e-10, tol_direct(len(inputs["Z"]))),
+    outputs=("attraction", "repulsion"),
+    properties=(_zero_net(0, "attraction"), _zero_net(1, "repulsion")),
+    mistakes=(
+        Mistake("swapped", lambda Z, P: _forces(Z, P, swap=True),
+                "attraction and repulsion are swapped: p_ij (the data) attracts, q_ij (the "
+                "embedding) repels."),
+        Mistake("gaussian", lambda Z, P: _forces(Z, P, gaussian=True),
+                "w_ij is the Student-t kernel (1 + ||z_i - z_j||^2)^-1, not a Gaussian."),
+        Mistake("unnormalised q", lambda Z, P: _forces(Z, P, normalise=False),
+                "q_ij = w_ij / sum_{k != l} w_kl: the repulsion uses the normalised q."),
+    ),
+))
+
+
+# --- kernel PCA with the linear kernel = PCA ---------------------------------------------------
+
+def _linear_inputs(rng):
+    N, p = int(rng.integers(12, 30)), int(rng.integers(3, 6))
+    X = anisotropic_points(rng, N, p) + rng.normal(size=p) * 3  # an offset: centring matters
+    return {"X": X, "n_components": int(rng.integers(1, min(3, p)))}
+
+
+def _kernel_scores(X, n_components, *, power=0.5, centre=True):
+    N = len(X)
+    C = np.eye(N) - np.ones((N, N)) / N
+    K = C @ X @ X.T @ C if centre else X @ X.T
+    lam, V = np.linalg.eigh(K)
+    idx = np.argsort(lam)[::-1][:n_components]
+    return V[:, idx] * np.abs(lam[idx]) ** power
+
+
+def _pca_scores(X, n_components):
+    Xc = X - X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return Xc @ Vt[:n_components].T
+
+
+def _score_variances(inputs, Z):
+    return (Z**2).sum(axis=0)
+
+
+def _linear_tolerance(inputs, expected):
+    X = inputs["X"]
+    s = np.linalg.svd(X - X.mean(0), compute_uv=False)
+    lam = s**2
+    k = inputs["n_components"]
+    gap = float(np.min(np.abs(np.diff(lam[:k + 1])))) if len(lam) > k else float(lam[k - 1])
+    return min(1e-5, max(1e-11, 1e3 * len(X) * EPS * lam[0] / max(gap, EPS * lam[0])))
+
+
+register(Question(
+    name="kernel_pca.linear_scores",
+    function="linear_kernel_scores",
+    signature="def linear_kernel_scores(X, n_components):",
+    docstring=r"""Kernel PCA with the linear kernel k(x, y) = x^T y reproduces PCA: show it.
+
+X : (N, p) data. n_components : int d. Compute the embedding the KERNEL way: centre
+K = X X^T (C K C), take its top-d eigenpairs (lambda_l, v_l) and return Z, (N, d), scaled so
+that it equals PCA's scores X_c V_d (columns' signs are free). Derive the scale from the SVD
+X_c = U S V^T.""",
+    make_inputs=_linear_inputs,
+    reference=_pca_scores,
+    compare=compare_eigvecs(_score_variances),
+    tolerance=_linear_tolerance,
+    outputs=("Z",),
+    mistakes=(
+        Mistake("inverse", lambda X, n_components: _kernel_scores(X, n_components, power=-0.5),
+                "scaled by 1/sqrt(lambda): that is the coefficient vector alpha = v / "
+                "sqrt(lambda) used to project NEW points; the training scores are "
+                "v sqrt(lambda) (X_c = U S V^T gives X_c V = U S)."),
+        Mistake("unscaled", lambda X, n_components: _kernel_scores(X, n_components, power=0),
+                "the columns are unit eigenvectors: multiply column l by sqrt(lambda_l) "
+                "(X_c V = U S and S = sqrt(Lambda))."),
+        Mistake("uncentred", lambda X, n_components: _kernel_scores(X, n_components,
+                                                                    centre=False),
+                "K was not centred: PCA centres the data, kernel PCA centres K (C K C)."),
+    ),
+))
+
+
+# --- Laplacian eigenmaps: the Dirichlet energy -------------------------------------------------
+
+def _energy_inputs(rng):
+    N, d = int(rng.integers(8, 20)), int(rng.integers(2, 4))
+    A = rng.uniform(size=(N, N)) * (rng.uniform(size=(N, N)) < 0.5)
+    W = A + A.T
+    np.fill_diagonal(W, 0.0)
+    F = np.c_[np.ones(N) * rng.normal(), rng.normal(size=(N, d - 1))]  # a constant first column
+    return {"W": W, "F": F}
+
+
+def _energy(W, F, *, half=True, normalised=False):
+    d = W.sum(axis=1)
+    if normalised:
+        scale = np.where(d > 0, 1 / np.sqrt(np.where(d > 0, d, 1)), 0.0)
+        F = F * scale[:, None]
+    diff2 = (F[:, None, :] - F[None, :, :]) ** 2          # (f_i - f_j)^2 for every pair
+    E = np.einsum("ij,ijk->k", W, diff2)                   # sum_ij w_ij (f_i - f_j)^2
+    return 0.5 * E if half else E
+
+
+register(Question(
+    name="eigenmaps.dirichlet_energy",
+    function="dirichlet_energy",
+    signature="def dirichlet_energy(W, F):",
+    docstring=r"""The Dirichlet energy of each column f of F: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2.
+
+W : (N, N) symmetric weights, zero diagonal. F : (N, d) functions on the vertices (columns).
+Returns the (d,) energies, L = D - W. Derive the identity (expand the square, use the
+symmetry of W); then see which column of the inputs always has energy 0, and why.""",
+    make_inputs=_energy_inputs,
+    reference=lambda W, F: np.einsum("ik,ij,jk->k", F, np.diag(W.sum(1)) - W, F),
+    compare=compare_close,
+    tolerance=lambda inputs, expected: tol_direct(len(inputs["W"])) * 10,
+    outputs=("energy",),
+    properties=(Property("every energy is >= 0 (L is positive semidefinite)", lambda a, i, tol: (
+        bool(np.all(a[0] >= -tol * max(float(np.abs(a[0]).max(initial=0.0)), 1.0))),
+        "an energy is negative")),),
+    mistakes=(
+        Mistake("no half", lambda W, F: _energy(W, F, half=False),
+                "energy equals 2 x the expected: sum_ij counts each edge twice, hence the 1/2."),
+        Mistake("sign", lambda W, F: -_energy(W, F),
+                "the sign is flipped: L = D - W, not W - D (the energy is a sum of squares)."),
+        Mistake("normalised", lambda W, F: _energy(W, F, normalised=True),
+                "that is the energy of L_sym = D^-1/2 L D^-1/2; the question asks for L = D - W."),
+    ),
+))
