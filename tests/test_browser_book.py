@@ -16,7 +16,8 @@ built here if absent) and each width this asserts:
 * check cells are folded under their "✓ <claim>" bar (code hidden, output visible), and the bar
   opens with a click and with the keyboard;
 * every content image has alt text that is not a file path, and at least twice the pixels of
-  its displayed width (sharp on 2x screens).
+  its displayed width (sharp on 2x screens);
+* the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
 
 Screenshots of every page at both widths go to ``tests/artifacts/book/``.
 
@@ -354,7 +355,10 @@ def test_page(page, width, site, browser):
     context = browser.new_context(viewport={"width": width, "height": 900})
     pw_page = context.new_page()
 
+    requested = []
+
     def on_request(request):
+        requested.append(request.url)
         parsed = urlparse(request.url)
         if parsed.scheme in ("data", "blob", "about"):
             return
@@ -405,6 +409,9 @@ def test_page(page, width, site, browser):
     finally:
         context.close()
 
+    heavy = [u for u in requested if "fontawesome.js" in u]
+    if heavy:
+        problems.append(f"loads fontawesome.js (1.5 MB; book/_ext/surface.py drops it): {heavy[0]}")
     if outside:
         problems.append(f"requests to other hosts (the book must be self-contained): {outside[:5]}")
     if failed:

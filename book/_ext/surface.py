@@ -143,8 +143,31 @@ def _remove_stale_proof_index(app, exception):
             stale.unlink()
 
 
+FONTAWESOME_JS_RE = re.compile(
+    r'[ \t]*<(?:script defer src|link rel="preload" as="script" href)="[^"]*/scripts/fontawesome\.js'
+    r'[^"]*"(?:></script>|\s*/?>)\n?')
+
+
+def drop_fontawesome_js(html_text):
+    """The page without pydata-sphinx-theme's fontawesome.js (its <script> and preload link)."""
+    return FONTAWESOME_JS_RE.sub("", html_text)
+
+
+def _drop_fontawesome_js(app, exception):
+    """fontawesome.js (1.5 MB) draws a dozen icons; mlnotes.css draws them with the theme's web
+    font instead, so every built page loses the script."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        trimmed = drop_fontawesome_js(text)
+        if trimmed != text:
+            page.write_text(trimmed, encoding="utf-8")
+
+
 def setup(app):
     app.connect("build-finished", _remove_stale_proof_index)
+    app.connect("build-finished", _drop_fontawesome_js)
     app.connect("doctree-read", _collect_statement_titles)
     app.connect("env-purge-doc", _purge_statement_titles)
     app.connect("env-merge-info", _merge_statement_titles)
