@@ -184,3 +184,27 @@ def test_the_seccomp_filter_assembles_and_allows_only_its_list():
                    "sched_setaffinity", "process_vm_readv", "ptrace", "socket", "fork",
                    "execve", "mount", "unshare", "kill"):
         assert denied not in _child._ALLOWED
+
+
+def test_honest_code_still_imports_and_plots_as_nobody():
+    """The sandbox must not cost an honest notebook its usual imports: scipy, scikit-learn,
+    matplotlib (whose cache folder it insists on writing) and the standard library."""
+    code = """
+import statistics
+import matplotlib
+import matplotlib.pyplot as plt
+import scipy.linalg
+import sklearn.decomposition
+def f(x):
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    fig.canvas.draw()
+    w = scipy.linalg.eigh(np.diag([1.0, 2.0]))[0]
+    Z = sklearn.decomposition.PCA(1).fit_transform(np.eye(4))
+    return [float(w.sum()), float(Z.shape[0]), float(statistics.mean([1, 3]))]
+"""
+    statements = [{"cell": 1, "line": 1, "code": "import numpy as np", "names": ["np"]},
+                  {"cell": 2, "line": 1, "code": code, "names": ["f"]}]
+    reported, results, _ = run_functions(statements, [("f", [[0.0]])], timeout=20)
+    assert not reported, reported
+    assert results[0]["answers"][0]["value"].tolist() == [3.0, 4.0, 2.0]

@@ -315,7 +315,7 @@ def _libc():
     return libc
 
 
-def _isolate(hide, expose):
+def _isolate(hide, expose, matplotlib_dir):
     """Set up, as root, the file system graded code sees: a mount namespace of its own where
 
     * each folder of ``expose`` (Python, its packages, under a folder only root may enter, such
@@ -323,7 +323,10 @@ def _isolate(hide, expose):
       covered by an empty file system and the folder bound back into it;
     * each folder of ``hide`` is covered by an empty read-only file system: mlnotes, the
       solutions, the submissions, the temporary folder, ``/proc`` and ``/dev``; what the audit
-      hook cannot stop (C code reading a file through an FFI) finds nothing there.
+      hook cannot stop (C code reading a file through an FFI) finds nothing there;
+    * matplotlib's cache folder is a small file system of its own holding a copy of the font
+      list: matplotlib insists on a folder it may write to (and then writes nothing, or fails
+      quietly against the seccomp filter), and the copy spares it rebuilding the list.
 
     Needs CAP_SYS_ADMIN (root); returns whether it worked.
     """
@@ -334,6 +337,7 @@ def _isolate(hide, expose):
         return False
     ok = True
     sealed = _MS_NOSUID | _MS_NODEV
+    fonts = _font_lists(matplotlib_dir)
     handles = {}
     for folder, _ in expose:
         try:
@@ -355,10 +359,36 @@ def _isolate(hide, expose):
         ok &= libc.mount(b"none", target, None,
                          _MS_REMOUNT | _MS_BIND | _MS_RDONLY | sealed, None) == 0
         os.close(fd)
+    if matplotlib_dir:
+        try:
+            os.makedirs(matplotlib_dir, exist_ok=True)
+            ok &= libc.mount(b"tmpfs", os.fsencode(matplotlib_dir), b"tmpfs",
+                             sealed | _MS_NOEXEC, b"size=8m,mode=1777") == 0
+            for name, data in fonts.items():
+                with open(os.path.join(matplotlib_dir, name), "wb") as f:
+                    f.write(data)
+        except OSError:
+            ok = False
     flags = _MS_RDONLY | sealed | _MS_NOEXEC
     for d in hide:
         ok &= libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
     return bool(ok)
+
+
+def _font_lists(folder, limit=4 * 2**20):
+    """matplotlib's cached font lists (``fontlist-*.json``) in ``folder``, read as bytes."""
+    out = {}
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith("fontlist") and n.endswith(".json")]
+    except (OSError, TypeError):
+        return out
+    for name in names[:4]:
+        try:
+            with open(os.path.join(folder, name), "rb") as f:
+                out[name] = f.read(limit)
+        except OSError:
+            pass
+    return out
 
 
 def _drop_privileges(uid, gid):
@@ -701,7 +731,8 @@ def main(config_path):
         with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
             inputs.append((i, _cases_from_npz(data)))
     # as root: the file system view; then nobody, with no capabilities; then the kernel filter
-    isolation = {"mounts": _isolate(config["hide"], config["expose"]) if config["isolate"]
+    isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])
+                 if config["isolate"]
                  else False}
     isolation["unprivileged"] = (_drop_privileges(NOBODY, NOBODY) if config["isolate"]
                                  else os.geteuid() != 0 and _no_capabilities())

@@ -232,10 +232,33 @@ def extract_statements(sources, transformer=None):
     return statements, notes, broken
 
 
+def _transformer_alone():
+    """IPython's TransformerManager, imported without running IPython's ``__init__`` (which
+    loads the whole shell: half a second for every submission). The module is the same; if
+    this way of importing it fails, IPython is imported as usual."""
+    import importlib.util
+    import types
+
+    if "IPython" not in sys.modules:
+        spec = importlib.util.find_spec("IPython")
+        if spec is not None and spec.submodule_search_locations:
+            package = types.ModuleType("IPython")
+            package.__path__ = list(spec.submodule_search_locations)
+            package.__spec__ = spec
+            sys.modules["IPython"] = package
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        for name in [m for m in sys.modules if m == "IPython" or m.startswith("IPython.")]:
+            del sys.modules[name]
+        from IPython.core.inputtransformer2 import TransformerManager
+    return TransformerManager()
+
+
 def main():
     data = sys.stdin.buffer.read(MAX_NOTEBOOK_BYTES + 1)
     try:
-        statements, notes, broken = extract_statements(code_cells(data))
+        statements, notes, broken = extract_statements(code_cells(data), _transformer_alone())
         out = {"statements": statements, "notes": notes, "broken": broken}
     except NotebookError as exc:
         out = {"error": str(exc)}

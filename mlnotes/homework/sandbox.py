@@ -110,6 +110,7 @@ class _Child:
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
             "isolate": can_isolate(), "expose": _exposed_dirs(),
+            "matplotlib": _matplotlib_cache(),
         }
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
@@ -243,7 +244,7 @@ def _exposed_dirs():
     import sysconfig
 
     wanted = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(np.__file__), _matplotlib_cache()}
+              os.path.dirname(np.__file__)}
     for scheme in {sysconfig.get_default_scheme()}:
         wanted.update(v for k, v in sysconfig.get_paths(scheme).items()
                       if k in ("stdlib", "platstdlib", "purelib", "platlib"))
