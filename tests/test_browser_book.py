@@ -10,7 +10,8 @@ built here if absent) and each width this asserts:
   page's table of contents; on a laptop the hamburger hides and shows the sidebar; there is no
   second header bar with a second search box;
 * nothing is cut or pushes the page sideways: the page never scrolls sideways, every display
-  equation and table either fits or scrolls in its own box (whose start is reachable);
+  equation and table either fits or scrolls in its own box (whose start is reachable); code
+  fits the column on a laptop; printed outputs and error messages wrap;
 * no test machinery shows (``NBVAL``, ``noqa``, matplotlib reprs such as ``<matplotlib…>`` or
   ``Text(0, …)``);
 * check cells are folded under their "✓ <claim>" bar (code hidden, output visible), and the bar
@@ -134,7 +135,8 @@ LAYOUT_JS = r"""
   };
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
-  const out = {page: [], math: [], tables: [], machinery: [], checks: [], images: []};
+  const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
+               images: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -173,6 +175,17 @@ LAYOUT_JS = r"""
     } else if (r.right > mainBox.right + 2 || t.scrollWidth > t.parentElement.clientWidth + 1) {
       out.tables.push('cut: ' + label(t));
     }
+  });
+
+  // Code fits the column on a laptop (notebook lines are at most 79 characters); on a phone it
+  // scrolls in its own box. Printed outputs and error messages wrap at every width.
+  main.querySelectorAll('div.cell_input pre').forEach(pre => {
+    if (innerWidth >= 1200 && pre.scrollWidth > pre.clientWidth + 1)
+      out.code.push('scrolls sideways on a laptop: ' + label(pre).slice(0, 40));
+  });
+  main.querySelectorAll('div.cell_output pre').forEach(pre => {
+    if (pre.scrollWidth > pre.clientWidth + 1 && pre.checkVisibility())
+      out.outputs.push('does not wrap: ' + label(pre).slice(0, 40));
   });
 
   const machinery = [/NBVAL_/, /#\s*noqa\b/i, /<matplotlib\./, /<mpl_toolkits\./,
@@ -277,7 +290,7 @@ def _check_navigation(pw_page, width):
         problems.append(f"a second header bar ({header['height']:.0f}px high) above the article")
     n_search = pw_page.evaluate(
         "Array.from(document.querySelectorAll('.search-button-field, form.bd-search'))"
-        ".filter(e => e.getBoundingClientRect().width > 0 && !e.closest('article')).length")
+        ".filter(e => e.getBoundingClientRect().width > 0 && !e.closest('.bd-main')).length")
     if n_search > 1:
         problems.append(f"{n_search} search boxes on the page")
     hamburger = pw_page.locator(".bd-header-article .primary-toggle")
