@@ -1,0 +1,270 @@
+"""The static explorers in a real browser: every control of every explorer moves the picture.
+
+A small Jupyter Book is built in a temporary directory: two pages (one at the top, one a folder
+deeper, as ``book/`` and ``book/homework/``) whose cells carry the static output of the nine
+explorers, exactly as an executed chapter saves it (small sizes, so that it builds in seconds),
+with the book's explorer extension, script and style. Headless Chromium (``/usr/bin/chromium``)
+then moves each control with the keyboard or a click (a tap at phone width), and checks that the
+canvases' pixels change, that nothing is requested from another host and that no error is
+logged. Screenshots at 1366 and 390 px, light and dark, go to ``tests/artifacts/explorers/``.
+"""
+
+import hashlib
+import pathlib
+import shutil
+import subprocess
+import sys
+from urllib.parse import urlparse
+
+import nbformat
+import pytest
+
+import mlnotes.widgets as mw
+
+from browser_support import ROOT, launch_chromium, serve_directory
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = ROOT / "tests" / "artifacts" / "explorers"
+# (page, source shown in the cell, explorer): small sizes, the chapters' controls
+PAGES = {
+    "explorers": [
+        ("ml.widgets.pca_explorer(angle=60)", lambda: mw.pca_explorer(angle=60)),
+        ("ml.widgets.mds_explorer()", lambda: mw.mds_explorer(n_samples=120)),
+        ("ml.widgets.smacof_explorer()", lambda: mw.smacof_explorer(n_samples=80, max_iter=20)),
+        ("ml.widgets.kernel_pca_explorer()", lambda: mw.kernel_pca_explorer(n_samples=120)),
+        ("ml.widgets.isomap_explorer()", lambda: mw.isomap_explorer()),
+    ],
+    "deeper/explorers": [
+        ("ml.widgets.lle_explorer()", lambda: mw.lle_explorer(n_samples=300)),
+        ("ml.widgets.eigenmaps_explorer()", lambda: mw.eigenmaps_explorer(n_samples=300)),
+        ("ml.widgets.tsne_explorer()", lambda: mw.tsne_explorer(n_samples=60, max_iter=300)),
+        ("ml.widgets.autoencoder_explorer()", lambda: mw.autoencoder_explorer(n_samples=100)),
+    ],
+}
+CONFIG = """title: explorers
+execute:
+  execute_notebooks: "off"
+only_build_toc_files: true
+sphinx:
+  local_extensions:
+    explorers: _ext
+    selfcontained: _ext
+  config:
+    html_static_path: ["_static"]
+    html_context:
+      default_mode: light
+"""
+TOC = """format: jb-book
+root: intro
+chapters:
+- file: explorers
+- file: deeper/explorers
+"""
+
+
+def _notebook(cells):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata.update(kernelspec={"name": "python3", "display_name": "Python 3", "language": "python"},
+                       language_info={"name": "python"})
+    nb.cells.append(nbformat.v4.new_markdown_cell("# Explorers"))
+    for source, make in cells:
+        bundle = make().static_bundle()
+        cell = nbformat.v4.new_code_cell(source, execution_count=1)
+        cell.outputs = [nbformat.v4.new_output("execute_result", data=bundle, execution_count=1)]
+        nb.cells.append(cell)
+    return nb
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    src = tmp_path_factory.mktemp("explorer_book")
+    (src / "_config.yml").write_text(CONFIG)
+    (src / "_toc.yml").write_text(TOC)
+    (src / "intro.md").write_text("# Intro\n")
+    (src / "_ext").mkdir()
+    for name in ("explorers.py", "selfcontained.py"):  # the book's own (no Thebe, no CDN)
+        shutil.copy(ROOT / "book" / "_ext" / name, src / "_ext")
+    (src / "_static").mkdir()
+    for name in ("explorer.js", "explorer.css"):
+        shutil.copy(ROOT / "book" / "_static" / name, src / "_static")
+    for page, cells in PAGES.items():
+        (src / page).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(_notebook(cells), src / f"{page}.ipynb")
+    out = tmp_path_factory.mktemp("explorer_build")
+    jupyter_book = pathlib.Path(sys.executable).with_name("jupyter-book")
+    subprocess.run([str(jupyter_book), "build", str(src), "--path-output", str(out),
+                    "--warningiserror", "--quiet"], check=True, cwd=src)
+    with serve_directory(out / "_build" / "html") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as b:
+        yield b
+
+
+PIXELS_JS = """root => Array.from(root.querySelectorAll('canvas')).map(c => c.toDataURL()).join('|')"""
+
+
+def _open(browser, site, page, *, width, touch=False):
+    """The page, with every explorer started; records requests to other hosts and errors."""
+    host = urlparse(site).netloc
+    context = browser.new_context(viewport={"width": width, "height": 900}, has_touch=touch,
+                                  is_mobile=touch)
+    tab = context.new_page()
+    tab.outside, tab.errors = [], []
+    tab.on("request", lambda r: tab.outside.append(r.url) if urlparse(r.url).scheme in ("http", "https")
+           and urlparse(r.url).netloc != host else None)
+    tab.on("console", lambda m: tab.errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: tab.errors.append(str(e)))
+    tab.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+    tab.goto(f"{site}/{page}.html", wait_until="networkidle")
+    tab.wait_for_function("window.MLNotesExplorers !== undefined")
+    tab.evaluate("MLNotesExplorers.initAll()")
+    tab.wait_for_function("document.querySelectorAll('.mlnotes-explorer.mlx-ready').length === "
+                          "document.querySelectorAll('.mlnotes-explorer').length")
+    return tab
+
+
+def _picture(root):
+    return hashlib.sha1(root.evaluate(PIXELS_JS).encode()).hexdigest()
+
+
+def _move_everything(tab, root, *, tap=False):
+    """Move each control (radio groups cycle through their options, sliders step with the
+    arrow keys; disabled ones wait until another control enables them); each move must change
+    the picture. Returns the names of the controls moved."""
+    moved = set()
+    n_controls = root.evaluate("r => r.querySelectorAll('.mlx-control:not(.mlx-fixed)').length")
+    for _ in range(6):
+        for i in range(n_controls):
+            control = root.locator(".mlx-control:not(.mlx-fixed)").nth(i)
+            name = control.evaluate("c => (c.querySelector('legend, label') || {}).textContent")
+            before, state = _picture(root), root.get_attribute("data-mlx-state")
+            radios = control.locator("input[type=radio]")
+            if radios.count():
+                if radios.first.is_disabled():
+                    continue
+                checked = [radios.nth(k).is_checked() for k in range(radios.count())]
+                target = control.locator("label").nth((checked.index(True) + 1) % radios.count())
+                target.tap() if tap else target.click()
+            elif control.locator("input[type=range]").count():
+                slider = control.locator("input[type=range]")
+                if slider.is_disabled():
+                    continue
+                at_end = slider.evaluate("s => +s.value === +s.max")
+                slider.focus()
+                tab.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+            else:
+                continue
+            assert root.get_attribute("data-mlx-state") != state, f"{name}: the setting did not change"
+            assert _picture(root) != before, f"{name}: the picture did not change"
+            moved.add(name)
+        if len(moved) == n_controls:
+            break
+    return moved
+
+
+def _labels(root):
+    return root.evaluate("r => Array.from(r.querySelectorAll('.mlx-control:not(.mlx-fixed)'))"
+                         ".map(c => (c.querySelector('legend, label') || {}).textContent)")
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_control_of_every_explorer_moves_the_picture(page, site, browser):
+    tab = _open(browser, site, page, width=1366)
+    # the script and the style were loaded relative to the page's depth, by the extension
+    scripts = tab.evaluate("Array.from(document.scripts).map(s => s.getAttribute('src') || '')")
+    prefix = "../" if "/" in page else ""
+    assert any(s.startswith(f"{prefix}_static/explorer.js") for s in scripts), scripts
+    roots = tab.locator(".mlnotes-explorer")
+    assert roots.count() == len(PAGES[page])
+    for i in range(roots.count()):
+        root = roots.nth(i)
+        root.scroll_into_view_if_needed()
+        assert root.locator("canvas").count() >= 2
+        assert "This page holds" in root.locator(".mlx-note").text_content()
+        moved = _move_everything(tab, root)
+        never = set(_labels(root)) - moved
+        assert not never, f"explorer {i}: controls never moved: {never}"
+        play = root.locator("button.mlx-play")
+        if play.count():  # a replay: from the first snapshot, play advances it
+            frame = root.locator(".mlx-replay input[type=range]")
+            frame.focus()
+            tab.keyboard.press("Home")
+            first = _picture(root)
+            play.click()
+            tab.wait_for_function("f => +f.value > 1", arg=frame.element_handle(), timeout=5000)
+            assert _picture(root) != first
+            play.click()  # pause
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_1366.png"), full_page=True)
+    before = [_picture(roots.nth(i)) for i in range(roots.count())]
+    tab.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")
+    tab.wait_for_timeout(100)
+    after = [_picture(roots.nth(i)) for i in range(roots.count())]
+    assert all(a != b for a, b in zip(before, after, strict=True)), "dark mode did not redraw"
+    tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_1366_dark.png"), full_page=True)
+    assert not tab.outside, f"requests to other hosts: {tab.outside[:5]}"
+    assert not tab.errors, f"console errors: {tab.errors[:5]}"
+    tab.context.close()
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_explorers_fit_a_phone_and_answer_to_touch(page, site, browser):
+    tab = _open(browser, site, page, width=390, touch=True)
+    overflow = tab.evaluate("""Array.from(document.querySelectorAll('.mlnotes-explorer *')).filter(
+        e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length""")
+    assert overflow == 0, "an explorer is wider than the phone's screen"
+    root = tab.locator(".mlnotes-explorer").first
+    root.scroll_into_view_if_needed()
+    radio_group = root.locator("fieldset.mlx-choice")
+    if radio_group.count():
+        before = _picture(root)
+        radio_group.first.locator("label").last.tap()
+        assert _picture(root) != before
+    small = tab.evaluate("""Array.from(document.querySelectorAll(
+        '.mlnotes-explorer input[type=range], .mlnotes-explorer .mlx-choice label, .mlnotes-explorer button'))
+        .filter(e => e.getBoundingClientRect().height < 24).length""")
+    assert small == 0, "touch targets under 24 px high"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_390.png"), full_page=True)
+    assert not tab.outside and not tab.errors, (tab.outside[:5], tab.errors[:5])
+    tab.context.close()
+
+
+def test_first_paint_does_not_wait_for_the_explorers(site, browser):
+    """The script is deferred and the data is inert until used: the page's HTML parses without
+    running any explorer code, and explorers far below the screen start only when needed."""
+    tab = browser.new_page(viewport={"width": 1366, "height": 900})
+    tab.goto(f"{site}/explorers.html", wait_until="domcontentloaded")
+    attrs = tab.evaluate("""Array.from(document.scripts).filter(s => (s.src || '').includes('explorer.js'))
+        .map(s => ({defer: s.defer, async: s.async}))""")
+    assert attrs and all(a["defer"] or a["async"] for a in attrs), attrs
+    data = tab.evaluate("Array.from(document.querySelectorAll('script.mlx-data')).map(s => s.type)")
+    assert data and set(data) == {"application/gzip"}  # not executed, not parsed as script
+    tab.close()
+
+
+def test_the_inline_loader_finds_the_script_without_the_extension(tmp_path, browser):
+    """A page that did not load explorer.js itself (another builder, no extension) gets it from
+    the directory of its own ``_static`` scripts, at any depth."""
+    (tmp_path / "_static").mkdir()
+    for name in ("explorer.js", "explorer.css"):
+        shutil.copy(ROOT / "book" / "_static" / name, tmp_path / "_static")
+    (tmp_path / "_static" / "documentation_options.js").write_text("var DOCUMENTATION_OPTIONS = {};")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    html = mw.pca_explorer().static_bundle()["text/html"]
+    (tmp_path / "a" / "b" / "page.html").write_text(
+        '<!doctype html><html><head><meta charset="utf-8">'
+        '<script src="../../_static/documentation_options.js"></script></head>'
+        f"<body>{html}</body></html>")
+    with serve_directory(tmp_path) as url:
+        tab = browser.new_page()
+        tab.goto(f"{url}/a/b/page.html", wait_until="networkidle")
+        tab.wait_for_function("window.MLNotesExplorers !== undefined")
+        tab.evaluate("MLNotesExplorers.initAll()")
+        tab.wait_for_selector(".mlnotes-explorer.mlx-ready canvas")
+        tab.close()
