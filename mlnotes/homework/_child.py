@@ -734,7 +734,10 @@ def main(config_path):
     isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])
                  if config["isolate"]
                  else False}
-    isolation["unprivileged"] = (_drop_privileges(NOBODY, NOBODY) if config["isolate"]
+    # without the mounts, an interpreter under a folder closed to others (/root) would be out of
+    # reach for nobody: then stay as we are, and say so
+    can_drop = config["isolate"] and (isolation["mounts"] or not config["expose"])
+    isolation["unprivileged"] = (_drop_privileges(NOBODY, NOBODY) if can_drop
                                  else os.geteuid() != 0 and _no_capabilities())
     isolation["seccomp"] = _confine()
     captured = _CappedText()

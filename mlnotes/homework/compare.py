@@ -67,8 +67,9 @@ def relative_error(A, B):
         return np.inf
     A = np.where(both_inf, 0.0, A)
     B = np.where(both_inf, 0.0, B)
-    scale = float(np.linalg.norm(B))
-    err = float(np.linalg.norm(A - B))
+    with np.errstate(over="ignore", invalid="ignore"):  # answers near 1e308 overflow: inf
+        scale = float(np.linalg.norm(B))
+        err = float(np.linalg.norm(A - B))
     return err / scale if scale > 0 else err
 
 
@@ -120,8 +121,9 @@ def scalar_factor(A, B):
     B = np.asarray(B, dtype=float).ravel()
     if A.shape != B.shape or not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
         return None, np.inf
-    bb = float(B @ B)
-    if bb == 0:
+    with np.errstate(over="ignore", invalid="ignore"):
+        bb = float(B @ B)
+        c = float(A @ B) / bb if bb != 0 else None
+    if c is None or not np.isfinite(c):
         return None, np.inf
-    c = float(A @ B) / bb
     return c, relative_error(A, c * B) if np.any(A) else np.inf
