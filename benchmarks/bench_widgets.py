@@ -8,6 +8,10 @@ per parameter set with a progress bar, and its time has its own row.
 
 Times are the median CPU time of the process per update (``time.process_time``), the work
 itself: on a shared machine wall-clock time adds however long the process waits for a core.
+
+The static book's export (every held setting computed and encoded, as a chapter's explorer cell
+does when the notebook runs) has one row per explorer, at the chapter's parameters, with the
+size of the data the page carries (the budget is 1.5 MB per chapter page).
 """
 
 import statistics
@@ -15,6 +19,7 @@ import time
 
 import mlnotes.widgets as mw
 from mlnotes.widgets._core import UPDATE_BUDGET_S
+from mlnotes.widgets._static import DATA_BUDGET_BYTES
 
 N_MOVES = 5
 TARGET = f"< {UPDATE_BUDGET_S:.3f} s"
@@ -78,3 +83,33 @@ def rows():
         yield {"case": f"widget: {label} new run ({name}={value}, progress bar)",
                "n": ex.params[size], "mlnotes_s": time.process_time() - start,
                "sklearn_s": None, "agreement": None, "target": "progress shown"}
+    yield from export_rows()  # last: the rows above measure first visits with fresh caches
+
+
+# The explorers as the chapters call them (book/*.ipynb), for the export rows.
+CHAPTER_EXPLORERS = [
+    ("pca", lambda: mw.pca_explorer(angle=60)),
+    ("mds", lambda: mw.mds_explorer(dissimilarity="cityblock")),
+    ("smacof", lambda: mw.smacof_explorer(max_iter=50)),
+    ("kernel_pca", mw.kernel_pca_explorer),
+    ("isomap", mw.isomap_explorer),
+    ("lle", mw.lle_explorer),
+    ("eigenmaps", mw.eigenmaps_explorer),
+    ("tsne", lambda: mw.tsne_explorer(case="two_clusters", max_iter=300)),
+    ("autoencoder", mw.autoencoder_explorer),
+]
+
+
+def export_rows():
+    """Time of the static export of each explorer: every held setting computed (but the few the
+    rows before already cached) and encoded."""
+    for label, make in CHAPTER_EXPLORERS:
+        ex = make()
+        start = time.process_time()
+        html = ex.static_bundle()["text/html"]
+        elapsed = time.process_time() - start
+        n_settings = len(ex.static_settings())
+        yield {"case": f"widget: {label} static export ({n_settings} settings)",
+               "n": ex.params.get("n_samples"), "mlnotes_s": elapsed, "sklearn_s": None,
+               "agreement": None, "target": f"data {len(html) / 1e3:.0f} KB of "
+                                            f"{DATA_BUDGET_BYTES / 1e6:.1f} MB"}

@@ -34,6 +34,7 @@ import numpy as np
 COORD_LEVELS = 1023  # coordinates and curves: 10 bits, under a pixel on any panel the book shows
 IMAGE_LEVELS = 255  # images and heat maps: 8 bits, what a screen shows anyway
 PALETTE_SIZE = 64  # colours of a continuous colour map (indices quantised to this many)
+LISTED_VALUES = 12  # a note lists at most this many values of a control
 MAX_REPLAY_FRAMES = 60  # snapshots of one run kept for the replay
 DATA_BUDGET_BYTES = 1_500_000  # explorer data of one chapter page, all explorers together
 PALETTES = {"coord": "viridis", "label": "tab10", "diverging": "RdBu_r", "gray": "gray_r"}
@@ -323,8 +324,11 @@ def describe_grid(controls, held, params, *, star=False):
     parts = []
     for c in controls:
         vals = held[c.name]
+        listed = [_label(v) for v in vals]
+        if len(listed) > LISTED_VALUES:  # a long regular range: its ends and its size
+            listed = [*listed[:2], "…", listed[-1] + f" ({len(listed)} values)"]
         parts.append(f"{c.description or c.name} " + (
-            f"{_label(vals[0])} only" if len(vals) == 1 else ", ".join(_label(v) for v in vals)))
+            f"{listed[0]} only" if len(vals) == 1 else ", ".join(listed)))
     moved = [c for c in controls if len(held[c.name]) > 1]
     how = (" (one at a time, the others at " + ", ".join(
         f"{c.description or c.name} {_label(params[c.name])}" for c in moved) + ")") if star else ""
