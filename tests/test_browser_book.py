@@ -15,7 +15,8 @@ built here if absent) and each width this asserts:
 * no test machinery shows (``NBVAL``, ``noqa``, matplotlib reprs such as ``<matplotlib…>`` or
   ``Text(0, …)``);
 * check cells are folded under their "✓ <claim>" bar (code hidden, output visible), and the bar
-  opens with a click and with the keyboard;
+  opens with a click and with the keyboard; on a phone a shrunk figure opens at full size on a
+  tap;
 * every content image has alt text that is not a file path, and at least twice the pixels of
   its displayed width (sharp on 2x screens);
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
@@ -355,6 +356,31 @@ def _check_fold_interaction(pw_page):
     return problems
 
 
+def _check_figure_zoom(pw_page):
+    """On a phone, a shrunk figure opens at full size on a tap and closes with Escape."""
+    pw_page.wait_for_timeout(100)  # figures are marked on the load event (book/_static/mlnotes.js)
+    figures = pw_page.locator("img.mlnotes-zoomable")
+    if figures.count() == 0:
+        return []
+    problems = []
+    figures.first.scroll_into_view_if_needed()
+    figures.first.click()
+    pw_page.wait_for_timeout(150)
+    state = pw_page.evaluate(
+        "(() => { const d = document.getElementById('mlnotes-zoom'); if (!d || !d.open) return null;"
+        " const i = d.querySelector('img'); return {w: i.getBoundingClientRect().width,"
+        " alt: i.alt, page: location.pathname}; })()")
+    if not state:
+        problems.append("tapping a shrunk figure does not open it at full size")
+    elif state["w"] <= pw_page.viewport_size["width"] - 40:
+        problems.append(f"the enlarged figure is only {state['w']:.0f}px wide")
+    pw_page.keyboard.press("Escape")
+    if pw_page.evaluate("(document.getElementById('mlnotes-zoom') || {}).open"):
+        problems.append("Escape does not close the enlarged figure")
+    pw_page.evaluate("window.scrollTo(0, 0)")
+    return problems
+
+
 @pytest.mark.parametrize("width", [PHONE, LAPTOP], ids=["390px", "1366px"])
 @pytest.mark.parametrize("page", PAGES)
 def test_page(page, width, site, browser):
@@ -419,6 +445,7 @@ def test_page(page, width, site, browser):
         problems += [f"navigation: {p}" for p in _check_navigation(pw_page, width)]
         if width == PHONE:
             problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
+            problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
     finally:
         context.close()
 

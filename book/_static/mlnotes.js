@@ -4,6 +4,10 @@
  * (on a phone) would be cut off. Such formulas are marked "mlnotes-wide-inline" after typesetting;
  * the CSS lets them scroll on their own. Formulas that fit keep their normal baseline.
  *
+ * Figures on a phone: a figure drawn for the laptop column is shrunk on a phone. Tapping it (or
+ * Enter when it has focus) opens it at full size in a dialog that scrolls; Escape, a tap or the
+ * close button closes it. Only figures shown smaller than their own size get this.
+ *
  * Search results: Sphinx builds each result's snippet from the page's text content, which runs
  * the words of adjacent blocks together ("problemIn") and shows math as raw TeX ("\(r(i,j)\)").
  * The snippet text is rebuilt here with a space between blocks and the TeX turned into readable
@@ -70,6 +74,60 @@ function mlnotesMarkWideInlineMath() {
   });
 }
 
+function mlnotesZoomDialog() {
+  let dialog = document.getElementById("mlnotes-zoom");
+  if (dialog) return dialog;
+  dialog = document.createElement("dialog");
+  dialog.id = "mlnotes-zoom";
+  dialog.className = "mlnotes-zoom";
+  dialog.setAttribute("aria-label", "Figure at full size");
+  dialog.innerHTML = '<button type="button" class="mlnotes-zoom__close" aria-label="Close">×</button>' +
+    '<div class="mlnotes-zoom__body"><img alt=""></div>';
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog || event.target.closest(".mlnotes-zoom__close")) dialog.close();
+  });
+  document.body.append(dialog);
+  return dialog;
+}
+
+function mlnotesOpenZoom(img) {
+  const dialog = mlnotesZoomDialog();
+  const big = dialog.querySelector("img");
+  big.src = img.currentSrc || img.src;
+  big.alt = img.alt;
+  // natural pixels are drawn at 2x: the figure's own size in CSS pixels is half of them
+  big.style.width = Math.round(img.naturalWidth / 2) + "px";
+  dialog.showModal();
+}
+
+function mlnotesMarkZoomableFigures() {
+  document.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+    const shrunk = img.naturalWidth / 2 > img.getBoundingClientRect().width + 24;
+    img.classList.toggle("mlnotes-zoomable", shrunk);
+    if (shrunk && !img.dataset.mlnotesZoom) {
+      img.dataset.mlnotesZoom = "1";
+      // Sphinx wraps a figure's image in a link to the PNG: the dialog replaces that navigation
+      const target = img.closest("a") || img;
+      if (target === img) {
+        img.tabIndex = 0;
+        img.setAttribute("role", "button");
+      }
+      target.setAttribute("aria-label", "Enlarge figure: " + (img.alt || ""));
+      target.addEventListener("click", (event) => {
+        if (!img.classList.contains("mlnotes-zoomable")) return;
+        event.preventDefault();
+        mlnotesOpenZoom(img);
+      });
+      target.addEventListener("keydown", (event) => {
+        if ((event.key === "Enter" || event.key === " ") && img.classList.contains("mlnotes-zoomable")) {
+          event.preventDefault();
+          mlnotesOpenZoom(img);
+        }
+      });
+    }
+  });
+}
+
 function mlnotesAfterMathJax(callback) {
   const mj = window.MathJax;
   if (mj && mj.startup && mj.startup.promise) {
@@ -84,8 +142,12 @@ document.addEventListener("DOMContentLoaded", () => {
   mlnotesPatchSearch();
   mlnotesAfterMathJax(mlnotesMarkWideInlineMath);
 });
+window.addEventListener("load", mlnotesMarkZoomableFigures);
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(mlnotesResizeTimer);
-  mlnotesResizeTimer = setTimeout(mlnotesMarkWideInlineMath, 150);
+  mlnotesResizeTimer = setTimeout(() => {
+    mlnotesMarkWideInlineMath();
+    mlnotesMarkZoomableFigures();
+  }, 150);
 });
