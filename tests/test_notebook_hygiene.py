@@ -222,3 +222,55 @@ def test_tidy_refuses_a_file_that_is_not_a_notebook(tidy, tmp_path):
     path.write_text("{not json")
     with pytest.raises(SystemExit, match="not a readable notebook"):
         tidy.tidy_file(path)
+
+
+# ---------- the book's Sphinx extensions (book/_ext), pure functions ----------
+
+def _load_ext(name):
+    spec = importlib.util.spec_from_file_location(f"book_ext_{name}",
+                                                  ROOT / "book" / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_check_claim_is_the_first_comment_line():
+    surface = _load_ext("surface")
+    assert surface.check_claim("\n# Check: K is centred\nassert 1") == "K is centred"
+    assert surface.check_claim("#Check:   sums to one  \nx = 1") == "sums to one"
+    assert surface.check_claim("x = 1\n# Check: too late") is None
+    assert surface.check_claim("# check the sums\nx = 1") is None
+
+
+def test_fontawesome_script_is_dropped_and_nothing_else():
+    surface = _load_ext("surface")
+    page = ('<head>\n  <script defer src="../_static/scripts/bootstrap.js?digest=1"></script>\n'
+            '  <script defer src="../_static/scripts/fontawesome.js?digest=55c2"></script>\n'
+            '  <link rel="preload" as="script" href="../_static/scripts/fontawesome.js?digest=5" />\n'
+            '</head>')
+    trimmed = surface.drop_fontawesome_js(page)
+    assert "fontawesome" not in trimmed
+    assert "bootstrap.js" in trimmed
+    assert surface.drop_fontawesome_js(trimmed) == trimmed
+
+
+def test_bibliography_labels_are_author_year():
+    from pybtex.database import Entry, Person
+
+    citations = _load_ext("citations")
+
+    def entry(*authors, year="2000"):
+        return Entry("article", fields={"year": year},
+                     persons={"author": [Person(a) for a in authors]})
+
+    assert citations.author_year_label(entry("Izenman, Alan J.", year="2008")) == "Izenman, 2008"
+    assert citations.author_year_label(entry("Roweis, Sam", "Saul, Lawrence")) == \
+        "Roweis and Saul, 2000"
+    assert citations.author_year_label(entry("Pedregosa, F.", "Varoquaux, G.", "Gramfort, A.")) \
+        == "Pedregosa et al., 2000"
+    assert citations.author_year_label(entry("Pedregosa, F.", "others")) == "Pedregosa et al., 2000"
+    assert citations.author_year_label(entry("de Silva, Vin", "Tenenbaum, J.")) == \
+        "de Silva and Tenenbaum, 2000"
+    style = citations.AuthorYearLabelStyle()
+    labels = list(style.format_labels([entry("Hinton, G."), entry("Hinton, G.")]))
+    assert labels == ["Hinton, 2000a", "Hinton, 2000b"]
