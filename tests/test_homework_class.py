@@ -21,7 +21,7 @@ def _variant(nb_replace, expected):
 
 def _class_folder(folder):
     """50 submissions: honest, stubs, wrong in known ways, hostile; returns expected totals."""
-    full = 15.0
+    full = 16.0
     kinds = [
         (submission("spectral"), full),
         (student_version(instructor("spectral")), 0.0),

@@ -19,7 +19,7 @@ REQUIRED = {
     "eigenmaps.heat_kernel_weights", "eigenmaps.embedding", "autoencoder.step",
     "pca.principal_subspace", "lle.null_vector", "eigenmaps.trivial_eigenvectors",
     "sne.perplexity_limits", "sne.tsne_forces", "kernel_pca.linear_scores",
-    "eigenmaps.dirichlet_energy",
+    "eigenmaps.dirichlet_energy", "isomap.residual_variance",
 }
 ALL = questions()
 MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]

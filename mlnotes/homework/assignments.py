@@ -19,6 +19,7 @@ ASSIGNMENTS = {
         "eigenmaps.laplacian": 1,
         "lle.null_vector": 1,
         "eigenmaps.trivial_eigenvectors": 2,
+        "isomap.residual_variance": 1,
     },
     "sne": {
         "sne.conditional_affinities": 1,

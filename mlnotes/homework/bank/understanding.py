@@ -8,7 +8,8 @@ derived quantity, computed from the derivation rather than by brute force where 
   neighbours) and as sigma -> infinity (N - 1);
 * ``sne.tsne_forces``: the t-SNE gradient split into attraction and repulsion;
 * ``kernel_pca.linear_scores``: kernel PCA with the linear kernel gives PCA's scores, Z = V sqrt(lambda);
-* ``eigenmaps.dirichlet_energy``: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2, zero for constants.
+* ``eigenmaps.dirichlet_energy``: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2, zero for constants;
+* ``isomap.residual_variance``: Tenenbaum et al.'s 1 - R^2, to predict what a short circuit does.
 
 The references are computed here from first principles (numpy, scipy), independently of the
 chapters' code.
@@ -22,7 +23,10 @@ from ._common import (
     anisotropic_points,
     compare_close,
     compare_eigvecs,
+    curve_points,
     error_text,
+    graph_csr,
+    knn_lengths,
     register,
     squared_distances,
 )
@@ -368,5 +372,64 @@ symmetry of W); then see which column of the inputs always has energy 0, and why
                 "the sign is flipped: L = D - W, not W - D (the energy is a sum of squares)."),
         Mistake("normalised", lambda W, F: _energy(W, F, normalised=True),
                 "that is the energy of L_sym = D^-1/2 L D^-1/2; the question asks for L = D - W."),
+    ),
+))
+
+
+# --- Isomap: the residual variance --------------------------------------------------------------
+
+def _residual_inputs(rng):
+    """Geodesic distances along a noisy helix arc, and an embedding of them: classical MDS of
+    the geodesics, blurred so that the fit is imperfect."""
+    from scipy.sparse.csgraph import shortest_path
+
+    N = int(rng.integers(15, 30))
+    while True:
+        D_geo = shortest_path(graph_csr(knn_lengths(curve_points(rng, N), 4)), directed=False)
+        if np.isfinite(D_geo).all():
+            break
+    C = np.eye(N) - np.ones((N, N)) / N
+    lam, V = np.linalg.eigh(-0.5 * C @ D_geo**2 @ C)
+    Z = V[:, -2:] * np.sqrt(np.maximum(lam[-2:], 0.0))
+    return {"D_geo": D_geo, "Z": Z + rng.normal(size=Z.shape) * rng.uniform(0.05, 0.5)}
+
+
+def _residual(D_geo, Z, *, power=2, squared=False, diagonal=False, complement=True):
+    pairs = np.ones(D_geo.shape, dtype=bool) if diagonal else np.triu(
+        np.ones(D_geo.shape, dtype=bool), 1)
+    D_Z = squared_distances(Z) if squared else np.sqrt(squared_distances(Z))
+    r = np.corrcoef(D_geo[pairs], D_Z[pairs])[0, 1]  # the linear correlation over the pairs
+    return 1.0 - abs(r) ** power if complement else r**power
+
+
+register(Question(
+    name="isomap.residual_variance",
+    function="residual_variance",
+    signature="def residual_variance(D_geo, Z):",
+    docstring=r"""Isomap's residual variance 1 - R^2 (Tenenbaum, de Silva and Langford, 2000).
+
+D_geo : (N, N) geodesic distances. Z : (N, d) embedding. R is the linear correlation
+coefficient between the geodesic distances and the Euclidean distances ||z_i - z_j|| of the
+embedding, over the pairs i < j. Returns 1 - R^2 (a single number): the share of the
+distances' variance the embedding does not explain.""",
+    make_inputs=_residual_inputs,
+    reference=_residual,
+    compare=compare_close,
+    tolerance=lambda inputs, expected: 1e-9,
+    outputs=("residual",),
+    properties=(Property("it lies in [0, 1]", lambda a, i, tol: (
+        bool(-tol <= float(a[0]) <= 1 + tol), f"it is {float(a[0]):.3g}")),),
+    mistakes=(
+        Mistake("1 - R", lambda D_geo, Z: _residual(D_geo, Z, power=1),
+                "that is 1 - R: the residual variance is 1 - R^2 (R^2 is the share of "
+                "variance a linear fit explains)."),
+        Mistake("R^2", lambda D_geo, Z: _residual(D_geo, Z, complement=False),
+                "that is R^2, the variance explained: the residual is 1 - R^2."),
+        Mistake("squared", lambda D_geo, Z: _residual(D_geo, Z, squared=True),
+                "the embedding's distances are squared: correlate with ||z_i - z_j||, not "
+                "its square."),
+        Mistake("diagonal", lambda D_geo, Z: _residual(D_geo, Z, diagonal=True),
+                "the diagonal (i = j, distance 0 on both sides) was counted, and every pair "
+                "twice: use the pairs i < j only."),
     ),
 ))
