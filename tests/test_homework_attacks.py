@@ -90,6 +90,11 @@ ATTACKS = {
         "double_center": dc("return -0.5 * (np.eye(len(D2)) - 1 / len(D2)) @ D2 @ (\n"
                             "    np.eye(len(D2)) - 1 / len(D2))\n") + "def oops(:\n    pass\n"}),
         1, 1, "does not parse"),
+    "slow_top_level": (appended("import time\nslow = [time.sleep(0.01) for _ in range(10**6)]\n"),
+                       1, 1, "ran too long"),
+    "endless_top_level": (appended("while True:\n    pass\n",
+                                   "count = 0\nwhile_true = [0 for _ in iter(int, 1)]\n"),
+                          1, 1, "ran too long"),
     "decorator_raises": (with_dc(HONEST, head="def boom(f):\n    raise ValueError('no')\n@boom\n"),
                          0, 1, "ValueError"),
     # 6. faithful extraction (IPython's own transformation)

@@ -39,6 +39,18 @@ def double_center(D2):
     return D2
 """
 
+FORGE_NESTED = """import os
+def double_center(D2):
+    header = b'{"message": ' + b'[' * 200_000
+    frame = len(header).to_bytes(4, 'big') + (0).to_bytes(4, 'big') + header
+    for fd in range(3, 20):
+        try:
+            os.write(fd, frame)
+        except OSError:
+            pass
+    return D2
+"""
+
 CLASS = {
     # answers: 32 MB (refused by the child), 8 MB per case (the largest accepted)
     "answer_32mb": (dc("return np.ones(4_000_000)"), 1),
@@ -55,6 +67,9 @@ CLASS = {
                            metadata={"junk": "z" * (60 * 2**20)}), 0),
     "outputs_30mb": (dict(submission("spectral"),
                           metadata={"junk": ["0.123456789"] * (3 * 2**20)}), 2),
+    # nesting: a notebook of 10^6 brackets, a frame whose header nests 200 000 deep
+    "deep_json": ("[" * 10**6, 0),
+    "forged_nested_header": (submission("spectral", replace={"double_center": FORGE_NESTED}), 1),
     "honest": (submission("spectral"), 2),
 }
 
@@ -82,7 +97,11 @@ print(json.dumps({"peak_mb": peak_mb(),
 def test_grader_peak_memory_stays_under_its_bound(tmp_path):
     folder = tmp_path / "class"
     for student, (nb, _) in CLASS.items():
-        write(folder / f"{student}.ipynb", nb)
+        if isinstance(nb, str):
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{student}.ipynb").write_text(nb)
+        else:
+            write(folder / f"{student}.ipynb", nb)
     run = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(folder), json.dumps(ASSIGNMENT),
          str(tmp_path / "out" / "grades.csv")],

@@ -36,6 +36,7 @@ README's "Homework checking" section.
 
 import json
 import os
+import signal
 import sys
 
 # Process limits (the parent passes the budget; these are the fixed ones).
@@ -682,7 +683,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     sys.stderr.write(f"{name}: {_short(_safe_str(message), 200)}{where}\n")
 
 
-def _run_statements(statements, namespace):
+class StatementTimeout(Exception):
+    """A top-level statement ran past its share of the set-up time."""
+
+
+def _on_alarm(signum, frame):
+    raise StatementTimeout("it ran too long while the notebook's definitions were executed "
+                           "(an endless loop or a heavy computation at the top level?)")
+
+
+def _run_statements(statements, namespace, seconds=None):
     """Execute each top-level statement on its own; return notes, and for each function whose
     definition failed (it does not compile, or raised), why.
 
@@ -703,7 +713,13 @@ def _run_statements(statements, namespace):
             why = (f"does not compile: {type(exc).__name__}: {_short(_safe_str(exc), 160)} "
                    f"({where})")
         else:
-            outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
+            if seconds:  # each statement gets its own share: one slow line costs only itself
+                signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
+            finally:
+                if seconds:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
             if "error" not in outcome:
                 continue
             why = f"failed: {outcome['type']}: {outcome['error']} ({where})"
@@ -748,7 +764,8 @@ def main(config_path):
                    config["private"], record)
 
     namespace = {"__name__": "submission", "__builtins__": __builtins__}
-    notes, broken = _run_statements(statements, namespace)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    notes, broken = _run_statements(statements, namespace, config.get("statement_seconds"))
     _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
                 "output": captured.take(), "isolation": isolation})
     for i, cases in inputs:
