@@ -4,7 +4,9 @@ A submission is a ``.ipynb`` file directly in the folder (the student is its fil
 sub-folder holding exactly one notebook (the student is the folder's name). Anything else in the
 folder still gets a row, with the reason it could not be graded. For each submission,
 
-1. the notebook is read and its definitions extracted (:mod:`mlnotes.homework.notebook`);
+1. the notebook is located and opened without following links (a link, a device, a hard link
+   is refused with a reason), and parsed in a separate process with memory and CPU limits
+   (:mod:`mlnotes.homework.notebook`): the grader itself never parses a submission;
 2. the functions run in a sandboxed child process on inputs generated here from a seed the
    students never see (:mod:`mlnotes.homework.sandbox`);
 3. the answers are judged here, against the reference, exactly as the student-side ``check``
@@ -12,6 +14,10 @@ folder still gets a row, with the reason it could not be graded. For each submis
 
 Whatever happens to one submission (a notebook that does not parse, a crash, a timeout, an error
 in the grader itself), it is recorded in that submission's row and the grader carries on.
+Everything that comes from a submission or its process (printed output, exception messages,
+notes on failed statements) is untrusted text: bounded, escaped (:func:`escape`), shown under
+a heading that says it is the submission's own, and stripped of the grader's paths
+(:func:`public`).
 """
 
 import csv
