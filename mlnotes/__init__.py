@@ -57,18 +57,21 @@ _ESTIMATORS = {
     "LinearAutoencoder": "autoencoder",
     "Autoencoder": "autoencoder",
 }
+# Other public names (warnings) -> module that defines them.
+_OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
     "isomap", "lle", "eigenmaps", "sne", "autoencoder", "metrics", "plotting", "widgets",
     "homework",
 )
 
-__all__ = sorted(_ESTIMATORS) + list(_SUBMODULES)
+__all__ = sorted(_ESTIMATORS) + sorted(_OTHER) + list(_SUBMODULES)
 
 
 def __getattr__(name):
-    if name in _ESTIMATORS:
-        return getattr(import_module(f"{__name__}.{_ESTIMATORS[name]}"), name)
+    if name in _ESTIMATORS or name in _OTHER:
+        module = _ESTIMATORS.get(name) or _OTHER[name]
+        return getattr(import_module(f"{__name__}.{module}"), name)
     if name in _SUBMODULES:
         return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'mlnotes' has no attribute {name!r}")

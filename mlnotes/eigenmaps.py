@@ -43,6 +43,7 @@ from .graphs import (
     SPECTRAL_CONSEQUENCE,
     nearest_neighbors,
     neighbourhood_graph,
+    smallest_connecting_radius,
     squared_distances,
 )
 from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
@@ -113,6 +114,12 @@ class LaplacianEigenmaps(Estimator):
         Heat-kernel width; None gives binary weights.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
 
+    Warns
+    -----
+    mlnotes.DisconnectedGraphWarning
+        If the neighbourhood graph is disconnected: :math:`L` then has one zero eigenvalue per
+        component, and each component is embedded only up to its own translation and scale.
+
     Attributes
     ----------
     embedding_ : ndarray of shape (N, n_components)
@@ -147,8 +154,9 @@ class LaplacianEigenmaps(Estimator):
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
         G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
-                                consequence=SPECTRAL_CONSEQUENCE)
+                                consequence=SPECTRAL_CONSEQUENCE, warn=True)
         self.affinity_matrix_ = heat_kernel_weights(G, self.t)
+        self._check_no_isolated_points(X)
         L = laplacian(self.affinity_matrix_)
         D = sp.diags(L.diagonal())  # degrees: L = D - W and W has no self-loops
         self.eigenvalues_, V = bottom_eigenpairs(L, self.n_components, B=D, skip=1,
@@ -159,6 +167,26 @@ class LaplacianEigenmaps(Estimator):
             kth = nearest_neighbors(X, self.n_neighbors)[:, -1]
             self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
         return self
+
+    def _check_no_isolated_points(self, X):
+        """A point of degree 0 (no edge, or every weight underflowing) is a component of its
+        own that :math:`Z^\top D Z = I` does not constrain: the problem has no solution."""
+        degree = np.asarray(self.affinity_matrix_.sum(axis=1)).ravel()
+        if degree.min() > 0:
+            return
+        lonely = np.flatnonzero(degree == 0)
+        edges = np.diff(self.affinity_matrix_.indptr)  # stored edges per point, weight 0 or not
+        if (edges[lonely] == 0).any():  # only an epsilon graph leaves a point without an edge
+            why = f"no other point within radius={self.radius:g}"
+            fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
+        else:
+            why = f"heat-kernel weights exp(-d^2 / t) that all underflow to 0 with t={self.t:g}"
+            fix = "increase t (e.g. to the median squared edge length) or use t=None"
+        raise ValueError(
+            f"Point(s) {lonely[:5].tolist()} have degree 0 ({why}), so the constraint "
+            f"Z^T D Z = I does not involve them and the generalised eigenproblem L v = lambda "
+            f"D v has no solution; {fix}, or remove those points."
+        )
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_

@@ -4,6 +4,10 @@ Everything a spectral method needs before it builds a matrix: pairwise (squared)
 neighbourhood graphs and their geodesic (shortest-path) distances.
 """
 
+import os
+import sys
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
@@ -345,16 +349,43 @@ def smallest_connecting_radius(X):
 
 GEODESIC_CONSEQUENCE = "geodesic distances between them are infinite and the embedding is undefined"
 SPECTRAL_CONSEQUENCE = (
-    "the Laplacian (or LLE alignment matrix) has one zero eigenvalue per component and the "
-    "bottom eigenvectors would only tell the components apart"
+    "the Laplacian (or LLE alignment matrix) has one zero eigenvalue per component: each "
+    "component is embedded only up to its own translation and scale, so the first "
+    "coordinates mostly tell the components apart and the distances between components "
+    "mean nothing"
 )
 
 
-def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE):
-    """Raise a ``ValueError`` if the neighbourhood graph ``G`` of ``X`` is disconnected.
+class DisconnectedGraphWarning(UserWarning):
+    """A spectral method was fitted on a disconnected neighbourhood graph.
 
-    The message gives the component sizes, what goes wrong (``consequence``) and the smallest
-    ``n_neighbors`` (or ``radius``) that would connect the graph.
+    The fit returns a finite embedding, but the components are placed independently of one
+    another (see :func:`check_connected`). Turn it into an error with
+    ``warnings.simplefilter("error", mlnotes.DisconnectedGraphWarning)``.
+    """
+
+
+def _stacklevel_outside_package():
+    """The ``stacklevel`` that points a warning issued by the caller at the first frame outside
+    mlnotes (the user's ``fit`` call), however deep inside the package it was raised."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1  # level 1 is the function calling warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,
+                    warn=False):
+    """Refuse (or, with ``warn=True``, warn about) a disconnected neighbourhood graph ``G`` of
+    ``X``.
+
+    The message gives the component sizes, what the disconnection means (``consequence``) and
+    the smallest ``n_neighbors`` (or ``radius``) that would connect the graph. A method whose
+    result is undefined on a disconnected graph (Isomap: infinite geodesic distances) raises a
+    ``ValueError``; a spectral method, whose eigenproblem still has a solution, passes
+    ``warn=True`` and gets a :class:`DisconnectedGraphWarning` (as scikit-learn's
+    ``SpectralEmbedding`` warns).
     """
     n_components, labels = connected_components(G)
     if n_components == 1:
@@ -367,18 +398,26 @@ def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC
     else:
         what = f"The radius-{radius:g} neighbourhood graph"
         fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
-    raise ValueError(
+    message = (
         f"{what} is disconnected: it has {n_components} connected components (sizes {shown}), "
         f"so {consequence}; {fix} (the smallest value that connects it), or remove the "
-        "outlying points."
+        "outlying points"
     )
+    if not warn:
+        raise ValueError(message + ".")
+    warnings.warn(message + ", or embed each component on its own.", DisconnectedGraphWarning,
+                  stacklevel=_stacklevel_outside_package())
+    return G
 
 
-def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE):
-    """The connected kNN ("or") or epsilon graph of ``X`` (step 1 of Isomap and eigenmaps).
+def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,
+                        warn=False):
+    """The kNN ("or") or epsilon graph of ``X`` (step 1 of Isomap and eigenmaps), checked for
+    connectedness.
 
     Exactly one of ``n_neighbors`` and ``radius`` must be given; a disconnected graph raises a
-    ``ValueError`` with the component sizes and the smallest value that connects it.
+    ``ValueError`` (or, with ``warn=True``, gives a :class:`DisconnectedGraphWarning`) with the
+    component sizes and the smallest value that connects it (:func:`check_connected`).
     """
     if (n_neighbors is None) == (radius is None):
         raise ValueError(
@@ -386,4 +425,5 @@ def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESI
             f"n_neighbors={n_neighbors!r}, radius={radius!r}; e.g. n_neighbors=None, radius=1.5."
         )
     G = knn_graph(X, n_neighbors) if radius is None else epsilon_graph(X, radius)
-    return check_connected(G, X, n_neighbors=n_neighbors, radius=radius, consequence=consequence)
+    return check_connected(G, X, n_neighbors=n_neighbors, radius=radius, consequence=consequence,
+                           warn=warn)

@@ -38,7 +38,6 @@ from ._validation import (
     check_n_components,
     check_n_features,
     check_n_neighbors,
-    check_no_duplicates,
     check_positive,
 )
 from .base import Estimator
@@ -52,12 +51,12 @@ def lle_weights(X, n_neighbors, *, reg=1e-3):
     Parameters
     ----------
     X : ndarray of shape (N, D)
-        No duplicate rows (a duplicate reconstructs its twin exactly, which makes the weights
-        degenerate): they raise a ``ValueError`` naming the rows.
+        Duplicate rows are allowed where the weights stay defined (see
+        :func:`reconstruction_weights`): a point whose :math:`k` neighbours all coincide with
+        it, or a duplicate with ``reg=0``, raises a ``ValueError`` naming the rows.
     n_neighbors : int
     reg : float, default=1e-3
-        :math:`r` in :math:`G_i + r \operatorname{tr}(G_i) I` (``reg`` itself if the trace
-        is 0).
+        :math:`r` in :math:`G_i + r \operatorname{tr}(G_i) I`.
 
     Returns
     -------
@@ -67,8 +66,6 @@ def lle_weights(X, n_neighbors, *, reg=1e-3):
     X = check_array(X, min_samples=2)
     n_neighbors = check_n_neighbors(n_neighbors, len(X))
     check_positive(reg, "reg", allow_zero=True)
-    check_no_duplicates(X, why=" LLE reconstructs each point from its neighbours, and a duplicate "
-                        "reconstructs its twin exactly, so the weights degenerate.")
     N, k = len(X), n_neighbors
     ind = nearest_neighbors(X, k)
     w = reconstruction_weights(X, X, ind, reg=reg)
@@ -82,6 +79,20 @@ def reconstruction_weights(Y, X, ind, *, reg=1e-3):
     local Gram matrix :math:`G_i = (x_j - y_i)^\top (x_l - y_i)`, :math:`j, l \in` ``ind[i]``,
     regularised by :math:`r \operatorname{tr}(G_i)`; all points in one batched solve.
 
+    Duplicate points: a neighbour identical to :math:`y_i` gives :math:`G_i` a zero row and
+    column, which the ridge :math:`r \operatorname{tr}(G_i) I` keeps invertible as long as some
+    neighbour differs from :math:`y_i` (:math:`\operatorname{tr}(G_i) > 0`); the twin then gets
+    most of the weight, since it reconstructs :math:`y_i` exactly. The weights are undefined,
+    and a ``ValueError`` names the rows, where every neighbour coincides with :math:`y_i`
+    (:math:`G_i = 0`), or where a neighbour does and ``reg=0``.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (M, p)
+    X : ndarray of shape (N, p)
+    ind : ndarray of shape (M, k)
+    reg : float
+
     Returns
     -------
     w : ndarray of shape (M, k)
@@ -91,7 +102,8 @@ def reconstruction_weights(Y, X, ind, *, reg=1e-3):
     Xi = X[ind] - Y[:, None, :]  # (M, k, p): neighbours relative to y_i
     G = Xi @ Xi.transpose(0, 2, 1)  # local Gram matrices G_i, (M, k, k)
     trace = np.trace(G, axis1=1, axis2=2)
-    G[:, np.arange(k), np.arange(k)] += np.where(trace > 0, reg * trace, reg)[:, None]
+    _check_coinciding_neighbours(Y, X, Xi, trace, reg)
+    G[:, np.arange(k), np.arange(k)] += (reg * trace)[:, None]
     try:
         w = np.linalg.solve(G, np.ones((M, k, 1)))[:, :, 0]  # G_i^{-1} 1, all i at once
     except np.linalg.LinAlgError:
@@ -101,6 +113,44 @@ def reconstruction_weights(Y, X, ind, *, reg=1e-3):
         ) from None
     w /= w.sum(axis=1, keepdims=True)  # divide by 1^T G_i^{-1} 1: weights sum to one
     return w
+
+
+MAX_NAMED = 5  # rows named in an error message
+
+
+def _check_coinciding_neighbours(Y, X, Xi, trace, reg):
+    r"""Raise a ``ValueError`` naming the points whose weights duplicates leave undefined:
+    all neighbours identical to the point (:math:`G_i = 0`), or any with ``reg=0``.
+
+    ``transform`` never meets the first case after a successful ``fit``: a new point equal to
+    :math:`m` training rows leaves one out as itself (:func:`new_point_neighbors`), and fit
+    already needed :math:`k \ge m`."""
+    k = Xi.shape[1]
+    all_same = trace == 0
+    bad = all_same if all_same.any() or reg > 0 else np.all(Xi == 0, axis=2).any(axis=1)
+    if not bad.any():
+        return
+    points = np.flatnonzero(bad)
+    # the training rows identical to each offending point (in fit they include the point)
+    copies = [tuple(np.flatnonzero(np.all(X == Y[i], axis=1))) for i in points]
+    copies = list(dict.fromkeys(copies))  # each group once, in order of first appearance
+    named = ", ".join(str(int(i)) for i in points[:MAX_NAMED])
+    named += f" (and {len(points) - MAX_NAMED} more)" if len(points) > MAX_NAMED else ""
+    groups = "; ".join(", ".join(str(int(j)) for j in c) for c in copies[:3])
+    if all_same.any():
+        needed = max(len(c) for c in copies)
+        raise ValueError(
+            f"Point(s) {named} coincide with all {k} of their nearest neighbours (rows {groups} "
+            f"are identical), so the local Gram matrix G_i is zero and any weights summing to "
+            f"one reconstruct the point exactly: its LLE weights are undefined. Remove the "
+            f"duplicate rows (e.g. np.unique(X, axis=0)) or choose n_neighbors >= {needed}, so "
+            f"that every point has a neighbour that differs from it."
+        )
+    raise ValueError(
+        f"With reg=0 the local Gram matrix of point(s) {named} is singular: each has a "
+        f"neighbour identical to it (rows {groups} are identical). Use reg > 0 (e.g. the "
+        f"default 1e-3), which handles duplicates, or remove them (e.g. np.unique(X, axis=0))."
+    )
 
 
 def new_point_neighbors(Y, X, n_neighbors):
@@ -134,6 +184,12 @@ class LLE(Estimator):
     reg : float, default=1e-3
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
 
+    Warns
+    -----
+    mlnotes.DisconnectedGraphWarning
+        If the neighbourhood graph is disconnected: :math:`M` then has one zero eigenvalue per
+        component, and each component is embedded only up to its own translation and scale.
+
     Attributes
     ----------
     embedding_ : ndarray of shape (N, n_components)
@@ -155,27 +211,6 @@ class LLE(Estimator):
     >>> LLE(n_components=2, n_neighbors=10).fit_transform(X).shape
     (300, 2)
     """
-
-    _DISCONNECTED = (
-        "the check fits two far-apart blobs of 15 points, whose 5-nearest-neighbour graph is "
-        "disconnected; mlnotes' LLE refuses a disconnected graph with an error (the bottom "
-        "eigenvectors of M would only label the components), where scikit-learn's LLE returns "
-        "that degenerate embedding without a word. k >= 15 would connect the blobs but is "
-        "too large for the 10-point data of other checks."
-    )
-    _expected_failed_checks = {
-        "check_positive_only_tag_during_fit": (
-            "the check fits the iris data, which has two identical rows (101 and 142); "
-            "mlnotes' LLE refuses duplicate points with an error (their reconstruction weights "
-            "are degenerate), where scikit-learn's LLE regularises them silently. Negative "
-            "values themselves are fine."
-        ),
-        "check_pipeline_consistency": _DISCONNECTED,
-        "check_estimators_pickle": _DISCONNECTED,
-        "check_transformer_data_not_an_array": _DISCONNECTED,
-        "check_transformer_general": _DISCONNECTED,
-        "check_transformer_preserve_dtypes": _DISCONNECTED,
-    }
 
     def __init__(self, n_components=2, *, n_neighbors=5, reg=1e-3, eigen_solver="auto"):
         self.n_components = n_components
@@ -199,7 +234,7 @@ class LLE(Estimator):
             )
         self.weights_ = lle_weights(X, self.n_neighbors, reg=self.reg)
         check_connected(abs(self.weights_), X, n_neighbors=self.n_neighbors,
-                        consequence=SPECTRAL_CONSEQUENCE)
+                        consequence=SPECTRAL_CONSEQUENCE, warn=True)
         M = alignment_matrix(self.weights_)
         self.eigenvalues_, V = bottom_eigenpairs(M, self.n_components, skip=1,
                                                  solver=self.eigen_solver)

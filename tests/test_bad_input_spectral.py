@@ -1,5 +1,7 @@
 """Bad input to the spectral estimators: a clear error (or warning) that says what to do."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -71,39 +73,86 @@ def test_too_many_neighbours(name):
         est(n_neighbors=2.5).fit(X)
 
 
+SPECTRAL_CONSEQUENCE = (r"the Laplacian \(or LLE alignment matrix\) has one zero eigenvalue per "
+                        r"component: each component is embedded only up to its own translation "
+                        r"and scale")
+
+
 @pytest.mark.parametrize("name, consequence", [
     ("Isomap", "geodesic distances between them are infinite"),
-    ("LLE", r"the Laplacian \(or LLE alignment matrix\) has one zero eigenvalue per component"),
-    ("LaplacianEigenmaps", r"the Laplacian \(or LLE alignment matrix\) has one zero eigenvalue"),
+    ("LLE", SPECTRAL_CONSEQUENCE),
+    ("LaplacianEigenmaps", SPECTRAL_CONSEQUENCE),
 ])
 def test_disconnected_graph_names_sizes_and_the_connecting_k(name, consequence):
     k_min = ml.graphs.smallest_connecting_k(X_SPLIT)
     assert k_min > 5
     est = {"Isomap": ml.Isomap, "LLE": ml.LLE, "LaplacianEigenmaps": ml.LaplacianEigenmaps}[name]
-    with pytest.raises(ValueError, match=rf"The 5-nearest-neighbour graph is disconnected: it has 3 "
-                                         rf"connected components \(sizes 60, 15, 12\), so {consequence}.*"
-                                         rf"increase n_neighbors to at least {k_min} \(the smallest "
-                                         rf"value that connects it\)"):
-        est(n_neighbors=5).fit(X_SPLIT)
-    est(n_neighbors=k_min).fit(X_SPLIT)  # and that value really works
+    message = (rf"The 5-nearest-neighbour graph is disconnected: it has 3 connected components "
+               rf"\(sizes 60, 15, 12\), so {consequence}.*increase n_neighbors to at least "
+               rf"{k_min} \(the smallest value that connects it\)")
+    if name == "Isomap":  # no geodesic distance between the pieces: no embedding
+        with pytest.raises(ValueError, match=message):
+            est(n_neighbors=5).fit(X_SPLIT)
+    else:  # the eigenproblem has a solution: a warning, and a finite embedding
+        with pytest.warns(ml.DisconnectedGraphWarning, match=message):
+            Z = est(n_neighbors=5).fit_transform(X_SPLIT)
+        assert np.isfinite(Z).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ml.DisconnectedGraphWarning)
+        est(n_neighbors=k_min).fit(X_SPLIT)  # and that value really works
+
+
+def test_disconnected_graph_warning_is_a_user_warning():
+    assert issubclass(ml.DisconnectedGraphWarning, UserWarning)
+    assert ml.DisconnectedGraphWarning is ml.graphs.DisconnectedGraphWarning
 
 
 @pytest.mark.parametrize("est", [ml.Isomap, ml.LaplacianEigenmaps])
 def test_disconnected_radius_graph_names_the_connecting_radius(est):
-    r_min = ml.graphs.smallest_connecting_radius(X)
-    with pytest.raises(ValueError, match=rf"The radius-0.3 neighbourhood graph is disconnected: .*"
-                                         rf"increase radius to at least {r_min:.6g}"):
-        est(n_neighbors=None, radius=0.3).fit(X)
+    r = 1.01 * ml.graphs.smallest_connecting_radius(X)
+    two = np.vstack([X, X + 100.0])  # two copies, each connected at radius r
+    message = (rf"The radius-{r:g} neighbourhood graph is disconnected: it has 2 connected "
+               rf"components \(sizes 60, 60\).*increase radius to at least "
+               rf"{ml.graphs.smallest_connecting_radius(two):.6g}")
+    if est is ml.Isomap:
+        with pytest.raises(ValueError, match=message):
+            est(n_neighbors=None, radius=r).fit(two)
+    else:
+        with pytest.warns(ml.DisconnectedGraphWarning, match=message):
+            est(n_neighbors=None, radius=r).fit(two)
     with pytest.raises(ValueError, match="Give exactly one of n_neighbors and radius"):
         est(radius=0.3).fit(X)
 
 
-def test_lle_duplicate_points_are_named():
-    dup = np.vstack([X, X[[4, 9]]])
-    with pytest.raises(ValueError, match=r"X has 2 duplicate row\(s\): rows 4, 60; 9, 61 are identical\. "
-                                         r"LLE reconstructs each point .* Remove them \(e.g. "
-                                         r"np.unique\(X, axis=0\)\) or add a little noise"):
-        ml.LLE(n_neighbors=8).fit(dup)
+def test_eigenmaps_refuses_isolated_points():
+    # a point with no edge (degree 0) is not constrained by Z^T D Z = I: no embedding exists
+    r_min = ml.graphs.smallest_connecting_radius(X)
+    with pytest.warns(ml.DisconnectedGraphWarning), \
+            pytest.raises(ValueError, match=rf"Point\(s\) \[\d+(, \d+)*\] have degree 0 \(no "
+                                            rf"other point within radius=0\.3\), so the "
+                                            rf"constraint Z\^T D Z = I does not involve them.*"
+                                            rf"increase radius to at least {r_min:.6g}"):
+        ml.LaplacianEigenmaps(n_neighbors=None, radius=0.3).fit(X)
+    # or every weight of a point underflows (t far below its squared edge lengths): the kNN
+    # graph is connected, its weights are not
+    far = np.vstack([X, X[:1] + 30.0])
+    with pytest.raises(ValueError, match=r"Point\(s\) \[60\] have degree 0 \(heat-kernel "
+                                         r"weights exp\(-d\^2 / t\) that all underflow to 0 "
+                                         r"with t=0\.1\).* increase t"):
+        ml.LaplacianEigenmaps(n_neighbors=8, t=0.1).fit(far)
+
+
+def test_lle_duplicate_points_are_named_where_they_break_the_weights():
+    # a duplicate pair is fine (the regularised weights exist; tests/test_lle.py) ...
+    pair = np.vstack([X, X[[4, 9]]])
+    assert np.isfinite(ml.LLE(n_neighbors=8).fit_transform(pair)).all()
+    # ... but a point whose k neighbours are all copies of it has no weights
+    copies = np.vstack([X, X[[4, 4, 4]]])
+    with pytest.raises(ValueError, match=r"Point\(s\) 4, 60, 61, 62 coincide with all 3 of their "
+                                         r"nearest neighbours \(rows 4, 60, 61, 62 are identical\)"
+                                         r".* Remove the duplicate rows \(e\.g\. np\.unique\(X, "
+                                         r"axis=0\)\) or choose n_neighbors >= 4"):
+        ml.LLE(n_components=2, n_neighbors=3).fit(copies)
 
 
 def test_precomputed_dissimilarities():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.stats import special_ortho_group
 from sklearn.datasets import make_s_curve, make_swiss_roll
 
-from mlnotes import LLE
+from mlnotes import LLE, DisconnectedGraphWarning
 from mlnotes.graphs import nearest_neighbors
 from mlnotes.lle import alignment_matrix, lle_weights
 from mlnotes.spectral import flip_signs
@@ -97,13 +97,73 @@ def test_unit_norm_scaling_and_orthogonality():
     np.testing.assert_allclose(Z.sum(axis=0) / np.sqrt(len(Z)), 0, atol=1e-5)
 
 
-def test_duplicates_are_named():
-    X = DATASETS["s_curve"]()[:50].copy()
-    X[17] = X[3]
-    X[40] = X[3]
-    with pytest.raises(ValueError, match=r"X has 2 duplicate row\(s\): rows 3, 17, 40 are identical\. "
-                                         r"LLE reconstructs each point"):
-        LLE(n_neighbors=5).fit(X)
+# --- duplicate points: refused only where they break the weights ---------------------------------
+def _with_copies(rows_of_copies, source=3, n=50):
+    X = DATASETS["s_curve"]()[:n].copy()
+    X[rows_of_copies] = X[source]
+    return X
+
+
+def test_a_point_whose_neighbours_all_coincide_with_it_is_named():
+    X = _with_copies([17, 40])  # rows 3, 17, 40 identical: with k = 2 they see only each other
+    with pytest.raises(ValueError, match=r"Point\(s\) 3, 17, 40 coincide with all 2 of their nearest "
+                                         r"neighbours \(rows 3, 17, 40 are identical\), so the local "
+                                         r"Gram matrix G_i is zero .* "
+                                         r"Remove the duplicate rows \(e\.g\. np\.unique\(X, "
+                                         r"axis=0\)\) or choose n_neighbors >= 3"):
+        LLE(n_components=1, n_neighbors=2).fit(X)
+    # with one neighbour more each of them has a neighbour that differs: the weights exist
+    assert np.isfinite(LLE(n_components=1, n_neighbors=3).fit(X).embedding_).all()
+
+
+def test_a_duplicate_with_zero_regularisation_is_named():
+    X = _with_copies([17])
+    with pytest.raises(ValueError, match=r"With reg=0 the local Gram matrix of point\(s\) 3, 17 is "
+                                         r"singular: each has a neighbour identical to it \(rows "
+                                         r"3, 17 are identical\)\. Use reg > 0"):
+        lle_weights(X[:, :2], 2, reg=0.0)
+
+
+def test_a_training_point_given_again_does_not_count_as_its_own_duplicate():
+    X = _with_copies([17, 40])
+    lle = LLE(n_components=1, n_neighbors=3).fit(X)
+    # the query equals three training rows; one is left out as "itself", and its 3 neighbours
+    # are the other two copies and one distinct point, as in fit
+    np.testing.assert_allclose(lle.transform(X[[3]]), lle.weights_[3] @ lle.embedding_,
+                               atol=1e-12)
+
+
+def test_a_duplicate_pair_fits_with_finite_sensible_weights():
+    X = _with_copies([17])  # one duplicate pair, as in iris (rows 101 and 142)
+    k, reg = 6, 1e-3
+    W = lle_weights(X, k, reg=reg).toarray()
+    assert np.isfinite(W).all()
+    np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-10)
+    # the twin reconstructs its point exactly: it gets the largest weight, and the weights
+    # minimise w^T G w + r tr(G) |w|^2, which is r tr(G) for w = e_twin, so the residual
+    # |x_i - sum_j w_ij x_j|^2 = w^T G w stays below r tr(G_i)
+    ind = nearest_neighbors(X, k)
+    for i, twin in ((3, 17), (17, 3)):
+        assert W[i, twin] == W[i].max() > 0
+        Zi = X[ind[i]] - X[i]
+        residual = X[i] - W[i] @ X
+        assert residual @ residual < reg * np.trace(Zi @ Zi.T)
+    # the weights are still the regularised least-squares solution (KKT system, as above)
+    Zi = X[ind[3]] - X[3]
+    G = Zi @ Zi.T + reg * np.trace(Zi @ Zi.T) * np.eye(k)
+    w = np.linalg.solve(np.block([[2 * G, np.ones((k, 1))], [np.ones((1, k)), 0]]),
+                        np.r_[np.zeros(k), 1.0])[:k]
+    np.testing.assert_allclose(W[3, ind[3]], w, atol=1e-10)
+    # the embedding: a copy of one point added to the S-curve sits on its twin and leaves the
+    # embedding of the other points as it was (each coordinate correlates > 0.99 with the
+    # embedding without the copy)
+    X = DATASETS["s_curve"]()
+    Z = LLE(n_neighbors=10, eigen_solver="dense").fit_transform(X)
+    Z_dup = LLE(n_neighbors=10, eigen_solver="dense").fit_transform(np.vstack([X, X[[3]]]))
+    assert np.isfinite(Z_dup).all()
+    assert np.linalg.norm(Z_dup[3] - Z_dup[-1]) < 1e-3 * np.ptp(Z_dup, axis=0).min()
+    for j in range(2):
+        assert abs(np.corrcoef(Z[:, j], Z_dup[:-1, j])[0, 1]) > 0.99
 
 
 def test_zero_regularisation_with_too_many_neighbours():
@@ -165,3 +225,32 @@ def test_transform_checks_its_input():
         LLE().transform(X)
     with pytest.raises(ValueError, match=r"X has 2 features, but LLE is expecting 3 features"):
         LLE(n_neighbors=10).fit(X).transform(X[:, :2])
+
+
+# --- a disconnected neighbourhood graph: a warning and a finite embedding ------------------------
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_disconnected_graph_warns_and_embeds_each_piece(solver):
+    X = DATASETS["s_curve"]()[:150]
+    X3 = np.vstack([X, X[:40] + 100.0, X[60:90] + 200.0])  # three pieces far apart
+    with pytest.warns(DisconnectedGraphWarning,
+                      match=r"The 8-nearest-neighbour graph is disconnected: it has 3 connected "
+                            r"components \(sizes 150, 40, 30\), so the Laplacian \(or LLE "
+                            r"alignment matrix\) has one zero eigenvalue per component: each "
+                            r"component is embedded only up to its own translation and scale.*"
+                            r"increase n_neighbors to at least \d+ \(the smallest value that "
+                            r"connects it\), or remove the outlying points, or embed each "
+                            r"component on its own"):
+        lle = LLE(n_components=3, n_neighbors=8, eigen_solver=solver).fit(X3)
+    Z = lle.embedding_
+    assert np.isfinite(Z).all()
+    np.testing.assert_allclose(Z.T @ Z, np.eye(3), atol=1e-8)
+    # M has three zero eigenvalues: the two after the skipped one are among those found, and
+    # their eigenvectors are constant on each piece (they only tell the pieces apart)
+    np.testing.assert_allclose(lle.eigenvalues_[:2], 0, atol=1e-10)
+    assert lle.eigenvalues_[2] > 1e-9
+    pieces = np.repeat([0, 1, 2], [150, 40, 30])
+    for p in range(3):
+        assert np.ptp(Z[pieces == p, :2], axis=0).max() < 1e-6
+    # the third coordinate is the big piece's own embedding, as if it were fitted alone
+    alone = LLE(n_components=1, n_neighbors=8, eigen_solver="dense").fit_transform(X)
+    assert abs(np.corrcoef(Z[:150, 2], alone[:, 0])[0, 1]) > 0.99
