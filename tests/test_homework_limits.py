@@ -56,7 +56,10 @@ CLASS = {
     "answer_32mb": (dc("return np.ones(4_000_000)"), 1),
     "answer_32mb_b": (dc("return np.ones((2000, 2000))"), 1),
     "answer_8mb": (dc("return np.ones((1000, 1000))"), 1),
-    "answer_8mb_b": (dc("return np.ones((1000, 1000))"), 1),
+    "answer_8mb_b": (submission("spectral", replace={
+        "double_center": "import numpy as np\ndef double_center(D2):\n"
+                         "    return np.ones((1000, 1000))\n",
+        "laplacian": "def laplacian(W):\n    return np.ones((1000, 1000))\n"}), 0),
     "answer_sparse_huge": (dc("from scipy.sparse import random\n"
                               "return random(10**6, 10**6, density=2e-6, format='csr')"), 1),
     "forged_frame": (submission("spectral", replace={"double_center": FORGE_FRAME}), 1),
@@ -113,4 +116,6 @@ def test_grader_peak_memory_stays_under_its_bound(tmp_path):
     assert 50 < report["peak_mb"] < GRADER_PEAK_MB  # (above 50: the measurement works)
     feedback = (tmp_path / "out" / "feedback" / "answer_32mb.txt").read_text()
     assert "more than any question needs" in feedback
+    feedback = (tmp_path / "out" / "feedback" / "answer_8mb_b.txt").read_text()
+    assert feedback.count("this question's answer has far fewer") == 4  # 2 questions x 2 cases
     assert "larger than 50 MB" in (tmp_path / "out" / "feedback" / "notebook_60mb.txt").read_text()

@@ -40,6 +40,7 @@ from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, run_fun
 from .student import depends_note, student_args
 
 SEED_BITS = 63
+SPARSE_FACTOR, SLACK_NUMBERS = 3, 16
 # Feedback quotes at most this much of what a function printed, and of what the code's run
 # reported (notes on statements that failed).
 QUOTED_OUTPUT = 1000
@@ -170,6 +171,10 @@ class Grader:
         # The references run here, before any student code: everything they need is loaded.
         self.expected = [[q.expected(inputs) for inputs in cases]
                          for q, cases in zip(self.questions, self.cases, strict=True)]
+        # the most numbers a right answer can hold, per question (a sparse answer: three
+        # arrays as long as the dense one): anything larger is refused as soon as it arrives
+        self.max_numbers = [SPARSE_FACTOR * max(sum(e.size for e in exp) for exp in expected)
+                            + SLACK_NUMBERS for expected in self.expected]
         self.isolation = {}  # what the sandbox achieved (the first child's report)
 
     def grade_notebook(self, student, path, *, folder=None):
@@ -191,7 +196,7 @@ class Grader:
         try:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
-                private=self.private, block=self.block)
+                private=self.private, block=self.block, max_numbers=self.max_numbers)
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})")
         if isolation and not self.isolation:

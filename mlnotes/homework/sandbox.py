@@ -304,7 +304,8 @@ def _hidden_dirs(extra):
             if os.path.isdir(d) and not any(n.startswith(d) for n in needed)]
 
 
-def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=(), block=()):
+def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=(), block=(),
+                  max_numbers=None):
     """Run a submission's statements in a sandboxed child and call its functions.
 
     Parameters
@@ -323,6 +324,10 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
         Folders the child may not read (e.g. the other submissions and the grader's output).
     block : sequence of str
         Packages the code may not import, besides mlnotes (e.g. ``"sklearn"``).
+    max_numbers : sequence of int, optional
+        Per question, the most numbers one case's answer can hold and still be right (the
+        grader knows the expected shapes). A larger answer is replaced at once by the reason,
+        so that this process never keeps more than it will judge.
 
     Returns
     -------
@@ -339,7 +344,8 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
     """
     functions = [name for name, _ in calls]
     results = [None] * len(calls)
-    state = {"reported": [], "isolation": {}}
+    state = {"reported": [], "isolation": {},
+             "max_numbers": list(max_numbers) if max_numbers is not None else None}
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
         Path(tmp, "statements.json").write_text(json.dumps(statements))
@@ -363,6 +369,29 @@ def _names(value):
 
 def _text(value, limit):
     return value[:limit] if isinstance(value, str) else ""
+
+
+def _count_numbers(value, depth=0):
+    if depth > MAX_HEADER_DEPTH:
+        return 0
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, dict):
+        return sum(_count_numbers(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_numbers(v, depth + 1) for v in value)
+    return 1
+
+
+def _bounded(answer, most):
+    """``answer``, or in its place the reason when it holds more numbers than can be right."""
+    if isinstance(answer, dict) and "value" in answer:
+        n = _count_numbers(answer["value"])
+        if n > most:
+            return {"error": f"the answer has {n} numbers; this question's answer has far "
+                             "fewer (return the array the docstring describes)",
+                    "type": "AnswerError"}
+    return answer
 
 
 def _isolation(value):
@@ -403,6 +432,8 @@ def _run_child(tmp, functions, start, timeout, memory_mb, private, block, result
             if message.get("q") != i or not isinstance(answers, list):
                 results[i] = {"reason": "the process sent a malformed answer"}
                 return i + 1
+            if state["max_numbers"] is not None:
+                answers = [_bounded(a, state["max_numbers"][i]) for a in answers]
             results[i] = {"answers": answers, "output": _text(message.get("output"),
                                                               OUTPUT_CHARS),
                           "blocked": _names(message.get("blocked"))}
