@@ -163,9 +163,15 @@ return (result(C.setpriority(0, os.getppid(), 19))            # PRIO_PROCESS
 
 
 def test_without_root_the_grader_says_what_is_missing(monkeypatch):
+    """Not root: the course's files are still hidden from a user namespace (where the kernel
+    allows one), the seccomp filter still holds, and the warning says what is missing."""
     monkeypatch.setattr(sandbox, "can_isolate", lambda: False)
-    (uid,), isolation = _run("return [os.getuid()]")
-    assert isolation["mounts"] is False
+    kernels = os.path.join(os.path.dirname(sandbox.MLNOTES_DIR), "mlnotes", "kernels.py")
+    (uid, rc, err), isolation = _run(
+        f"return [os.getuid()] + result(C.open({kernels!r}.encode(), 0, 0))")
+    assert isolation["seccomp"] is (sys.platform == "linux" and os.uname().machine == "x86_64")
+    if isolation["mounts"]:  # hidden by an empty file system
+        assert rc == -1 and err == errno.ENOENT
     if os.geteuid() == 0:  # root that may not isolate keeps its uid: the warning must say so
         assert isolation["unprivileged"] is False and uid == 0
         assert "unprivileged user" in isolation_warning(isolation)

@@ -296,7 +296,7 @@ def _limit(memory_mb, cpu_seconds):
 
 
 # mount(2), unshare(2), prctl(2) constants
-_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
 _PR_CAPBSET_DROP, _PR_SET_KEEPCAPS = 24, 8
@@ -392,6 +392,42 @@ def _font_lists(folder, limit=4 * 2**20):
     return out
 
 
+def _isolate_as_user(hide):
+    """Without root: cover ``hide`` as :func:`_isolate` does, from a user namespace of our own
+    (the user keeps its uid inside; the namespace's capabilities, needed for the mounts, are
+    dropped right after). Needs unprivileged user namespaces (most Linux distributions);
+    returns whether it worked."""
+    libc = _libc()
+    uid, gid = os.geteuid(), os.getegid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+        return False
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                           ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    except OSError:
+        return False
+    ok = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
+    flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for d in hide:
+        ok &= libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
+    _drop_capabilities()
+    return bool(ok) and _no_capabilities()
+
+
+def _drop_capabilities():
+    """Empty the bounding set and the effective, permitted and inheritable sets (capset)."""
+    import ctypes
+
+    libc = _libc()
+    cap = 0
+    while libc.prctl(_PR_CAPBSET_DROP, cap, None, 0, 0) == 0:
+        cap += 1
+    header, data = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    libc.capset(ctypes.byref(header), data)
+
+
 def _drop_privileges(uid, gid):
     """Become ``uid``/``gid`` with no supplementary groups and no capabilities at all.
 
@@ -417,6 +453,15 @@ def _no_capabilities():
     ``capget``; ``/proc`` may already be hidden)."""
     import ctypes
 
+    header, data = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    if _libc().capget(ctypes.byref(header), data) != 0:
+        return False
+    return all(d.effective == d.permitted == d.inheritable == 0 for d in data)
+
+
+def _cap_structs():
+    import ctypes
+
     class Header(ctypes.Structure):
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
@@ -424,10 +469,10 @@ def _no_capabilities():
         _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
                     ("inheritable", ctypes.c_uint32)]
 
-    header, data = Header(_LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
-    if _libc().capget(ctypes.byref(header), data) != 0:
-        return False
-    return all(d.effective == d.permitted == d.inheritable == 0 for d in data)
+    return Header, Data
+
+
+_CapHeader, _CapData = _cap_structs()
 
 
 def _confine():
@@ -746,15 +791,17 @@ def main(config_path):
     for i in range(config["start"], len(config["functions"])):
         with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
             inputs.append((i, _cases_from_npz(data)))
-    # as root: the file system view; then nobody, with no capabilities; then the kernel filter
-    isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])
-                 if config["isolate"]
-                 else False}
-    # without the mounts, an interpreter under a folder closed to others (/root) would be out of
-    # reach for nobody: then stay as we are, and say so
-    can_drop = config["isolate"] and (isolation["mounts"] or not config["expose"])
-    isolation["unprivileged"] = (_drop_privileges(NOBODY, NOBODY) if can_drop
-                                 else os.geteuid() != 0 and _no_capabilities())
+    # as root: the file system view; then nobody, with no capabilities; then the kernel filter.
+    # Not root (on Linux): the same view from a user namespace of our own, then no capabilities.
+    if config["isolate"]:
+        isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])}
+        # without the mounts, an interpreter under a folder closed to others (/root) would be
+        # out of reach for nobody: then stay as we are, and say so
+        can_drop = isolation["mounts"] or not config["expose"]
+        isolation["unprivileged"] = _drop_privileges(NOBODY, NOBODY) if can_drop else False
+    else:
+        isolation = {"mounts": config["user_namespace"] and _isolate_as_user(config["hide"])}
+        isolation["unprivileged"] = os.geteuid() != 0 and _no_capabilities()
     isolation["seccomp"] = _confine()
     captured = _CappedText()
     sys.stdout = sys.stderr = captured

@@ -114,6 +114,7 @@ class _Child:
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
             "isolate": can_isolate(), "expose": _exposed_dirs(),
+            "user_namespace": sys.platform == "linux",
             "matplotlib": _matplotlib_cache(),
         }
         config_path = Path(tmp) / f"config_{start}.json"
