@@ -348,6 +348,12 @@ def smallest_connecting_radius(X):
 
 
 GEODESIC_CONSEQUENCE = "geodesic distances between them are infinite and the embedding is undefined"
+JOINED_CONSEQUENCE = (
+    "geodesic distances between them would be infinite: Isomap joins every pair of components "
+    "by the shortest straight edge between them (join_components, as scikit-learn's Isomap "
+    "does), so distances between components run through those shortcuts, not along the "
+    "manifold, and the embedding places the components only roughly"
+)
 SPECTRAL_CONSEQUENCE = (
     "the Laplacian (or LLE alignment matrix) has one zero eigenvalue per component: each "
     "component is embedded only up to its own translation and scale, so the first "
@@ -408,6 +414,39 @@ def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC
     warnings.warn(message + ", or embed each component on its own.", DisconnectedGraphWarning,
                   stacklevel=_stacklevel_outside_package())
     return G
+
+
+def join_components(G, X):
+    r"""``G`` with every pair of its connected components joined by one edge: the shortest
+    straight segment between them, of length :math:`\min_{i \in A, j \in B} \|x_i - x_j\|`.
+
+    Makes geodesic distances finite on a disconnected graph (Isomap's fallback, as
+    scikit-learn's); a path between components then takes at least one such shortcut.
+    Returns ``G`` itself (as CSR) when it is already connected; the new edges are stored both
+    ways.
+    """
+    G = _check_graph(G)
+    X = check_array(X)
+    n_components, labels = connected_components(G)
+    if n_components == 1:
+        return G
+    members = [np.flatnonzero(labels == c) for c in range(n_components)]
+    trees = [cKDTree(X[m]) for m in members]
+    rows, cols, lengths = [], [], []
+    for a in range(n_components):
+        for b in range(a + 1, n_components):
+            dist, nearest = trees[b].query(X[members[a]], k=1)  # nearest point of B to each of A
+            i = int(np.argmin(dist))
+            rows.append(members[a][i])
+            cols.append(members[b][nearest[i]])
+            lengths.append(dist[i])
+    # exact lengths (the tree's are rounded differently), kept > 0 so the edge is not dropped
+    lengths = np.maximum(_exact_lengths(X, X, np.array(rows), np.array(cols)),
+                         np.finfo(float).tiny)
+    coo = G.tocoo()  # concatenated, not added: a sum would drop G's zero-length edges
+    return sp.csr_matrix((np.r_[coo.data, lengths, lengths],
+                          (np.r_[coo.row, rows, cols], np.r_[coo.col, cols, rows])),
+                         shape=G.shape)
 
 
 def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,

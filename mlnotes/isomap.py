@@ -6,6 +6,12 @@ Step 2: double centring :math:`K = -\tfrac12 C (d^G_{ij})^2 C`. Step 3: the top 
 :math:`Z = V_L \Lambda_L^{1/2}`. Geodesic distances are not Euclidean in general, so :math:`K`
 may have negative eigenvalues; they are left out, as in scikit-learn (no warning).
 
+A disconnected graph has no finite geodesic distance between its components. As scikit-learn
+does, Isomap then joins every pair of components by the shortest straight edge between them
+(:func:`mlnotes.graphs.join_components`) and warns (:class:`mlnotes.DisconnectedGraphWarning`,
+with the component sizes and the smallest ``n_neighbors`` or ``radius`` that connects the
+graph): the result is defined, but paths between components run through those shortcuts.
+
 New points are placed by the geodesic extension: a new point reaches training point :math:`j`
 through its nearest training neighbours, :math:`d^G(y, x_j) = \min_{i \in N(y)}
 (\|y - x_i\| + d^G_{ij})`, and these distances are projected like kernel-PCA test points.
@@ -24,7 +30,14 @@ from scipy.sparse import csgraph
 
 from ._validation import check_array, check_is_fitted, check_n_features
 from .base import Estimator
-from .graphs import GEODESIC_METHODS, cross_graph, geodesic_distances, neighbourhood_graph
+from .graphs import (
+    GEODESIC_METHODS,
+    JOINED_CONSEQUENCE,
+    cross_graph,
+    geodesic_distances,
+    join_components,
+    neighbourhood_graph,
+)
 from .kernel_pca import gram_embedding
 from .kernels import center_kernel_test, double_center
 from .mds import check_landmarks, choose_landmarks, landmark_triangulation, triangulate
@@ -55,6 +68,12 @@ class Isomap(Estimator):
     random_state : int, Generator or None, default=None
         Seeds the choice of landmarks.
 
+    Warns
+    -----
+    mlnotes.DisconnectedGraphWarning
+        If the neighbourhood graph is disconnected; its components are then joined by their
+        shortest edges (see the module docstring).
+
     Attributes
     ----------
     embedding_ : ndarray of shape (N, n_components)
@@ -68,7 +87,7 @@ class Isomap(Estimator):
     X_fit_ : ndarray of shape (N, D)
         Training data, for ``transform``.
     graph_ : scipy.sparse.csr_matrix
-        The neighbourhood graph (edge lengths).
+        The neighbourhood graph (edge lengths), with the joining edges if it was disconnected.
     geodesic_distances_ : ndarray of shape (N, N) or (n_landmarks, N)
         All geodesic distances, or (with ``n_landmarks``) those from the landmarks.
     landmarks_ : ndarray of shape (n_landmarks,)
@@ -110,7 +129,9 @@ class Isomap(Estimator):
             self.__dict__.pop(name, None)
         if self.n_landmarks is not None:
             L = check_landmarks(self.n_landmarks, self.landmarks, len(X), self.n_components)
-        self.graph_ = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius)
+        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
+                                consequence=JOINED_CONSEQUENCE, warn=True)
+        self.graph_ = join_components(G, X)  # G itself if connected
         self.X_fit_ = X
         if self.n_landmarks is not None:
             return self._fit_landmarks(L)

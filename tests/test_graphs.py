@@ -10,6 +10,7 @@ from sklearn.neighbors import NearestNeighbors, kneighbors_graph, radius_neighbo
 
 from mlnotes.graphs import (
     KDTREE_MAX_FEATURES,
+    DisconnectedGraphWarning,
     check_connected,
     connected_components,
     cross_graph,
@@ -17,6 +18,7 @@ from mlnotes.graphs import (
     epsilon_graph,
     floyd_warshall,
     geodesic_distances,
+    join_components,
     knn_graph,
     nearest_neighbors,
     neighbourhood_graph,
@@ -190,6 +192,39 @@ def test_disconnected_graph_message_names_sizes_and_fix():
         neighbourhood_graph(X, n_neighbors=3)
     with pytest.raises(ValueError, match=r"increase radius to at least \d"):
         check_connected(epsilon_graph(X, 1.0), X, radius=1.0)
+
+
+def test_disconnected_graph_warning_keeps_the_message():
+    X = _two_blobs()
+    k = smallest_connecting_k(X)
+    with pytest.warns(DisconnectedGraphWarning, match=rf"2 connected components \(sizes 30, 15\).*"
+                                                      rf"increase n_neighbors to at least {k}.*or "
+                                                      rf"embed each component on its own\.$"):
+        G = neighbourhood_graph(X, n_neighbors=3, warn=True)
+    assert connected_components(G)[0] == 2
+
+
+def test_join_components_adds_the_shortest_edge_between_each_pair():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(20, 2)), rng.normal(size=(10, 2)) + [30, 0],
+                   rng.normal(size=(8, 2)) + [0, 40]])
+    X[1] = X[0]  # a duplicate pair: its zero-length edge must survive the joining
+    G = knn_graph(X, 3)
+    n, labels = connected_components(G)
+    assert n == 3
+    J = join_components(G, X)
+    assert connected_components(J)[0] == 1
+    added = (J != G).toarray()
+    np.testing.assert_array_equal(added, added.T)
+    assert added.sum() == 2 * 3  # one edge per pair of components, stored both ways
+    D = pairwise_distances(X)
+    for a in range(3):
+        for b in range(a + 1, 3):
+            block = np.ix_(labels == a, labels == b)
+            assert added[block].sum() == 1
+            np.testing.assert_allclose(J.toarray()[block][added[block]], D[block].min())
+    assert J[0, 1] == 0 and J.has_canonical_format and (J.tocoo().data == 0).sum() == 2
+    assert join_components(J, X) is not None and (join_components(J, X) != J).nnz == 0
 
 
 def test_neighbourhood_graph_needs_exactly_one_parameter():

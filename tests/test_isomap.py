@@ -1,11 +1,13 @@
 """Isomap: parity with scikit-learn (kNN and radius, fit and transform), residual variance."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn.manifold as skm
 from sklearn.datasets import make_s_curve, make_swiss_roll
 
-from mlnotes import ClassicalMDS, Isomap
+from mlnotes import ClassicalMDS, DisconnectedGraphWarning, Isomap
 from mlnotes.graphs import dijkstra, knn_graph, nearest_neighbors
 from mlnotes.metrics import align, residual_variance
 
@@ -27,6 +29,23 @@ def test_parity_with_sklearn(name, graph):
     # scikit-learn's Isomap runs KernelPCA, whose sign rule is ours
     np.testing.assert_allclose(ours.geodesic_distances_, theirs.dist_matrix_, atol=1e-10)
     np.testing.assert_allclose(ours.embedding_, theirs.embedding_, atol=1e-8)
+    np.testing.assert_allclose(ours.transform(new), theirs.transform(new), atol=1e-8)
+
+
+def test_disconnected_graph_is_joined_as_scikit_learn_joins_it():
+    # three far-apart pieces: both Isomaps join every pair of components by its shortest edge
+    X = DATASETS["s_curve"][0]()[:120]
+    X3 = np.vstack([X, X[:30] + 20.0, X[50:80] - 20.0])
+    with pytest.warns(DisconnectedGraphWarning, match=r"it has 3 connected components \(sizes "
+                                                      r"120, 30, 30\).*Isomap joins every pair"):
+        ours = Isomap(n_components=2, n_neighbors=6).fit(X3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its own "completing the graph" warning
+        theirs = skm.Isomap(n_components=2, n_neighbors=6).fit(X3)
+    assert np.isfinite(ours.geodesic_distances_).all()
+    np.testing.assert_allclose(ours.geodesic_distances_, theirs.dist_matrix_, atol=1e-10)
+    np.testing.assert_allclose(ours.embedding_, theirs.embedding_, atol=1e-8)
+    new = X3[[5, 125, 160]] + 0.01
     np.testing.assert_allclose(ours.transform(new), theirs.transform(new), atol=1e-8)
 
 
