@@ -1,4 +1,4 @@
-"""Interactive explorers, one per method, that still mean something in the static book.
+"""Interactive explorers, one per method, that also move in the static book.
 
 Each explorer is a thin ipywidgets layer over a plain drawing function of the parameters::
 
@@ -6,30 +6,30 @@ Each explorer is a thin ipywidgets layer over a plain drawing function of the pa
     ml.widgets.draw_isomap(n_neighbors=12)    # the same figure, as a matplotlib Figure
 
 ``xxx_explorer(**defaults)`` takes any keyword of ``draw_xxx`` as its starting value. In
-JupyterLab the explorer is live (sliders redraw the figure, cached so an update is instant); in
-the saved notebook it also carries a static rendering (the figure, a sweep of its main parameter,
-or a JavaScript replay of an iterative method) that the HTML book shows instead of the widget.
-See :mod:`mlnotes.widgets._core` for how.
+JupyterLab the explorer is live (sliders redraw the figure, cached so an update is instant). In
+the saved notebook it also carries its static form: the results for a grid of settings, computed
+by the same cached functions (``scene_xxx`` turns them into panels of points, edges, curves and
+images) and drawn with working controls by the book's ``explorer.js``; the page says which
+settings it holds. See :mod:`mlnotes.widgets._core` and :mod:`mlnotes.widgets._static`.
 
-Explorers, their controls, and what the static book shows (every other keyword of
+Explorers, their controls, and the settings the static book holds (every other keyword of
 ``draw_xxx`` is a fixed setting, e.g. ``n_samples``, ``random_state``):
 
-* ``pca_explorer(angle=0.0)``: angle of the direction; the figure.
-* ``mds_explorer(dissimilarity="euclidean")``: euclidean / cityblock / geodesic; the figure.
+* ``pca_explorer(angle=0.0)``: the angle of the direction; every 5 degrees.
+* ``mds_explorer(dissimilarity="euclidean")``: euclidean / cityblock / geodesic; all three.
 * ``smacof_explorer(dissimilarity="euclidean", init="random", max_iter=100)``: dissimilarity,
-  start, replay of the iterations; a JavaScript replay.
+  start, and a replay of the iterations; all six runs, every iteration.
 * ``kernel_pca_explorer(gamma=3.0, dataset="circles", kernel="rbf", degree=2)``: all four;
-  a sweep over gamma.
-* ``isomap_explorer(n_neighbors=6, radius=4.5, graph="knn")``: all three; a sweep over k.
+  every gamma, data set and kernel, degrees 2 and 3 of the polynomial kernel.
+* ``isomap_explorer(n_neighbors=6, radius=4.5, graph="knn")``: all three, the short circuits
+  marked; k from 4 to 30 (12 values), every radius.
 * ``lle_explorer(n_neighbors=10, reg=1e-3)``, ``eigenmaps_explorer(n_neighbors=10, t=10.0)``:
-  both; the figure.
+  both; k from 6 to 30 (7 values) with every reg or t.
 * ``tsne_explorer(case="two_clusters", perplexity=30.0, learning_rate=200.0,
-  exaggeration=12.0, max_iter=500)``: the four, replay of the run; a JavaScript replay.
-* ``autoencoder_explorer(bottleneck=1)``: bottleneck, training replayed over epochs; a
-  JavaScript replay.
-
-``kernel_pca_explorer`` and ``isomap_explorer`` also take ``sweep=`` (values of their first
-control drawn one below the other in the static book; ``()`` for the single figure).
+  exaggeration=12.0, max_iter=500)``: the four, and a replay of the run; the explorer's case,
+  each of the other three moved alone, every snapshot.
+* ``autoencoder_explorer(bottleneck=1)``: the bottleneck, and training replayed over epochs;
+  every bottleneck and snapshot.
 """
 
 from .autoencoder import autoencoder_explorer, draw_autoencoder
