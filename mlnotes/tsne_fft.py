@@ -1,0 +1,442 @@
+r"""t-SNE for tens of thousands of points: sparse affinities and FFT-interpolated repulsion.
+
+The exact t-SNE gradient (:func:`mlnotes.sne.tsne_objective_gradient`) costs
+:math:`O(N^2)` time per iteration and, with a dense :math:`P`, :math:`O(N^2)` memory. With
+:math:`\nu` degrees of freedom, :math:`w_{ij} = (1 + \|z_i - z_j\|^2/\nu)^{-1}`,
+:math:`k_{ij} = w_{ij}^{(\nu+1)/2}` and :math:`Z = \sum_{k \ne l} k_{kl}` it splits as
+
+.. math::
+    \frac{\partial C}{\partial z_i} = \frac{2(\nu+1)}{\nu} \Big[
+        \underbrace{\sum_j p_{ij} w_{ij} (z_i - z_j)}_{\text{attraction}}
+        - \frac{1}{Z} \underbrace{\sum_j k_{ij} w_{ij} (z_i - z_j)}_{\text{repulsion}} \Big],
+
+and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes each part cheap:
+
+1. **Sparse affinities** (:func:`sparse_affinities`). Each :math:`p_{\cdot|i}` is searched on
+   the :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` nearest neighbours of point i only
+   (:func:`nearest_neighbors`, exact, in blocks of rows so that the distance matrix is never
+   held whole), so :math:`P` has at most :math:`2kN` non-zeros and the attraction is a sparse
+   sum, :math:`O(kN)`.
+2. **Interpolated repulsion** (:func:`repulsion`). The sums
+   :math:`\phi(z_i) = \sum_j \kappa(z_i - z_j)\, q_j` with a smooth, translation-invariant
+   kernel :math:`\kappa` (here :math:`k = w^{(\nu+1)/2}` with charge :math:`q_j = 1` for
+   :math:`Z`, and :math:`kw = w^{(\nu+3)/2}` with charges :math:`1` and :math:`z_j` for the
+   repulsion) are approximated by Lagrange interpolation: the map's bounding square is cut
+   into boxes of side at most 1, each box carries :math:`p` equispaced nodes per axis (so all
+   nodes form one equispaced grid of spacing :math:`h`), and
+
+   .. math::
+       \kappa(z_i - z_j) \approx \sum_{a, b} L_a(z_i)\, \kappa(g_a - g_b)\, L_b(z_j),
+
+   where :math:`g_a` are the nodes of the box holding the point and :math:`L_a` the Lagrange
+   polynomials of those nodes. Three steps follow: spread the charges onto the grid,
+   :math:`\hat q_b = \sum_j L_b(z_j) q_j` (:math:`O(N p^d)`); on the grid,
+   :math:`\hat\phi_a = \sum_b \kappa(g_a - g_b) \hat q_b`, a discrete **convolution** because
+   :math:`\kappa(g_a - g_b)` depends only on the offset :math:`a - b` — one FFT product,
+   :math:`O(M \log M)` for :math:`M` nodes; and interpolate back,
+   :math:`\phi(z_i) \approx \sum_a L_a(z_i) \hat\phi_a`. The error is that of degree
+   :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1`.
+
+The cost per iteration is :math:`O(kN + N p^d + M \log M)` and the memory :math:`O(kN + M)`.
+
+The grid: boxes of side at most 1 (at least 50 per axis), as in FIt-SNE and openTSNE, but
+:math:`p = 5` nodes per box and axis where they use 3. Measured on a converged 3 000-point map
+of the digits, the repulsion's relative error is 4.9% with 3 nodes per unit length, 1.1-1.5%
+with 4 and 0.4% with 5; and after 1 000 iterations from the same start the map's KL divergence
+(dense P) was 14% above the exact method's with :math:`p = 3` and 0.7% above with
+:math:`p = 5`. Equispaced nodes do not allow much more: at :math:`p \ge 8` Runge's phenomenon
+makes the interpolation worse, not better.
+The objective is the same KL divergence, computed from the sparse :math:`P` and the
+interpolated :math:`Z`: :math:`\mathrm{KL} = \sum p \log p - \frac{\nu+1}{2} \sum p \log w +
+(\sum p) \log Z`. Maps of dimension 1 and 2 are supported.
+
+References
+----------
+.. [1] Linderman, G. C., Rachh, M., Hoskins, J. G., Steinerberger, S. and Kluger, Y. (2019).
+       Fast interpolation-based t-SNE for improved visualization of single-cell RNA-seq data.
+       Nature Methods 16, 243-245.
+.. [2] van der Maaten, L. (2014). Accelerating t-SNE using tree-based algorithms. JMLR 15,
+       3221-3245 (the 3 x perplexity neighbours).
+"""
+
+import math
+
+import numpy as np
+import scipy.fft
+import scipy.sparse as sp
+from scipy.spatial import cKDTree
+
+from ._validation import check_array, check_positive
+from .sne import knn_conditional_affinities
+
+# --- named constants --------------------------------------------------------------------------
+NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j|i}
+KNN_BLOCK_BYTES = 2**27  # each block of the kNN search holds at most 128 MB of distances
+KD_TREE_MAX_DIM = 8  # up to this data dimension a k-d tree beats the blocked BLAS search
+N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE use 3, see below
+MIN_BOXES = 50  # boxes per axis at least ...
+BOX_WIDTH = 1.0  # ... and more when needed to keep each box's side <= 1
+MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
+FFT_WORKERS = -1  # threads for scipy.fft (-1: all cores, as BLAS uses)
+MAX_DIM = 2
+FFT_DTYPE = np.float32  # single precision transforms: rounding ~1e-7, far below the interpolation error
+
+
+# --- step 1: sparse affinities ------------------------------------------------------------------
+def nearest_neighbors(X, k):
+    r"""The k nearest neighbours of every row of ``X`` (itself excluded), exactly.
+
+    Squared distances :math:`\|x_i - x_j\|^2 = \|x_i\|^2 - 2 x_i^\top x_j + \|x_j\|^2` for a
+    block of rows at a time (one matrix product, so BLAS does the work, and at most
+    :data:`KNN_BLOCK_BYTES` held), a partial sort of each row, and the k distances recomputed
+    directly from the differences (no cancellation error for close pairs). In dimension
+    :math:`\le` :data:`KD_TREE_MAX_DIM` a k-d tree answers instead.
+
+    Returns
+    -------
+    indices : ndarray of shape (N, k), int
+        Neighbours of each point, nearest first.
+    D2 : ndarray of shape (N, k)
+        Their squared distances.
+    """
+    X = check_array(X)
+    N = X.shape[0]
+    check_positive(k, "k", integer=True)
+    if k >= N:
+        raise ValueError(f"k={k} neighbours needs at least k + 1 = {k + 1} points, got {N}.")
+    if X.shape[1] <= KD_TREE_MAX_DIM:
+        _, idx = cKDTree(X).query(X, k=k + 1, workers=FFT_WORKERS)
+        idx = _drop_self(idx, k)
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+        block = max(1, KNN_BLOCK_BYTES // (8 * N))
+        idx = np.empty((N, k), dtype=np.intp)
+        for s in range(0, N, block):
+            rows = np.arange(s, min(s + block, N))
+            D2 = X[rows] @ X.T
+            D2 *= -2.0
+            D2 += sq[rows, None]
+            D2 += sq[None, :]
+            D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
+            idx[rows] = np.argpartition(D2, k - 1, axis=1)[:, :k]
+    D2 = np.empty((N, k))
+    block = max(1, KNN_BLOCK_BYTES // (8 * k * X.shape[1]))
+    for s in range(0, N, block):  # |x_i - x_j|^2 from the differences, a block at a time
+        diff = X[s:s + block, None, :] - X[idx[s:s + block]]
+        D2[s:s + block] = np.einsum("ijk,ijk->ij", diff, diff)
+    order = np.argsort(D2, axis=1, kind="stable")
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _drop_self(idx, k):
+    """Remove each row's own index from a (N, k + 1) neighbour list (it may not come first when
+    there are duplicate points), keeping the first k others."""
+    N = idx.shape[0]
+    is_self = idx == np.arange(N)[:, None]
+    is_self[~is_self.any(axis=1), -1] = True  # self beyond k + 1: drop the farthest instead
+    return idx[~is_self].reshape(N, k)
+
+
+def sparse_affinities(X, perplexity, *, n_neighbors=None):
+    r"""t-SNE's joint affinities on the nearest-neighbour graph, as a sparse matrix.
+
+    :math:`p_{j|i}` is the perplexity-calibrated Gaussian over the
+    :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` nearest neighbours of point i
+    (:func:`mlnotes.sne.knn_conditional_affinities`; zero elsewhere), and
+    :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N` as in the exact method, so :math:`\sum P = 1`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, p)
+    perplexity : float
+        ``1 < perplexity < N - 1``.
+    n_neighbors : int, optional
+        k; default :math:`\min(\lfloor 3\,\mathrm{Perp} \rfloor, N - 1)`.
+
+    Returns
+    -------
+    P : scipy.sparse.csr_array of shape (N, N)
+        Symmetric, zero diagonal, at most 2kN stored entries.
+    sigma : ndarray of shape (N,)
+    """
+    X = check_array(X, min_samples=3)
+    N = X.shape[0]
+    if n_neighbors is None:
+        check_positive(perplexity, "perplexity")
+        n_neighbors = min(int(NEIGHBOURS_PER_PERPLEXITY * perplexity), N - 1)
+    idx, D2 = nearest_neighbors(X, n_neighbors)
+    P_knn, sigma = knn_conditional_affinities(D2, perplexity)
+    indptr = np.arange(0, N * n_neighbors + 1, n_neighbors)
+    P_cond = sp.csr_array((P_knn.ravel(), idx.ravel(), indptr), shape=(N, N))
+    P = sp.csr_array((P_cond + P_cond.T) / (2.0 * N))  # as joint_affinities, kept sparse
+    P.sum_duplicates()
+    P.sort_indices()
+    return P, sigma
+
+
+# --- step 2: interpolated repulsion -------------------------------------------------------------
+def lagrange_weights(u, n_nodes):
+    r"""Lagrange basis :math:`L_a(u) = \prod_{b \ne a} (u - x_b) / (x_a - x_b)` at the nodes
+    :math:`x_a = (a + 1/2) / p`, :math:`a = 0, \dots, p - 1`, of the unit box.
+
+    ``u`` has shape (N,) with entries in [0, 1]; returns shape (N, p), rows summing to 1
+    (interpolation reproduces constants).
+    """
+    x = (np.arange(n_nodes) + 0.5) / n_nodes
+    W = np.ones((np.shape(u)[0], n_nodes))
+    for a in range(n_nodes):
+        for b in range(n_nodes):
+            if a != b:
+                W[:, a] *= (u - x[b]) / (x[a] - x[b])
+    return W
+
+
+def _grid(Z, n_interp, min_boxes, box_width):
+    """Boxes over the map's bounding square: the node of each point's interpolation stencil
+    (flat grid index) and its Lagrange weight, the nodes per axis and their spacing.
+
+    Boxes have side ``box_width`` exactly once the map spans ``min_boxes`` of them (so the
+    spacing, and with it the kernel's transform, stays the same from one iteration to the
+    next); a smaller map is cut into ``min_boxes`` equal boxes.
+    """
+    N, d = Z.shape
+    lo = Z.min(axis=0)
+    span = max(float((Z.max(axis=0) - lo).max()), np.finfo(float).tiny)
+    most = max(1, int(MAX_NODES ** (1.0 / d)) // n_interp)
+    width = max(min(span / min_boxes, box_width), span / most)
+    n_boxes = min(math.ceil(span / width), most)
+    m = n_boxes * n_interp  # nodes per axis, spacing h = width / p
+    rel = (Z - lo) / width
+    box = np.minimum(np.floor(rel), n_boxes - 1)
+    u = rel - box
+    box = box.astype(np.intp)
+    nodes = np.arange(n_interp)
+    index = np.zeros((N, 1), dtype=np.intp)
+    weight = np.ones((N, 1))
+    for axis in range(d):  # tensor-product stencil: p nodes per axis, p**d in all
+        ia = box[:, axis, None] * n_interp + nodes  # (N, p) node indices on this axis
+        wa = lagrange_weights(u[:, axis], n_interp)
+        index = (index[:, :, None] * m + ia[:, None, :]).reshape(N, -1)
+        weight = (weight[:, :, None] * wa[:, None, :]).reshape(N, -1)
+    return index, weight, m, width / n_interp
+
+
+_KERNEL_CACHE = {}  # (n, d, h, exponent, dof) -> transform of the kernel on the padded grid
+KERNEL_CACHE_SIZE = 8
+
+
+def _kernel_transform(n, d, h, exponent, dof):
+    r"""FFT of :math:`(1 + r^2/\nu)^{-e}` at the circular offsets of an n-point padded grid."""
+    key = (n, d, h, exponent, dof)
+    if key not in _KERNEL_CACHE:
+        t = np.arange(n)
+        off2 = (np.minimum(t, n - t) * h) ** 2  # squared circular offset along one axis
+        r2 = off2
+        for _ in range(d - 1):
+            r2 = r2[..., None] + off2
+        kernel = ((1.0 + r2 / dof) ** -exponent).astype(FFT_DTYPE)
+        if len(_KERNEL_CACHE) >= KERNEL_CACHE_SIZE:
+            _KERNEL_CACHE.pop(next(iter(_KERNEL_CACHE)))
+        _KERNEL_CACHE[key] = scipy.fft.rfftn(kernel, workers=FFT_WORKERS)
+    return _KERNEL_CACHE[key]
+
+
+def _convolve(charges, exponent, dof, m, h, d):
+    r"""On the grid, :math:`\hat\phi_a = \sum_b \kappa(g_a - g_b)\, \hat q_b` for every charge
+    (rows of ``charges``, each a flat grid of m**d nodes), :math:`\kappa = (1 + r^2/\nu)^{-e}`,
+    by zero-padded FFT.
+
+    The offsets :math:`a - b` run over :math:`-(m-1), \dots, m-1` per axis, so a circular
+    convolution of length :math:`n \ge 2m - 1` (a size the FFT likes) is the linear one. The
+    transforms run axis by axis, so that the padding (zeros in, unused values out) costs
+    nothing on the first axis, in single precision (its rounding, ~1e-7, is far below the
+    interpolation error).
+    """
+    n = scipy.fft.next_fast_len(2 * m - 1, real=True)
+    K_hat = _kernel_transform(n, d, h, exponent, dof)
+    q = charges.reshape((-1,) + (m,) * d).astype(FFT_DTYPE)
+    q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=FFT_WORKERS)
+    for axis in range(-2, -d - 1, -1):
+        q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=FFT_WORKERS)
+    q_hat *= K_hat
+    for axis in range(-d, -1):
+        q_hat = scipy.fft.ifft(q_hat, axis=axis, workers=FFT_WORKERS)
+        q_hat = q_hat[(Ellipsis, slice(0, m)) + (slice(None),) * (-axis - 1)]
+    phi = scipy.fft.irfft(q_hat, n=n, axis=-1, workers=FFT_WORKERS)[..., :m]
+    return phi.reshape(charges.shape[0], -1).astype(np.float64)
+
+
+def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
+    r"""The normaliser and the repulsive forces by FFT-accelerated interpolation.
+
+    .. math::
+        Z_{\mathrm{sum}} = \sum_{i \ne j} k_{ij}, \qquad
+        r_i = \sum_j k_{ij}\, w_{ij}\, (z_i - z_j) = z_i \sum_j (kw)_{ij} - \sum_j (kw)_{ij} z_j,
+
+    the two kernels :math:`k = w^{(\nu+1)/2}` (charge 1) and :math:`kw = w^{(\nu+3)/2}`
+    (charges 1 and the coordinates), each sum interpolated as described in the module doc. The
+    interpolated sums include the self terms :math:`j = i`: in :math:`r_i` they cancel
+    (:math:`z_i - z_i = 0`, and both terms carry the same interpolated kernel value); from
+    :math:`Z_{\mathrm{sum}}` the interpolated self terms are subtracted (not :math:`N`, their
+    exact value, so that their interpolation error goes too).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (N, d), d = 1 or 2
+    dof : float
+        :math:`\nu`.
+    n_interp : int, optional
+        Lagrange nodes per box and axis, :math:`p` (default :data:`N_INTERPOLATION` = 5).
+    min_boxes : int, optional
+        Boxes per axis at least (default :data:`MIN_BOXES`).
+    box_width : float, optional
+        Largest side of a box (default :data:`BOX_WIDTH`): a larger map gets more boxes. A
+        finer grid (more nodes, smaller boxes) means a smaller interpolation error.
+
+    Returns
+    -------
+    Z_sum : float
+    r : ndarray of shape (N, d)
+    """
+    N, d = Z.shape
+    power = (dof + 1.0) / 2.0
+    n_interp = N_INTERPOLATION if n_interp is None else n_interp
+    min_boxes = MIN_BOXES if min_boxes is None else min_boxes
+    box_width = BOX_WIDTH if box_width is None else box_width
+    index, weight, m, h = _grid(Z, n_interp, min_boxes, box_width)
+    flat, wts = index.ravel(), weight.ravel()
+    charges = np.hstack([np.ones((N, 1)), Z])  # q_j = 1 and q_j = z_j
+    spread = np.stack([  # \hat q_b = sum_j L_b(z_j) q_j, one grid per charge
+        np.bincount(flat, weights=wts * np.repeat(charges[:, c], weight.shape[1]),
+                    minlength=m**d)
+        for c in range(d + 1)
+    ])
+    phi_k = _convolve(spread[:1], power, dof, m, h, d)
+    phi_kw = _convolve(spread, power + 1.0, dof, m, h, d)
+    # back to the points: phi(z_i) = sum_a L_a(z_i) \hat phi_a
+    at_k = np.einsum("nk,nk->n", phi_k[0][index], weight)
+    at_kw = np.einsum("cnk,nk->nc", phi_kw[:, index], weight)
+    # drop the self terms as interpolated, w_i^T K_loc w_i with K_loc the kernel between the
+    # p**d nodes of one box (the same for every box), not k_ii = 1: their errors cancel
+    stencil = np.stack(np.meshgrid(*[np.arange(n_interp)] * d, indexing="ij"), -1).reshape(-1, d)
+    gap2 = ((stencil[:, None, :] - stencil[None, :, :]) ** 2).sum(axis=-1) * h**2
+    K_loc = (1.0 + gap2 / dof) ** -power
+    Z_sum = float(at_k.sum() - np.einsum("na,ab,nb->", weight, K_loc, weight))
+    r = at_kw[:, :1] * Z - at_kw[:, 1:]
+    return Z_sum, r
+
+
+# --- the objective --------------------------------------------------------------------------------
+class _UpperPairs:
+    r"""The pairs i < j stored in a symmetric sparse P, as flat arrays, and :math:`\sum p\log p`.
+
+    The optimiser calls the objective a thousand times with the same P (or the same P times the
+    exaggeration), so the last one is kept: a new P is recognised by comparing its arrays
+    (equal structure: keep the pairs; equal values too: keep the weights as well).
+    """
+
+    last = None
+
+    def __init__(self, P):
+        self.indptr, self.indices, self.data = P.indptr, P.indices, P.data
+        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+        upper = P.indices > rows  # the diagonal of P is zero; j > i stands for both (i, j), (j, i)
+        self.upper, self.rows, self.cols = upper, rows[upper], P.indices[upper].astype(np.intp)
+        self._set_weights(P.data)
+
+    def _set_weights(self, data):
+        self.data = data
+        self.p = data[self.upper]
+        self.p_log_p = 2.0 * float(np.dot(self.p, np.log(self.p, out=np.zeros_like(self.p),
+                                                         where=self.p > 0)))
+        self.p_sum = 2.0 * float(self.p.sum())
+
+    @classmethod
+    def of(cls, P):
+        c = cls.last
+        if c is not None and P.indices is c.indices and P.data is c.data:
+            return c  # the very same P as last time
+        if c is None or not (np.array_equal(c.indptr, P.indptr)
+                             and np.array_equal(c.indices, P.indices)):
+            c = cls.last = cls(P)
+        elif not np.array_equal(c.data, P.data):
+            c._set_weights(P.data)
+        return c
+
+
+def _check_sparse_pair(Z, P):
+    Z = check_array(Z, name="Z")
+    if Z.shape[1] > MAX_DIM:
+        raise ValueError(
+            f"The FFT-interpolated gradient supports maps of dimension 1 or 2, got {Z.shape[1]} "
+            "(the grid grows as (nodes per axis)**d). Use method='exact' for 3-D maps."
+        )
+    if not sp.issparse(P):
+        P = check_array(P, name="P")
+    P = sp.csr_array(P)
+    if P.shape != (Z.shape[0], Z.shape[0]):
+        raise ValueError(
+            f"P has shape {P.shape} but Z has {Z.shape[0]} rows; P must be N x N for N points."
+        )
+    P.sum_duplicates()
+    if not np.isfinite(P.data).all() or (P.data < 0).any():
+        raise ValueError("P must hold finite, non-negative affinities.")
+    if abs(P - P.T).max() > 1e-12 * abs(P).max() or P.diagonal().any():
+        raise ValueError(
+            "P must be symmetric with a zero diagonal (t-SNE's joint affinities); build it with "
+            "sparse_affinities(X, perplexity)."
+        )
+    return Z, P
+
+
+def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input=True,
+                           n_interp=None, min_boxes=None, box_width=None):
+    r"""t-SNE's KL divergence and gradient with sparse :math:`P` and interpolated repulsion.
+
+    .. math::
+        \frac{\partial C}{\partial z_i} = \frac{2(\nu+1)}{\nu} \Big[ \sum_{j:\, p_{ij} > 0}
+            p_{ij} w_{ij} (z_i - z_j) - \frac{r_i}{Z_{\mathrm{sum}}} \Big],
+        \qquad
+        C = \sum p \log p - \frac{\nu+1}{2} \sum p \log w + \Big(\sum p\Big) \log Z_{\mathrm{sum}},
+
+    the attraction summed over the stored pairs of ``P`` (each pair :math:`i < j` once: its
+    force :math:`p_{ij} w_{ij} (z_i - z_j)` pulls i and, with the opposite sign, j), and
+    :math:`r_i`, :math:`Z_{\mathrm{sum}}` from :func:`repulsion`. Same signature and return
+    values as :func:`mlnotes.sne.tsne_objective_gradient`, with ``P`` a symmetric sparse matrix
+    (a dense one is converted) and the grid's parameters passed on to :func:`repulsion`.
+    """
+    if check_input:
+        Z, P = _check_sparse_pair(Z, P)
+        check_positive(dof, "dof")
+        for name, value, integer in [("n_interp", n_interp, True),
+                                     ("min_boxes", min_boxes, True),
+                                     ("box_width", box_width, False)]:
+            if value is not None:
+                check_positive(value, name, integer=integer)
+    dof = float(dof)
+    N, d = Z.shape
+    pairs = _UpperPairs.of(P)
+    # attraction: w_ij = 1 / (1 + |z_i - z_j|^2 / nu) and a_ij = p_ij w_ij over the pairs i < j
+    cols = [np.ascontiguousarray(Z[:, c]) for c in range(d)]  # 1-D gathers are fastest
+    diffs = [zc[pairs.rows] - zc[pairs.cols] for zc in cols]
+    w = diffs[0] ** 2
+    for dc in diffs[1:]:
+        w += dc**2
+    if dof != 1.0:
+        w /= dof
+    w += 1.0
+    np.reciprocal(w, out=w)
+    a = pairs.p * w
+    attract = np.empty((N, d))
+    for c, dc in enumerate(diffs):  # sum_j a_ij (z_i - z_j): + to row i, - to row j
+        f = np.multiply(a, dc, out=dc)
+        attract[:, c] = (np.bincount(pairs.rows, weights=f, minlength=N)
+                         - np.bincount(pairs.cols, weights=f, minlength=N))
+    Z_sum, r = repulsion(Z, dof=dof, n_interp=n_interp, min_boxes=min_boxes,
+                         box_width=box_width)
+    grad = (2.0 * (dof + 1.0) / dof) * (attract - r / Z_sum)
+    kl = None
+    if compute_objective:
+        p_log_w = 2.0 * float(np.dot(pairs.p, np.log(w)))
+        kl = pairs.p_log_p - (dof + 1.0) / 2.0 * p_log_w + pairs.p_sum * np.log(Z_sum)
+    return kl, grad

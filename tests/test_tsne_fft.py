@@ -1,0 +1,276 @@
+"""FFT-interpolated t-SNE: neighbours, sparse affinities, interpolation, gradient, estimator.
+
+References are independent of the code under test: brute-force distances and sorts, the dense
+perplexity search, direct double sums over all pairs, and the exact t-SNE gradient of
+:mod:`mlnotes.sne` (itself checked against finite differences and scikit-learn in test_sne.py).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+
+from mlnotes import sne, tsne_fft
+from mlnotes.graphs import squared_distances
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_digits().data[:400]
+
+
+@pytest.fixture(scope="module")
+def P_digits(digits):
+    return tsne_fft.sparse_affinities(digits, 30.0)[0]
+
+
+def _rel(a, b):
+    """Relative error in the Frobenius norm."""
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+def _random_map(N, scale, seed):
+    return scale * np.random.default_rng(seed).standard_normal((N, 2))
+
+
+# --- neighbours and affinities -----------------------------------------------------------------
+@pytest.mark.parametrize("dim", [3, 20])  # the k-d tree and the blocked BLAS search
+def test_nearest_neighbors_match_brute_force(dim, monkeypatch):
+    X = np.random.default_rng(1).normal(size=(500, dim))
+    X[7] = X[3]  # a duplicate pair: each is the other's nearest neighbour, at distance 0
+    monkeypatch.setattr(tsne_fft, "KNN_BLOCK_BYTES", 8 * 500 * 37)  # 37 rows a block
+    idx, D2 = tsne_fft.nearest_neighbors(X, 12)
+    full = squared_distances(X)
+    np.fill_diagonal(full, np.inf)
+    ref = np.sort(full, axis=1)[:, :12]
+    np.testing.assert_allclose(D2, ref, atol=1e-10)
+    np.testing.assert_allclose(np.take_along_axis(full, idx, axis=1), D2, atol=1e-10)
+    assert not (idx == np.arange(500)[:, None]).any()
+    assert idx[3, 0] == 7 and idx[7, 0] == 3 and D2[3, 0] == 0
+
+
+def test_knn_search_hits_the_perplexity(digits):
+    _, D2 = tsne_fft.nearest_neighbors(digits, 90)
+    P, sigma = sne.knn_conditional_affinities(D2, 30.0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.abs(2.0 ** sne.entropy_bits(P) - 30.0).max() <= 1e-5
+    E = np.exp(-D2 / (2 * sigma[:, None] ** 2))  # the Gaussian rows with the returned sigma
+    np.testing.assert_allclose(P, E / E.sum(axis=1, keepdims=True), rtol=1e-9)
+
+
+def test_all_neighbours_give_the_dense_joint_P(digits):
+    """With k = N - 1 neighbours the sparse P is the exact method's P (both searches stop
+    within 1e-5 of the perplexity, from different starts: values agree to ~1e-6)."""
+    X = digits[:150]
+    P, sigma = tsne_fft.sparse_affinities(X, 20.0, n_neighbors=149)
+    P_cond, sigma_ref = sne.conditional_affinities(squared_distances(X), 20.0)
+    np.testing.assert_allclose(P.toarray(), sne.joint_affinities(P_cond), rtol=1e-4, atol=1e-15)
+    np.testing.assert_allclose(sigma, sigma_ref, rtol=1e-4)
+
+
+def test_sparse_P_is_a_symmetric_distribution_on_the_kNN_graph(P_digits):
+    assert sp.issparse(P_digits) and P_digits.shape == (400, 400)
+    assert abs(P_digits.sum() - 1.0) < 1e-12
+    assert abs(P_digits - P_digits.T).max() == 0
+    assert not P_digits.diagonal().any()
+    assert P_digits.nnz <= 2 * 90 * 400
+
+
+def test_perplexity_search_does_not_stall_where_newton_circles(monkeypatch):
+    """A kNN row met in the 20 000-point benchmark data (noisy upsampled digits), on which
+    Newton's steps circle inside the bracket for hundreds of steps; the search bisects after
+    NEWTON_STEPS and converges."""
+    rng = np.random.default_rng(0)
+    D = load_digits().data
+    X = D[rng.integers(0, len(D), 20000)] + rng.normal(scale=2.0, size=(20000, 64))
+    d2 = ((X - X[4897]) ** 2).sum(axis=1)
+    d2[4897] = np.inf
+    D2 = np.sort(d2)[None, :90]
+    P, _ = sne.knn_conditional_affinities(D2, 30.0)
+    assert abs(2.0 ** sne.entropy_bits(P)[0] - 30.0) <= 1e-5
+    monkeypatch.setattr(sne, "NEWTON_STEPS", 10**9)
+    with pytest.warns(RuntimeWarning, match="did not reach perplexity=30"):
+        sne.knn_conditional_affinities(D2, 30.0)
+
+
+# --- interpolation ------------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_lagrange_weights_reproduce_polynomials_of_degree_below_p(p):
+    u = np.linspace(0, 1, 17)
+    nodes = (np.arange(p) + 0.5) / p
+    W = tsne_fft.lagrange_weights(u, p)
+    for degree in range(p):
+        np.testing.assert_allclose(W @ nodes**degree, u**degree, atol=1e-12)
+    np.testing.assert_allclose(W[:, :], tsne_fft.lagrange_weights(u, p))
+    np.testing.assert_allclose(tsne_fft.lagrange_weights(nodes, p), np.eye(p), atol=1e-12)
+
+
+def _direct_repulsion(Z, dof):
+    """Z_sum = sum_{i != j} k_ij and r_i = sum_j k_ij w_ij (z_i - z_j) by the double sum."""
+    W = 1.0 / (1.0 + squared_distances(Z) / dof)
+    np.fill_diagonal(W, 0.0)
+    K = W ** ((dof + 1) / 2)
+    B = K * W
+    return K.sum(), B.sum(axis=1)[:, None] * Z - B @ Z
+
+
+@pytest.mark.parametrize("dof", [1.0, 0.6])
+def test_repulsion_matches_the_double_sum_and_improves_with_the_grid(dof):
+    Z = _random_map(600, 4.0, 0)
+    Z_sum_ref, r_ref = _direct_repulsion(Z, dof)
+    errors = []
+    for grid in [dict(n_interp=3), dict(n_interp=4), dict(), dict(box_width=0.5)]:
+        Z_sum, r = tsne_fft.repulsion(Z, dof=dof, **grid)
+        errors.append((abs(Z_sum - Z_sum_ref) / Z_sum_ref, _rel(r, r_ref)))
+    assert errors[2][0] < 1e-4 and errors[2][1] < 1e-2  # the default grid
+    assert errors[3][0] < 1e-5 and errors[3][1] < 3e-4
+    assert errors[0][1] > errors[1][1] > errors[2][1] > errors[3][1], errors
+
+
+def test_repulsion_in_one_dimension():
+    Z = _random_map(500, 8.0, 2)[:, :1]
+    Z_sum_ref, r_ref = _direct_repulsion(Z, 1.0)
+    Z_sum, r = tsne_fft.repulsion(Z)
+    assert abs(Z_sum - Z_sum_ref) / Z_sum_ref < 1e-3
+    assert _rel(r, r_ref) < 1e-2
+    Z_sum, r = tsne_fft.repulsion(Z, box_width=0.5)
+    assert _rel(r, r_ref) < 1e-3
+
+
+# --- gradient and objective -----------------------------------------------------------------------
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 3.0, 10.0, 40.0])
+def test_fft_gradient_matches_the_exact_gradient(P_digits, scale):
+    Z = _random_map(400, scale, 3)
+    kl_ref, g_ref = sne.tsne_objective_gradient(Z, P_digits.toarray())
+    kl, g = tsne_fft.fft_objective_gradient(Z, P_digits)
+    assert _rel(g, g_ref) < 1e-2
+    assert abs(kl - kl_ref) < 1e-3 * kl_ref
+
+
+def test_fft_gradient_error_falls_as_the_grid_is_refined(P_digits):
+    Z = _random_map(400, 10.0, 4)  # a map spread over ~70 units: the default grid is coarse
+    _, g_ref = sne.tsne_objective_gradient(Z, P_digits.toarray())
+    grids = [dict(n_interp=3), dict(n_interp=4), dict(), dict(box_width=0.5)]
+    errors = [_rel(tsne_fft.fft_objective_gradient(Z, P_digits, **g)[1], g_ref) for g in grids]
+    assert np.all(np.diff(errors) < 0), errors
+    assert errors[-1] < 3e-4
+
+
+def test_fft_gradient_for_other_dof_and_one_dimension(P_digits):
+    Z = _random_map(400, 2.0, 5)
+    _, g_ref = sne.tsne_objective_gradient(Z, P_digits.toarray(), dof=0.5)
+    assert _rel(tsne_fft.fft_objective_gradient(Z, P_digits, dof=0.5)[1], g_ref) < 1e-2
+    z = Z[:, :1] * 3
+    kl_ref, g_ref = sne.tsne_objective_gradient(z, P_digits.toarray())
+    kl, g = tsne_fft.fft_objective_gradient(z, P_digits)
+    assert _rel(g, g_ref) < 1e-2 and abs(kl - kl_ref) < 1e-3 * kl_ref
+
+
+def test_exaggerated_P_gives_the_exaggerated_attraction(P_digits):
+    """The optimiser passes alpha P: the attraction scales by alpha, the repulsion does not."""
+    Z = _random_map(400, 2.0, 6)
+    _, g1 = tsne_fft.fft_objective_gradient(Z, P_digits)
+    _, g12 = tsne_fft.fft_objective_gradient(Z, 12.0 * P_digits)
+    _, g_ref = sne.tsne_objective_gradient(Z, 12.0 * P_digits.toarray())
+    assert _rel(g12, g_ref) < 1e-2
+    _, g1_again = tsne_fft.fft_objective_gradient(Z, P_digits)  # the cache follows the values
+    np.testing.assert_array_equal(g1, g1_again)
+
+
+# --- the estimator ------------------------------------------------------------------------------
+def test_auto_keeps_the_exact_method_for_small_N(digits):
+    X = digits[:120]
+    auto = sne.TSNE(perplexity=10, max_iter=300, random_state=0)
+    exact = sne.TSNE(perplexity=10, max_iter=300, random_state=0, method="exact")
+    np.testing.assert_array_equal(auto.fit_transform(X), exact.fit_transform(X))
+    assert auto.method_ == "exact" and isinstance(auto.P_, np.ndarray)
+
+
+def test_auto_switches_to_fft_for_large_N(digits, monkeypatch):
+    monkeypatch.setattr(sne, "AUTO_EXACT_MAX_N", 100)
+    model = sne.TSNE(perplexity=10, max_iter=300, random_state=0).fit(digits[:120])
+    assert model.method_ == "fft" and sp.issparse(model.P_)
+    model3 = sne.TSNE(3, perplexity=10, max_iter=300, random_state=0).fit(digits[:120])
+    assert model3.method_ == "exact"  # no 3-D grid: auto stays exact
+
+
+def test_fft_and_exact_gradients_reach_the_same_kl(digits, P_digits):
+    """The same objective (the sparse P), start and schedule, optimised with the exact and
+    with the interpolated gradient: the final maps' KL (exact evaluation) agree within 3%."""
+    Z0 = sne.initial_embedding(digits, 2)
+    P_dense = P_digits.toarray()
+    schedule = dict(max_iter=500, learning_rate=400 / 48, late_learning_rate=100.0)
+    exact = sne.optimize(sne.tsne_objective_gradient, Z0, P_dense, **schedule)[0]
+    fft = sne.optimize(tsne_fft.fft_objective_gradient, Z0, P_digits, **schedule)[0]
+    kl_exact = sne.tsne_objective_gradient(exact, P_dense)[0]
+    kl_fft = sne.tsne_objective_gradient(fft, P_dense)[0]
+    assert abs(kl_fft - kl_exact) < 0.03 * kl_exact, (kl_fft, kl_exact)
+    # the KL the FFT method reports (interpolated Z) is the exact KL of its map
+    assert abs(tsne_fft.fft_objective_gradient(fft, P_digits)[0] - kl_fft) < 1e-3 * kl_fft
+
+
+@pytest.mark.slow
+def test_fft_tsne_at_3000_points_matches_exact_kl():
+    """TSNE(method="fft") against TSNE(method="exact") from the same start, 1 000 iterations
+    each: the FFT map's KL for the exact method's dense P is within 3% of the exact map's
+    (measured: 0.563 vs 0.559). About 3 minutes on 2 busy cores."""
+    X = load_digits().data
+    X = np.vstack([X, X[:1203] + np.random.default_rng(0).normal(scale=1.0, size=(1203, 64))])
+    Z0 = sne.initial_embedding(X, 2)
+    exact = sne.TSNE(perplexity=30, init=Z0, method="exact").fit(X)
+    fft = sne.TSNE(perplexity=30, init=Z0, method="fft").fit(X)
+    kl_fft = sne.tsne_objective_gradient(fft.embedding_, exact.P_)[0]
+    assert abs(kl_fft - exact.kl_divergence_) < 0.03 * exact.kl_divergence_
+
+
+def test_fft_history_callback_and_kl_attribute(digits):
+    seen = []
+    model = sne.TSNE(perplexity=20, max_iter=300, random_state=0, method="fft", record_every=100,
+                     callback=lambda it, Z, kl: seen.append(it) and False).fit(digits[:200])
+    assert model.history_.iterations == [0, 100, 200, 300]
+    assert model.kl_divergence_ == model.history_.kl[-1]
+    assert seen == list(range(1, 301))
+
+
+# --- bad input ----------------------------------------------------------------------------------
+def test_bad_method_is_refused(digits):
+    with pytest.raises(ValueError, match=r"method must be one of \('auto', 'exact', 'fft'\), "
+                                         r"got 'barnes_hut'"):
+        sne.TSNE(method="barnes_hut").fit(digits[:50])
+
+
+def test_fft_refuses_3d_maps(digits):
+    with pytest.raises(ValueError, match="method='fft' embeds in 1 or 2 dimensions, got "
+                                         "n_components=3"):
+        sne.TSNE(3, perplexity=10, method="fft").fit(digits[:50])
+    with pytest.raises(ValueError, match="maps of dimension 1 or 2, got 3"):
+        tsne_fft.fft_objective_gradient(np.zeros((5, 3)), sp.eye_array(5))
+
+
+def test_fft_objective_refuses_bad_P():
+    Z = _random_map(6, 1.0, 0)
+    A = sp.csr_array(np.triu(np.ones((6, 6)), 1) / 15)
+    with pytest.raises(ValueError, match="P must be symmetric with a zero diagonal"):
+        tsne_fft.fft_objective_gradient(Z, A)
+    with pytest.raises(ValueError, match=r"P has shape \(6, 6\) but Z has 5 rows"):
+        tsne_fft.fft_objective_gradient(Z[:5], A + A.T)
+    with pytest.raises(ValueError, match="finite, non-negative"):
+        tsne_fft.fft_objective_gradient(Z, -(A + A.T))
+
+
+def test_neighbour_search_refuses_bad_k():
+    X = np.zeros((5, 2))
+    with pytest.raises(ValueError, match=r"k=5 neighbours needs at least k \+ 1 = 6 points"):
+        tsne_fft.nearest_neighbors(X, 5)
+    with pytest.raises(ValueError, match=r"needs 1 < perplexity < k = 4"):
+        sne.knn_conditional_affinities(np.ones((3, 4)), 4.0)
+
+
+def test_duplicates_are_reported_by_the_knn_search():
+    X = np.vstack([np.zeros((40, 3)), np.random.default_rng(0).normal(size=(60, 3))])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        tsne_fft.sparse_affinities(X, 10.0)
+    assert any("exact duplicate" in str(x.message) for x in w)
