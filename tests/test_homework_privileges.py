@@ -17,6 +17,7 @@ import pytest
 
 from mlnotes.homework import sandbox
 from mlnotes.homework.grader import isolation_warning
+from mlnotes.homework.notebook import extract_statements
 from mlnotes.homework.sandbox import can_isolate, run_functions
 
 ROOT_ON_LINUX = can_isolate()
@@ -209,8 +210,7 @@ def f(x):
     Z = sklearn.decomposition.PCA(1).fit_transform(np.eye(4))
     return [float(w.sum()), float(Z.shape[0]), float(statistics.mean([1, 3]))]
 """
-    statements = [{"cell": 1, "line": 1, "code": "import numpy as np", "names": ["np"]},
-                  {"cell": 2, "line": 1, "code": code, "names": ["f"]}]
-    reported, results, _ = run_functions(statements, [("f", [[0.0]])], timeout=20)
+    statements, _, _ = extract_statements(["import numpy as np", code])
+    reported, results, _ = run_functions(statements, [("f", [[0.0]])], timeout=10)
     assert not reported, reported
     assert results[0]["answers"][0]["value"].tolist() == [3.0, 4.0, 2.0]

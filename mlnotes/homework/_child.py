@@ -758,12 +758,16 @@ def _run_statements(statements, namespace, seconds=None):
             why = (f"does not compile: {type(exc).__name__}: {_short(_safe_str(exc), 160)} "
                    f"({where})")
         else:
-            if seconds:  # each statement gets its own share: one slow line costs only itself
-                signal.setitimer(signal.ITIMER_REAL, seconds)
+            # each statement gets its own share of time: one slow line costs only itself
+            # (imports excepted: a heavy package loads slowly on a busy machine, and only
+            # what is installed can be imported)
+            share = seconds if st.get("kind") != "import" else None
+            if share:
+                signal.setitimer(signal.ITIMER_REAL, share)
             try:
                 outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
             finally:
-                if seconds:
+                if share:
                     signal.setitimer(signal.ITIMER_REAL, 0)
             if "error" not in outcome:
                 continue

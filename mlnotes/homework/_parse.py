@@ -147,8 +147,9 @@ def _parse(code, cell, first_line, notes):
 
 
 def _statements_of(tree, lines, cell, first_line):
-    """The kept statements of a parsed ``tree`` as ``{"cell", "line", "code", "names"}``;
-    statements sharing a line (``a = 1; b = 2``) travel together."""
+    """The kept statements of a parsed ``tree`` as ``{"cell", "line", "code", "names",
+    "kind"}`` (``kind``: "import" or "statement"); statements sharing a line
+    (``a = 1; b = 2``) travel together."""
     groups = []
     for node in tree.body:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -166,8 +167,10 @@ def _statements_of(tree, lines, cell, first_line):
             code = "\n".join(lines[start - 1:end])
         else:
             code = ast.unparse(ast.Module(body=kept, type_ignores=[]))
+        imports = all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in kept)
         out.append({"cell": cell, "line": first_line + start - 1, "code": code,
-                    "names": [name for n in kept for name in _defined_names(n)]})
+                    "names": [name for n in kept for name in _defined_names(n)],
+                    "kind": "import" if imports else "statement"})
     return out
 
 

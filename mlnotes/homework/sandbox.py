@@ -48,9 +48,10 @@ MAX_HEADER_DEPTH = 10
 # The child's imports (numpy, the student's scipy) and top-level definitions get this much
 # wall-clock time on top of the per-question timeout.
 SETUP_GRACE = 5.0
-# Each top-level statement of the notebook may run this long (a quarter of the per-question
-# timeout, within these bounds) before it is stopped and reported; the others still run.
-STATEMENT_FLOOR, STATEMENT_CAP = 0.5, 2.0
+# Each top-level statement of the notebook but an import may run this long (half the
+# per-question timeout, within these bounds) before it is stopped and reported; the others
+# still run.
+STATEMENT_FLOOR, STATEMENT_CAP = 1.0, 5.0
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -109,7 +110,7 @@ class _Child:
             "fd": write_fd, "tmp": str(tmp), "source": "statements.json",
             "functions": functions, "start": start, "memory_mb": memory_mb,
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
-            "statement_seconds": max(STATEMENT_FLOOR, min(STATEMENT_CAP, timeout / 4)),
+            "statement_seconds": max(STATEMENT_FLOOR, min(STATEMENT_CAP, timeout / 2)),
             "blocked_dirs": [str(MLNOTES_DIR)], "block": list(block),
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
