@@ -23,6 +23,7 @@ import html
 import inspect
 import io
 import time
+import typing
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -120,6 +121,7 @@ def frozen(*arrays):
 class Slider:
     """A slider stepping through hand-picked values (e.g. perplexities 2, 5, 30, 50, 100)."""
 
+    kind: typing.ClassVar[str] = "slider"  # how the static book shows it
     name: str
     values: tuple
     description: str = ""
@@ -139,6 +141,7 @@ class Slider:
 class Choice:
     """Buttons for a few named options (a data set, a kernel, a dissimilarity)."""
 
+    kind: typing.ClassVar[str] = "choice"  # how the static book shows it
     name: str
     values: tuple
     description: str = ""

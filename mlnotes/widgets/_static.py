@@ -280,7 +280,7 @@ def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False, irrelev
     inert = _inert_controls(states, frames, unused)
     controls_out = [{
         "name": c.name, "label": c.description or c.name,
-        "kind": "choice" if type(c).__name__ == "Choice" else "slider",
+        "kind": c.kind,
         "values": [_label(v) for v in held[c.name]],
         "index": held[c.name].index(explorer.params[c.name]),
     } for c in controls]
