@@ -683,3 +683,17 @@ def test_every_chapter_pages_explorer_data_is_within_budget():
     print({page: f"{size / 1e3:.0f} KB" for page, size in sizes.items()})
     over = {page: size for page, size in sizes.items() if size > _static.DATA_BUDGET_BYTES}
     assert not over, f"explorer data over {_static.DATA_BUDGET_BYTES} bytes on: {over}"
+
+
+def test_controls_that_change_nothing_at_a_setting_are_marked_inert():
+    spec = _isomap_spec()
+    names = [c["name"] for c in spec["controls"]]
+    knn = _key(spec, graph="knn", n_neighbors=10, radius=5.0)
+    epsilon = _key(spec, graph="epsilon", n_neighbors=10, radius=5.0)
+    assert [names[j] for j in spec["inert"][knn]] == ["radius"]  # a kNN graph has no radius
+    assert [names[j] for j in spec["inert"][epsilon]] == ["n_neighbors"]
+    kpca = _spec(mw.kernel_pca_explorer())[0]
+    names = [c["name"] for c in kpca["controls"]]
+    assert [names[j] for j in kpca["inert"][_key(kpca, kernel="linear")]] == ["gamma", "degree"]
+    assert [names[j] for j in kpca["inert"][_key(kpca, kernel="rbf")]] == ["degree"]
+    assert _key(kpca, kernel="poly", degree=3) not in kpca["inert"]
