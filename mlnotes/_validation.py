@@ -190,23 +190,6 @@ def check_n_neighbors(n_neighbors, n_samples, *, name="n_neighbors"):
     return int(n_neighbors)
 
 
-def check_no_duplicates(X, *, name="X", why=""):
-    """Raise a ``ValueError`` naming the first groups of identical rows of ``X``."""
-    _, first, inverse, counts = np.unique(
-        X, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
-    if (counts > 1).any():
-        groups = [np.flatnonzero(inverse.ravel() == g) for g in np.flatnonzero(counts > 1)]
-        groups.sort(key=lambda g: g[0])
-        shown = "; ".join(", ".join(str(int(i)) for i in g) for g in groups[:3])
-        more = f" (and {len(groups) - 3} more group(s))" if len(groups) > 3 else ""
-        raise ValueError(
-            f"{name} has {int((counts - 1)[counts > 1].sum())} duplicate row(s): rows {shown} are "
-            f"identical{more}.{why} Remove them (e.g. np.unique({name}, axis=0)) or add a little noise."
-        )
-    return X
-
-
 def check_square_symmetric(A, *, name="the kernel matrix", atol=1e-8):
     """Check a precomputed (kernel) matrix: square, finite, symmetric; return it symmetrised."""
     A = check_array(A, name=name)

@@ -13,8 +13,9 @@ points, whose 5-NN graph is disconnected, and others fit 10 points (too few for 
 join the blobs). LLE runs with its defaults: on the blobs it warns
 (``mlnotes.DisconnectedGraphWarning``) and embeds each blob on its own, and the iris data's
 duplicate pair (rows 101 and 142) gets well-defined regularised weights. Isomap and Laplacian
-eigenmaps use a radius graph with a radius larger than those data sets, which joins every
-pair (with the kNN graph they would warn and join, or embed, the blobs as LLE does).
+eigenmaps run twice: with k = 5 (on the blobs Isomap joins the components by their shortest
+edge and eigenmaps embeds each blob, both with a warning) and with a radius graph whose radius
+is larger than those data sets, which joins every pair.
 Precomputed-matrix instances are not run: the checks feed Gram-like matrices with a non-zero
 diagonal, which are not dissimilarities (scikit-learn does not run its MDS on them either).
 """
@@ -52,6 +53,10 @@ INSTANCES = [
     ml.TSNE(**FAST),
     ml.LinearAutoencoder(max_iter=100),
     ml.Autoencoder(epochs=2, hidden_layer_sizes=(4,)),
+    # the kNN graph methods with k = 5: the checks' two blobs give a disconnected graph, which
+    # Isomap joins and Laplacian eigenmaps embeds piece by piece, each with a warning
+    ml.Isomap(n_neighbors=5),
+    ml.LaplacianEigenmaps(n_neighbors=5),
     # the landmark variants (issue 17): another fit and another transform
     ml.ClassicalMDS(n_landmarks=8, landmarks="maxmin", random_state=0),
     ml.Isomap(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA, n_landmarks=8,
