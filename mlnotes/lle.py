@@ -19,6 +19,16 @@ The embedding dimension must be below the neighbourhood size, :math:`d < k` (Sau
 2003): each point's reconstruction uses its :math:`k` neighbours, and with :math:`d \ge k`
 the local constraints no longer determine a :math:`d`-dimensional embedding.
 
+Duplicate points are fitted where the weights exist: a twin among the neighbours gives
+:math:`G_i` a zero row and column, and the ridge keeps :math:`G_i + r \operatorname{tr}(G_i) I`
+invertible while :math:`\operatorname{tr}(G_i) > 0` (some neighbour differs from the point).
+A point whose :math:`k` neighbours all coincide with it (:math:`G_i = 0`), or any duplicate
+with ``reg=0``, has no weights: a ``ValueError`` names the rows. A disconnected neighbourhood
+graph gives :math:`M` one zero eigenvalue per component, so each component is embedded only up
+to its own translation and scale: ``fit`` warns (:class:`mlnotes.DisconnectedGraphWarning`,
+with the component sizes and the smallest ``n_neighbors`` that connects the graph) and returns
+that finite embedding, as scikit-learn's ``LocallyLinearEmbedding`` returns it.
+
 New points (Saul and Roweis 2003, the reconstruction-weight extension): a new point
 :math:`y` gets weights from its :math:`k` nearest training points exactly as a training
 point does, and is placed where the same weights put it in the embedding,
