@@ -356,9 +356,8 @@ JOINED_CONSEQUENCE = (
 )
 SPECTRAL_CONSEQUENCE = (
     "the Laplacian (or LLE alignment matrix) has one zero eigenvalue per component: each "
-    "component is embedded only up to its own translation and scale, so the first "
-    "coordinates mostly tell the components apart and the distances between components "
-    "mean nothing"
+    "component is embedded only up to its own translation and scale; the first coordinates "
+    "mostly tell the components apart, and distances between components mean nothing"
 )
 
 
