@@ -106,8 +106,9 @@
     var xt = p.xticks === "auto" ? niceTicks(xl[0], xl[1], 4) : p.xticks || [];
     var yt = p.yticks === "auto" ? (p.ylog ? logTicks(yl[0], yl[1]) : niceTicks(yl[0], yl[1], 4))
       : (p.yticks || []).map(function (v) { return p.ylog ? Math.log10(v) : v; });
-    var ylabels = p.yticklabels || yt.map(function (v) {
-      return p.ylog && Math.abs(v - Math.round(v)) > 1e-9 ? fmt(Math.pow(10, v)) : fmt(v, p.ylog); });
+    var plain = p.ylog && yt.some(function (v) { return Math.abs(v - Math.round(v)) > 1e-9; });
+    var ylabels = p.yticklabels || yt.map(function (v) {  // 2000, 5000, 10000 or 10², 10³, 10⁴
+      return plain ? fmt(Math.pow(10, v)) : fmt(v, p.ylog); });
     var left = 6, bottom = 6;
     if (yt.length) left += 6 + Math.max.apply(null, ylabels.map(function (s) {
       return ctx.measureText(s).width; }));
