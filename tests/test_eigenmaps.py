@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_s_curve, make_swiss_roll
 
-from mlnotes import LaplacianEigenmaps
+from mlnotes import DisconnectedGraphWarning, LaplacianEigenmaps
 from mlnotes.eigenmaps import heat_kernel_weights, laplacian
 from mlnotes.graphs import epsilon_graph, knn_graph
 
@@ -172,3 +172,22 @@ def test_transform_errors():
     with pytest.raises(ValueError, match=r"New point\(s\) \[1\] have no training point within "
                                          r"radius=0.5 .* the Nyström formula is undefined"):
         le.transform(np.vstack([X[:1], X[:1] + 100.0]))
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_disconnected_graph_warns_and_gives_a_finite_embedding(solver):
+    X = make_s_curve(150, random_state=0)[0]
+    X3 = np.vstack([X, X[:40] + 100.0, X[60:90] + 200.0])  # three pieces far apart
+    with pytest.warns(DisconnectedGraphWarning, match=r"3 connected components \(sizes 150, 40, "
+                                                      r"30\).*one zero eigenvalue per component"):
+        le = LaplacianEigenmaps(n_components=3, n_neighbors=8, eigen_solver=solver).fit(X3)
+    Z = le.embedding_
+    assert np.isfinite(Z).all()
+    D = np.asarray(le.affinity_matrix_.sum(axis=1)).ravel()
+    np.testing.assert_allclose(Z.T @ (D[:, None] * Z), np.eye(3), atol=1e-8)
+    # two more zero eigenvalues after the skipped one, with piecewise-constant eigenvectors
+    np.testing.assert_allclose(le.eigenvalues_[:2], 0, atol=1e-10)
+    assert le.eigenvalues_[2] > 1e-6
+    pieces = np.repeat([0, 1, 2], [150, 40, 30])
+    for p in range(3):
+        assert np.ptp(Z[pieces == p, :2], axis=0).max() < 1e-6
