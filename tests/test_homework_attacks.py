@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from homework_fixtures import instructor, submission, write
+from homework_fixtures import graded_once, instructor, points_of, submission, write
 
 from mlnotes.homework.grader import escape, grade_folder, public
 from mlnotes.homework.notebook import NotebookError, extract_statements, open_submission
@@ -148,9 +148,7 @@ def _links(folder):
             "hard_link": "more than one name", "fifo": "not a regular file"}
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    base = tmp_path_factory.mktemp("attacks")
+def _grade_class(base):
     folder, out = base / "class", base / "out" / "grades.csv"
     folder.mkdir()
     for student, (nb, *_) in ATTACKS.items():
@@ -158,16 +156,23 @@ def graded(tmp_path_factory):
     links = _links(folder)
     write(folder / "=cmd|' \u202e.ipynb", submission("spectral"))
     results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=7)
-    return {r.student: r for r in results}, out, links
+    return {"points": points_of(results), "links": links}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """``({student: {question: points}}, the CSV's path, {link: reason})``, graded once per
+    session."""
+    base, data = graded_once(tmp_path_factory, "issue13-attacks", _grade_class)
+    return data["points"], base / "out" / "grades.csv", data["links"]
 
 
 @pytest.mark.parametrize("student", sorted(ATTACKS))
 def test_attack_gets_its_outcome(graded, student):
     results, out, _ = graded
     _, dc_points, lap_points, text = ATTACKS[student]
-    result = results[student]
     feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
-    points = {q.name: q.points for q in result.results}
+    points = results[student]
     assert points == {"kernels.double_center": dc_points, "eigenmaps.laplacian": lap_points}, \
         feedback
     assert text in feedback, feedback

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from homework_fixtures import instructor, submission, write
+from homework_fixtures import graded_once, instructor, points_of, submission, write
 
 from mlnotes.homework.assignments import ASSIGNMENTS
 from mlnotes.homework.grader import Grader, grade_folder
@@ -146,10 +146,9 @@ ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("class")
-    out = tmp_path_factory.mktemp("out") / "grades.csv"
+def _grade_class(base):
+    folder, out = base / "class", base / "out" / "grades.csv"
+    folder.mkdir()
     for student, (nb, *_) in ATTACKS.items():
         # the attacks that need to know where the class folder and the grades are, do
         where = (f"CLASS_FOLDER = {str(folder)!r}\nOUT_FOLDER = {str(out.parent)!r}\n"
@@ -165,7 +164,14 @@ def graded(tmp_path_factory):
     digest = hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest()
     results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=1)
     assert hashlib.sha256(MLNOTES_KERNELS.read_bytes()).hexdigest() == digest
-    return {r.student: r for r in results}, out
+    return points_of(results)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """``({student: {question: points}}, the CSV's path)``, graded once per session."""
+    base, points = graded_once(tmp_path_factory, "grader-attacks", _grade_class)
+    return points, base / "out" / "grades.csv"
 
 
 @pytest.mark.parametrize("student", sorted(ATTACKS))
@@ -174,8 +180,7 @@ def test_attack_gets_its_outcome(graded, student):
     _, dc_points, lap_points, text = ATTACKS[student]
     if student == "ffi_reads_mlnotes" and not CAN_HIDE:
         pytest.skip("no mount namespace here: C code could read mlnotes' files")
-    result = results[student]
-    points = {q.name: q.points for q in result.results}
+    points = results[student]
     feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
     assert points == {"kernels.double_center": dc_points, "eigenmaps.laplacian": lap_points}, \
         feedback

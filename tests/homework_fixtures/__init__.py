@@ -52,3 +52,33 @@ def write(path, nb):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(nb))
     return path
+
+
+def graded_once(tmp_path_factory, name, grade):
+    """Run ``grade(folder)`` once per test session, even with pytest-xdist's workers.
+
+    The class folders of the attack suites take a while to grade: the first worker to ask
+    grades (under a file lock in the session's shared temporary folder) and saves what
+    ``grade`` returns (plain JSON data); the other workers wait and read it.
+    Returns ``(folder, data)``.
+    """
+    import fcntl
+    import os
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of one session
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / "graded.json"
+        if not done.exists():
+            folder.mkdir(exist_ok=True)
+            data = grade(folder)
+            done.write_text(json.dumps(data))
+        return folder, json.loads(done.read_text())
+
+
+def points_of(results):
+    """``{student: {question: points}}`` of a list of SubmissionResult."""
+    return {r.student: {q.name: q.points for q in r.results} for r in results}
