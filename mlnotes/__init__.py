@@ -15,7 +15,12 @@ Working with scikit-learn
 Every estimator can go where a scikit-learn transformer goes: ``sklearn.base.clone``,
 ``Pipeline``, ``GridSearchCV`` over its parameters (``{"iso__n_neighbors": [5, 10]}``),
 ``get_feature_names_out`` and ``set_output(transform="pandas")``; scikit-learn's own
-``check_estimator`` runs on all of them in the test suite (``tests/test_sklearn_compat.py``).
+``check_estimator`` runs on all of them in the test suite (``tests/test_sklearn_compat.py``),
+with no exemption (scikit-learn's own counterparts have none among those checks either). The
+graph methods share one policy for a disconnected neighbourhood graph, scikit-learn's: a
+:class:`DisconnectedGraphWarning` (component sizes, the smallest ``n_neighbors`` that connects
+the graph) and a finite result: LLE and Laplacian eigenmaps embed each component on its own,
+Isomap joins the components by their shortest edges.
 ``transform`` exists where the method defines an out-of-sample extension (PCA, kernel PCA,
 classical MDS and Isomap by triangulation, LLE by reconstruction weights, Laplacian eigenmaps by
 the Nyström formula, the autoencoders' encoder); the SNE family and metric MDS have none, and
