@@ -261,7 +261,13 @@ def _transformer_alone():
 def main():
     data = sys.stdin.buffer.read(MAX_NOTEBOOK_BYTES + 1)
     try:
-        statements, notes, broken = extract_statements(code_cells(data), _transformer_alone())
+        transformer = _transformer_alone()
+    except ImportError:
+        sys.stdout.write(json.dumps({"error": "the grader needs IPython to read notebooks as "
+                                              "Jupyter runs them: pip install ipython"}))
+        return
+    try:
+        statements, notes, broken = extract_statements(code_cells(data), transformer)
         out = {"statements": statements, "notes": notes, "broken": broken}
     except NotebookError as exc:
         out = {"error": str(exc)}
