@@ -697,3 +697,12 @@ def test_controls_that_change_nothing_at_a_setting_are_marked_inert():
     assert [names[j] for j in kpca["inert"][_key(kpca, kernel="linear")]] == ["gamma", "degree"]
     assert [names[j] for j in kpca["inert"][_key(kpca, kernel="rbf")]] == ["degree"]
     assert _key(kpca, kernel="poly", degree=3) not in kpca["inert"]
+
+
+def test_a_number_that_is_not_finite_does_not_break_the_export():
+    arrays = {}
+    scene = _static._register(_static.scene("t", [_static.panel("p", [_static.dot(1.0, np.nan)])]),
+                              arrays)
+    assert scene["panels"][0]["layers"][0]["y"] is None
+    assert _static.decode_spec(f'<script type="application/gzip" class="mlx-data">'
+                               f'{_static.encode_spec(scene)}</script>') == scene

@@ -161,6 +161,7 @@
 
   function drawLayer(x, ctx, l, X, Y, box, el) {
     var col = l.color ? colour(el, l.color) : null, i, a, b;
+    if ([l.x, l.y, l.v, l.x0, l.x1].indexOf(null) >= 0) return;  // a number that was not finite
     ctx.setLineDash(l.dash ? [5, 4] : []);
     ctx.lineWidth = l.width || 1; ctx.strokeStyle = col; ctx.fillStyle = col;
     if (l.t === "pts") {

@@ -234,6 +234,8 @@ def _register(obj, arrays):
         return {k: _register(v, arrays) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [_register(v, arrays) for v in obj]
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None  # JSON has no NaN; the page skips what it cannot place
     return obj
 
 
