@@ -37,6 +37,9 @@ PALETTE_SIZE = 64  # colours of a continuous colour map (indices quantised to th
 LISTED_VALUES = 12  # a note lists at most this many values of a control
 MAX_REPLAY_FRAMES = 60  # snapshots of one run kept for the replay
 DATA_BUDGET_BYTES = 1_500_000  # explorer data of one chapter page, all explorers together
+# What a setting the method cannot handle raises (bad input, a diverging run, an eigensolver that
+# does not converge): stored as that setting's message instead of failing the whole export.
+SETTING_ERRORS = (ValueError, FloatingPointError, np.linalg.LinAlgError, RuntimeError)
 PALETTES = {"coord": "viridis", "label": "tab10", "diverging": "RdBu_r", "gray": "gray_r"}
 
 # The inline loader: loads explorer.js and explorer.css once per page, from the directory of
@@ -276,7 +279,7 @@ def static_spec(explorer, grid, *, scene_of, frames_of=None, star=False, irrelev
             frames[key] = len(kept)
             for i, f in enumerate(kept):
                 states[f"{key}/{i}"] = _register(scene_of(**{**params, "frame": int(f)}), arrays)
-        except (ValueError, FloatingPointError) as exc:
+        except SETTING_ERRORS as exc:
             states[key] = {"error": str(exc)}
             frames.pop(key, None)
     inert = _inert_controls(states, frames, unused)
