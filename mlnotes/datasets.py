@@ -1,15 +1,18 @@
 """Data sets for every chapter of the book: synthetic ones with known ground truth, and real ones.
 
-Each generator (``make_*``) returns ``(X, t)``:
+Each generator (``make_*``) returns ``(X, u)``:
 
-* ``X``, an ``(N, D)`` float array, one sample per row;
-* ``t``, the ground truth: for a manifold, its intrinsic coordinates as an ``(N, d)`` float
-  array (``d`` the intrinsic dimension, so ``t[:, 0]`` is the natural colour); for clustered
+* ``X``, an ``(N, p)`` float array, one sample per row;
+* ``u``, the ground truth: for a manifold, its intrinsic coordinates as an ``(N, d)`` float
+  array (``d`` the intrinsic dimension, so ``u[:, 0]`` is the natural colour); for clustered
   data, the integer label of each point as an ``(N,)`` array.
 
 Every generator takes ``n_samples``, ``noise`` (standard deviation of isotropic Gaussian noise
-added to ``X``, never to ``t``) and ``random_state`` (None, an int or a ``numpy.random.Generator``),
+added to ``X``, never to ``u``) and ``random_state`` (None, an int or a ``numpy.random.Generator``),
 and validates them. Only numpy is used, so the same code runs anywhere numpy does.
+
+(The book writes ``u`` for the ground truth and keeps ``t`` for the heat-kernel width; inside a
+formula, ``t`` is still the curve parameter, as in :func:`make_swiss_roll`.)
 
 The real data sets (``load_*``) return ``(X, y)`` with labels instead of coordinates:
 :func:`load_digits` (the copy bundled with scikit-learn) and :func:`load_nci60` (a
@@ -110,21 +113,21 @@ def make_swiss_roll(n_samples=1000, *, noise=0.0, parameterization="angle", rand
         Standard deviation of Gaussian noise added to ``X``.
     parameterization : {"angle", "arclength"}
         ``"angle"`` draws the angle :math:`t` uniformly (scikit-learn's convention; the density
-        on the sheet falls off along the roll) and returns ``t[:, 0]`` = angle. ``"arclength"``
+        on the sheet falls off along the roll) and returns ``u[:, 0]`` = angle. ``"arclength"``
         draws the arc length :math:`s(t)` uniformly, which is uniform on the sheet, and returns
-        ``t[:, 0]`` = arc length, so that ``t`` is an isometric chart of the roll.
+        ``u[:, 0]`` = arc length, so that ``u`` is an isometric chart of the roll.
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     X : ndarray of shape (n_samples, 3)
-    t : ndarray of shape (n_samples, 2)
+    u : ndarray of shape (n_samples, 2)
         (angle or arc length, height).
 
     Examples
     --------
-    >>> X, t = make_swiss_roll(500, random_state=0)
-    >>> X.shape, t.shape
+    >>> X, u = make_swiss_roll(500, random_state=0)
+    >>> X.shape, u.shape
     ((500, 3), (500, 2))
     """
     _check_common(n_samples, noise)
@@ -223,7 +226,7 @@ def make_s_curve(n_samples=1000, *, noise=0.0, random_state=None):
     Returns
     -------
     X : ndarray of shape (n_samples, 3)
-    t : ndarray of shape (n_samples, 2)
+    u : ndarray of shape (n_samples, 2)
         (t, h); ``t`` is proportional to arc length along the S (the curve is made of two
         unit-radius arcs), so the chart is isometric up to that scale.
     """
@@ -241,7 +244,7 @@ def make_helix(n_samples=1000, *, noise=0.0, turns=8, random_state=None):
     .. math:: x = ((2 + \cos m t)\cos t,\; (2 + \cos m t)\sin t,\; \sin m t),
        \quad t \in [0, 2\pi),
 
-    with ``m = turns``. Ground truth ``t`` has shape ``(n_samples, 1)``.
+    with ``m = turns``. Ground truth ``u`` = ``t[:, None]``, shape ``(n_samples, 1)``.
     """
     _check_common(n_samples, noise)
     check_positive(turns, "turns", integer=True)
@@ -428,7 +431,7 @@ def make_glyph_images(
     -------
     X : ndarray of shape (n_samples, size * size)
         Flattened grey-level images (reshape a row with ``.reshape(size, size)``).
-    t : ndarray of shape (n_samples, d)
+    u : ndarray of shape (n_samples, d)
         The parameters (angle; dx, dy; or angle, dx, dy), d = 1, 2 or 3.
     """
     _check_common(n_samples, noise)
@@ -526,7 +529,7 @@ DISTILL_CASES = {
 def make_distill_case(name, n_samples=200, *, noise=0.0, random_state=None):
     """One of the cases from "How to Use t-SNE Effectively" (see :data:`DISTILL_CASES`).
 
-    Returns ``(X, t)``: labels for the clustered cases (and the rings), the curve parameter
+    Returns ``(X, u)``: labels for the clustered cases (and the rings), the curve parameter
     for the trefoil and the random walk.
     """
     _check_common(n_samples, noise, min_samples=3)
