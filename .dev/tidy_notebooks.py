@@ -192,9 +192,12 @@ def _is_mpl_repr_result(output):
 
 
 def silence_final_plot_expr(source):
-    """Put ``;`` after the cell's final expression if it is a plotting call.
+    """Assign the cell's final expression to ``_`` if it is a plotting call.
 
-    Returns the new source, or None when the final statement is not such an expression.
+    Not a trailing ``;``: nbval runs cells without storing history, and IPython then decides
+    whether ``;`` silences the result from the wrong cell, so a checked cell would print a repr
+    under nbval that the saved notebook does not have. A trailing ``;`` left by an earlier run is
+    replaced. Returns the new source, or None when the final statement is not such an expression.
     """
     try:
         tree = ast.parse(_python_only(source))
@@ -210,8 +213,10 @@ def silence_final_plot_expr(source):
         return None
     code, comment = end_line[:last.end_col_offset], end_line[last.end_col_offset:]
     if comment.lstrip().startswith(";"):
-        return None
-    lines[last.end_lineno - 1] = code + ";" + comment
+        comment = comment.lstrip()[1:]
+    lines[last.end_lineno - 1] = code + comment
+    first = lines[last.lineno - 1]
+    lines[last.lineno - 1] = first[:last.col_offset] + "_ = " + first[last.col_offset:]
     return "\n".join(lines)
 
 
@@ -320,15 +325,18 @@ def tidy_notebook(nb, *, ruff=None):
 
         outputs = cell.get("outputs", [])
         reprs = [o for o in outputs if _is_mpl_repr_result(o)]
-        if reprs:
+        trailing = re.search(r";[ \t]*(#[^\n]*)?\s*$", source) is not None
+        if reprs or trailing:
             silenced = silence_final_plot_expr(source)
             if silenced is not None:
                 source = silenced
                 cell["outputs"] = [o for o in outputs if o not in reprs]
-                changes.append(f"{where}: ';' after the final plotting call, repr output dropped")
+                changes.append(f"{where}: final plotting call assigned to _, repr dropped")
+            elif trailing and not reprs:
+                pass
             else:
                 reports.append(f"{where}: a matplotlib repr in the output, but the final "
-                               "statement is not a plotting call: end it with ';' by hand")
+                               "statement is not a plotting call: assign it to _ by hand")
 
         if long_lines(source):
             hoisted = hoist_long_comments(source)
