@@ -91,7 +91,15 @@ def _print_page(page, url):
             }
         }
     }""")
-    page.wait_for_timeout(300)          # let the explorers draw their first frame
+    # The static explorers draw when they come near the screen: draw them all, then wait for
+    # every one to be ready and one more frame (their canvases redraw on resize).
+    page.emulate_media(media="print")
+    page.evaluate("async () => { if (window.MLNotesExplorers) "
+                  "{ await MLNotesExplorers.initAll(); } }")
+    page.wait_for_function("document.querySelectorAll("
+                           "'.mlnotes-explorer:not(.mlx-ready)').length === 0",
+                           timeout=PAGE_TIMEOUT_MS)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
     title = page.evaluate("() => (document.querySelector('main h1, article h1, h1') || "
                           "{textContent: document.title}).textContent.replace('#', '').trim()")
     pdf = page.pdf(format="A4", print_background=True, margin=MARGIN)
