@@ -182,8 +182,10 @@ def test_every_chapter_starts_with_the_install_cell():
     finally:
         sys.path.pop(0)
     toc = (ROOT / "_toc.yml").read_text()
+    # Homework notebooks are left out: the grader runs a submission's top-level code in a
+    # sandbox without mlnotes or a network, where an install cell has nothing to do.
     chapters = [ROOT / f"{line.split('file:')[1].strip()}.ipynb" for line in toc.splitlines()
-                if "file:" in line]
+                if "file:" in line and "homework/" not in line]
     missing = []
     for path in chapters:
         if not path.exists():
