@@ -241,29 +241,33 @@ def _kernel_transform(n, d, h, exponent, dof):
     return _KERNEL_CACHE[key]
 
 
-def _convolve(charges, exponent, dof, m, h, d):
+def _convolve(charges, exponents, dof, m, h, d):
     r"""On the grid, :math:`\hat\phi_a = \sum_b \kappa(g_a - g_b)\, \hat q_b` for every charge
-    (rows of ``charges``, each a flat grid of m**d nodes), :math:`\kappa = (1 + r^2/\nu)^{-e}`,
-    by zero-padded FFT.
+    (rows of ``charges``, each a flat grid of m**d nodes) and every kernel
+    :math:`\kappa = (1 + r^2/\nu)^{-e}`, ``e`` in ``exponents``, by zero-padded FFT.
 
-    The offsets :math:`a - b` run over :math:`-(m-1), \dots, m-1` per axis, so a circular
-    convolution of length :math:`n \ge 2m - 1` (a size the FFT likes) is the linear one. The
-    transforms run axis by axis, so that the padding (zeros in, unused values out) costs
-    nothing on the first axis, in single precision (its rounding, ~1e-7, is far below the
-    interpolation error).
+    ``exponents`` is a list of ``(e, rows)``: kernel e is applied to the charges ``rows``; each
+    charge is transformed once, whatever the number of kernels it meets. The offsets
+    :math:`a - b` run over :math:`-(m-1), \dots, m-1` per axis, so a circular convolution of
+    length :math:`n \ge 2m - 1` (a size the FFT likes) is the linear one. The transforms run
+    axis by axis, so that the padding (zeros in, unused values out) costs nothing on the first
+    axis, in single precision (its rounding, ~1e-7, is far below the interpolation error).
+    Returns one array of shape (len(rows), m**d) per kernel.
     """
     n = scipy.fft.next_fast_len(2 * m - 1, real=True)
-    K_hat = _kernel_transform(n, d, h, exponent, dof)
     q = charges.reshape((-1,) + (m,) * d).astype(FFT_DTYPE)
     q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=FFT_WORKERS)
     for axis in range(-2, -d - 1, -1):
         q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=FFT_WORKERS)
-    q_hat *= K_hat
-    for axis in range(-d, -1):
-        q_hat = scipy.fft.ifft(q_hat, axis=axis, workers=FFT_WORKERS)
-        q_hat = q_hat[(Ellipsis, slice(0, m)) + (slice(None),) * (-axis - 1)]
-    phi = scipy.fft.irfft(q_hat, n=n, axis=-1, workers=FFT_WORKERS)[..., :m]
-    return phi.reshape(charges.shape[0], -1).astype(np.float64)
+    out = []
+    for exponent, rows in exponents:
+        phi_hat = q_hat[rows] * _kernel_transform(n, d, h, exponent, dof)
+        for axis in range(-d, -1):
+            phi_hat = scipy.fft.ifft(phi_hat, axis=axis, workers=FFT_WORKERS)
+            phi_hat = phi_hat[(Ellipsis, slice(0, m)) + (slice(None),) * (-axis - 1)]
+        phi = scipy.fft.irfft(phi_hat, n=n, axis=-1, workers=FFT_WORKERS)[..., :m]
+        out.append(phi.reshape(phi.shape[0], -1).astype(np.float64))
+    return out
 
 
 def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
@@ -311,8 +315,8 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
                     minlength=m**d)
         for c in range(d + 1)
     ])
-    phi_k = _convolve(spread[:1], power, dof, m, h, d)
-    phi_kw = _convolve(spread, power + 1.0, dof, m, h, d)
+    phi_k, phi_kw = _convolve(spread, [(power, slice(0, 1)), (power + 1.0, slice(None))],
+                              dof, m, h, d)
     # back to the points: phi(z_i) = sum_a L_a(z_i) \hat phi_a
     at_k = np.einsum("nk,nk->n", phi_k[0][index], weight)
     at_kw = np.einsum("cnk,nk->nc", phi_kw[:, index], weight)
