@@ -179,8 +179,9 @@ def knn_conditional_affinities(D2_knn, perplexity, *, tol=PERPLEXITY_TOL,
     :math:`j \in \mathcal{N}_i` of point i (not i itself); the returned row holds
     :math:`p_{j|i}` for those neighbours, normalised over them, and every other :math:`p_{j|i}`
     is taken as 0. With :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` the neglected mass is
-    tiny: a Gaussian of perplexity Perp puts almost all its weight on its nearest 3 Perp
-    points (van der Maaten 2014). Needs ``perplexity < k``.
+    small: a Gaussian of perplexity Perp puts most of its weight on its nearest 3 Perp points
+    (van der Maaten 2014; on 1 000 noisy 64-D digits at perplexity 30 the dense rows have a
+    mean 4%, at most 19%, beyond them). Needs ``perplexity < k``.
 
     Returns
     -------
