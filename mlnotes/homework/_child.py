@@ -728,8 +728,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     sys.stderr.write(f"{name}: {_short(_safe_str(message), 200)}{where}\n")
 
 
-class StatementTimeout(Exception):
-    """A top-level statement ran past its share of the set-up time."""
+# Once the top-level computations have used up their budget, a definition still gets this long.
+DEFINITION_FLOOR = 0.25
+
+
+class StatementTimeout(BaseException):
+    """A top-level statement ran past its share of the set-up time (not an ``Exception``: an
+    ``except Exception`` in the student's loop does not swallow it; the timer fires again
+    after another share if something does)."""
 
 
 def _on_alarm(signum, frame):
@@ -737,17 +743,31 @@ def _on_alarm(signum, frame):
                            "(an endless loop or a heavy computation at the top level?)")
 
 
-def _run_statements(statements, namespace, seconds=None):
+def _run_statements(statements, namespace, seconds=None, budget=None):
     """Execute each top-level statement on its own; return notes, and for each function whose
     definition failed (it does not compile, or raised), why.
+
+    Each statement but an import may run ``seconds``; all of them together ``budget`` (so
+    that many slow lines cannot make the whole notebook miss its deadline): once the budget is
+    spent, a computation is skipped and a definition (``def``, ``class``: instant unless a
+    decorator computes) still gets :data:`DEFINITION_FLOOR` seconds.
 
     A statement is ``{"cell": k, "line": n, "code": text, "names": [defined names]}``; it is
     compiled with its own file name ``<cell k>`` and its line numbers in the cell, so an error
     names the line the student sees.
     """
+    import time
+
     notes, broken = [], {}
+    started = time.monotonic()
     for st in statements:
         where = f"code cell {st['cell']}, line {st['line']}"
+        kind = st.get("kind")
+        share = seconds if kind != "import" else None
+        if share and budget is not None:
+            left = budget - (time.monotonic() - started)
+            floor = DEFINITION_FLOOR if kind == "definition" else 0.0
+            share = min(share, max(left, floor))
         try:
             code = compile("\n" * (st["line"] - 1) + st["code"], f"<cell {st['cell']}>", "exec")
         except SyntaxError as exc:
@@ -758,12 +778,19 @@ def _run_statements(statements, namespace, seconds=None):
             why = (f"does not compile: {type(exc).__name__}: {_short(_safe_str(exc), 160)} "
                    f"({where})")
         else:
+            if share is not None and share <= 0:
+                why = (f"was skipped: the notebook's top-level computations had used up their "
+                       f"{budget:g} s ({where}); heavy work belongs inside the functions")
+                first = st["code"].lstrip().split("\n", 1)[0]
+                notes.append(f"`{_short(first, 80)}` {why}")
+                for name in st.get("names", []):
+                    broken[name] = why
+                continue
             # each statement gets its own share of time: one slow line costs only itself
             # (imports excepted: a heavy package loads slowly on a busy machine, and only
             # what is installed can be imported)
-            share = seconds if st.get("kind") != "import" else None
             if share:
-                signal.setitimer(signal.ITIMER_REAL, share)
+                signal.setitimer(signal.ITIMER_REAL, share, share)
             try:
                 outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
             finally:
@@ -814,9 +841,12 @@ def main(config_path):
     _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]], config["blocked_dirs"],
                    config["private"], record)
 
-    namespace = {"__name__": "submission", "__builtins__": __builtins__}
+    # ``check`` (the student's own checker, whose import is not run here) does nothing: a block
+    # kept for its definitions may also call it
+    namespace = {"__name__": "submission", "__builtins__": __builtins__, "check": _no_check}
     signal.signal(signal.SIGALRM, _on_alarm)
-    notes, broken = _run_statements(statements, namespace, config.get("statement_seconds"))
+    notes, broken = _run_statements(statements, namespace, config.get("statement_seconds"),
+                                    config.get("setup_seconds"))
     _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
                 "output": captured.take(), "isolation": isolation})
     for i, cases in inputs:
@@ -834,6 +864,10 @@ def main(config_path):
                     "output": captured.take()})
     out.close()
     os._exit(0)
+
+
+def _no_check(*args, **kwargs):
+    """Stands in for :func:`mlnotes.homework.check` while grading: the grader judges."""
 
 
 def _cases_from_npz(data):

@@ -16,7 +16,8 @@ Each code cell goes through IPython's own input transformation
 and shell escapes become calls, and nothing else changes (a ``!=`` that starts a continuation
 line, a form feed, a U+2028 in a comment stay what they are). Then :mod:`ast` keeps the top-level
 statements a graded function can depend on (imports, function and class definitions,
-assignments) and drops the rest (calls such as ``check(...)``, plots, loops). Each kept statement
+assignments, and ``if``/``try``/``with`` blocks and loops that hold a definition) and drops the
+rest (calls such as ``check(...)``, plots, blocks that only compute). Each kept statement
 is compiled here on its own: one that does not compile is reported with its error and line and
 costs only the names it defines. A cell that does not parse is split at its top-level lines and
 each piece parsed alone, so that one broken function does not take its neighbours with it.
@@ -34,7 +35,15 @@ MAX_CODE_CHARS = 1_000_000         # all kept code
 MAX_STATEMENTS = 2000
 MAX_NOTES = 20
 KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-              ast.Assign, ast.AnnAssign)
+              ast.Assign, ast.AnnAssign, ast.AugAssign)
+DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Compound statements (``if``, ``try``, ``with``, loops) are kept when they hold a definition: a
+# function, a class or an import (an import with a fallback, a guarded definition); with it
+# go the assignments beside it. One that only assigns is a computation (a demonstration that
+# calls the student's functions, a loop), as the notebook's check cells are: dropped.
+BRANCHES = tuple(getattr(ast, n) for n in ("If", "Try", "TryStar", "With", "AsyncWith", "Match")
+                 if hasattr(ast, n))
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Cell magics whose body IPython runs as ordinary code in the notebook's namespace.
 TRANSPARENT_CELL_MAGICS = ("%%time", "%%capture")
 # Lines at column 0 that continue the statement above rather than start a new one.
@@ -51,7 +60,7 @@ def code_cells(data):
         raise NotebookError(f"the notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB; "
                             "clear its outputs")
     try:
-        nb = json.loads(bytes(data).decode("utf-8"))
+        nb = json.loads(bytes(data).decode("utf-8-sig"))  # a byte-order mark is allowed
     except UnicodeDecodeError as exc:
         raise NotebookError(f"the file could not be read: {exc}") from None
     except (ValueError, RecursionError) as exc:
@@ -77,9 +86,16 @@ def code_cells(data):
 
 def _transform(source, transformer):
     """IPython's own transformation of a cell (magics -> calls), the two transparent cell
-    magics unwrapped to their bodies."""
-    head, _, body = source.partition("\n")
-    if head.strip() in TRANSPARENT_CELL_MAGICS:
+    magics (with or without arguments, after blank lines as IPython allows) unwrapped to their
+    bodies."""
+    rest = source
+    while True:
+        head, newline, body = rest.partition("\n")
+        if head.strip() or not newline:
+            break
+        rest = body
+    words = head.split()
+    if words and words[0] in TRANSPARENT_CELL_MAGICS:
         source = body
     return transformer.transform_cell(source)
 
@@ -93,11 +109,32 @@ def _is_homework_import(node):
     return False
 
 
+def _top_level(node):
+    """The nodes of ``node`` that run when it runs at the top level: not the bodies of the
+    functions (and lambdas) it defines, which run only when called."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack += [*n.decorator_list, n.args, *([n.returns] if n.returns else [])]
+        elif not isinstance(n, ast.Lambda):
+            stack += ast.iter_child_nodes(n)
+
+
 def _uses_ipython(node):
-    return any(isinstance(n, ast.Name) and n.id == "get_ipython" for n in ast.walk(node))
+    """Whether running ``node`` calls IPython (a magic or a shell escape): a function whose body
+    does so is still kept, and fails only if it is called."""
+    return any(isinstance(n, ast.Name) and n.id == "get_ipython" for n in _top_level(node))
+
+
+def _binds(node):
+    return any(isinstance(n, DEFINITIONS) for n in _top_level(node) if n is not node)
 
 
 def _kept(node):
+    if isinstance(node, BRANCHES + LOOPS):
+        return _binds(node) and not _uses_ipython(node)
     return (isinstance(node, KEPT_NODES) and not _is_homework_import(node)
             and not _uses_ipython(node))
 
@@ -107,6 +144,9 @@ def _defined_names(node):
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).split(".")[0] for a in node.names]
+    if isinstance(node, BRANCHES + LOOPS):
+        return list(dict.fromkeys(name for n in _top_level(node) if n is not node
+                                  and isinstance(n, KEPT_NODES) for name in _defined_names(n)))
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
@@ -148,7 +188,8 @@ def _parse(code, cell, first_line, notes):
 
 def _statements_of(tree, lines, cell, first_line):
     """The kept statements of a parsed ``tree`` as ``{"cell", "line", "code", "names",
-    "kind"}`` (``kind``: "import" or "statement"); statements sharing a line
+    "kind"}`` (``kind``: "import", "definition": ``def`` and ``class`` only, or "statement");
+    statements sharing a line
     (``a = 1; b = 2``) travel together."""
     groups = []
     for node in tree.body:
@@ -168,9 +209,11 @@ def _statements_of(tree, lines, cell, first_line):
         else:
             code = ast.unparse(ast.Module(body=kept, type_ignores=[]))
         imports = all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in kept)
+        definitions = all(isinstance(n, DEFINITIONS) for n in kept)
         out.append({"cell": cell, "line": first_line + start - 1, "code": code,
                     "names": [name for n in kept for name in _defined_names(n)],
-                    "kind": "import" if imports else "statement"})
+                    "kind": "import" if imports else "definition" if definitions else
+                    "statement"})
     return out
 
 

@@ -267,8 +267,18 @@ class Grader:
                     r.feedback += "\n  note: " + depends_note(q.function, get_question(dep),
                                                               helper.status)
 
+    def _redact(self, text):
+        """``text`` without the grader's paths nor the instructor's folders (the submissions,
+        the output), as they may appear in an error's message."""
+        text = str(text)
+        for folder in sorted(self.private, key=len, reverse=True):
+            for form in dict.fromkeys((folder, os.path.realpath(folder))):
+                if len(form) > 1:
+                    text = text.replace(form, "<submissions>")
+        return public(text)
+
     def _all_failed(self, result, reason):
-        reason = public(reason)
+        reason = self._redact(reason)
         result.notes.append(reason)
         for q in self.questions:
             result.results.append(QuestionResult(q.name, 0.0, self.points[q.name], reason,
@@ -292,6 +302,7 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
 
     Returns the list of :class:`SubmissionResult` (one per submission, in CSV order).
     """
+    folder = submissions_folder(folder)
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
                     private=[folder, Path(out_csv).parent], block=block)
 
@@ -308,6 +319,17 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
         results = list(pool.map(grade, find_submissions(folder)))
     write_outputs(results, grader, out_csv)
     return results
+
+
+def submissions_folder(folder):
+    """The submissions folder as the instructor named it, resolved once: the folder itself may
+    be reached through a link (the instructor chose it); inside it nothing is followed. A
+    ``ValueError`` if it is not a folder."""
+    resolved = Path(os.path.realpath(folder))
+    if not resolved.is_dir():
+        raise ValueError(f"{folder} is not a folder of submissions: pass the folder that holds "
+                         "the submitted notebooks")
+    return resolved
 
 
 def isolation_warning(isolation):
@@ -327,10 +349,16 @@ def _safe_name(student):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", student)[:100] or "_"
 
 
+# What a spreadsheet may take for the start of a formula, once it has trimmed the cell (its
+# full-width forms included: some spreadsheets read them as the ASCII ones).
+FORMULA_STARTS = "=+-@\uff1d\uff0b\uff0d\uff20\ufe62\ufe63\u2212"
+
+
 def _cell(text):
-    """A CSV cell that a spreadsheet will not run as a formula."""
+    """A CSV cell that a spreadsheet will not run as a formula (whatever blanks precede it)."""
     text = str(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    first = text.lstrip()[:1]
+    return "'" + text if (first and first in FORMULA_STARTS) or text[:1] in ("\t", "\r") else text
 
 
 def write_outputs(results, grader, out_csv):
@@ -393,6 +421,8 @@ def gradescope_json(result):
     return {
         "score": round(result.total, 3),
         "output": "\n".join([public(n) for n in result.notes] + _reported_lines(result)),
+        # plain text: a submission's output quoted here is never rendered as HTML or Markdown
+        "output_format": "text", "test_output_format": "text", "test_name_format": "text",
         "visibility": "visible",
         "tests": [{"name": q.name, "score": q.points, "max_score": q.max_points,
                    "status": "passed" if q.points == q.max_points else "failed",

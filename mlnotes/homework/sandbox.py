@@ -52,6 +52,10 @@ SETUP_GRACE = 5.0
 # per-question timeout, within these bounds) before it is stopped and reported; the others
 # still run.
 STATEMENT_FLOOR, STATEMENT_CAP = 1.0, 5.0
+# ... and all of them together this share of the set-up deadline (timeout + SETUP_GRACE): the
+# rest is for starting Python, the notebook's imports and its definitions, so that many slow
+# lines cost only themselves, never the whole notebook.
+SETUP_SHARE = 0.5
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -73,7 +77,7 @@ SIGNAL_REASONS = {
     "SIGXCPU": "used up its CPU-time limit (SIGXCPU)",
     "SIGKILL": "was killed (SIGKILL)",
     "SIGSEGV": "crashed with a segmentation fault (SIGSEGV: C code read or wrote memory it "
-               "does not own)",
+               "does not own, or a recursion ran past the stack)",
     "SIGABRT": "aborted (SIGABRT: os.abort(), or a C library stopped on a failed check)",
     "SIGBUS": "crashed with a bus error (SIGBUS)",
     "SIGFPE": "crashed with an arithmetic error in C code (SIGFPE)",
@@ -111,6 +115,7 @@ class _Child:
             "functions": functions, "start": start, "memory_mb": memory_mb,
             "cpu_seconds": int(SETUP_GRACE + timeout * (n_left + 1)) + 1,
             "statement_seconds": max(STATEMENT_FLOOR, min(STATEMENT_CAP, timeout / 2)),
+            "setup_seconds": (timeout + SETUP_GRACE) * SETUP_SHARE,
             "blocked_dirs": [str(MLNOTES_DIR)], "block": list(block),
             "private": _private_prefixes(private),
             "hide": _hidden_dirs(private),
