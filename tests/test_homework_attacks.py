@@ -10,6 +10,7 @@ machine, a forged note passed off as the grader's.
 import csv
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -127,7 +128,49 @@ ATTACKS = {
                           "SIGTERM"),
     "sys_exit": (with_dc("import sys\nsys.exit(2)"), 0, 1, "sys.exit(2)"),
     "honest": (submission("spectral"), 1, 1, "PASSED"),
+    # red-team round 2: new variants of the same classes
+    # 2. answers: numpy subclasses and odd dtypes are read as their numbers, or refused
+    "masked_array": (with_dc(KEEP + "return np.ma.masked_array(K, mask=np.eye(len(K)) > 0)"),
+                     1, 1, "PASSED"),
+    "matrix": (with_dc(KEEP + "return np.asmatrix(K)"), 1, 1, "PASSED"),
+    "longdouble": (with_dc(KEEP + "return K.astype(np.longdouble)"), 1, 1, "PASSED"),
+    "subclass_rigged_eq": (with_dc("class M(np.ndarray):\n    def __eq__(s, o):\n"
+                                   "        return True\nreturn D2.view(M)"), 0, 1,
+                           "agrees with the reference"),
+    "structured_dtype": (with_dc(KEEP + "return np.zeros(K.shape, dtype=[('a', float)])"), 0, 1,
+                         "structured records"),
+    "mixed_list": (with_dc("return [[1.0, 'a']] * len(D2)"), 0, 1, "text, not numbers"),
+    "float_method_only": (with_dc("class F:\n    def __float__(s):\n        return 1.0\n"
+                                  "return F()"), 0, 1, "Python objects"),
+    # 5. many slow top-level lines (each within its share) cost only themselves
+    "many_slow_lines": (appended(*(f"import time\nslow{i} = [time.sleep(0.01) for _ in "
+                                   "range(10**6)]\n" for i in range(6))), 1, 1, "was skipped"),
+    "swallows_timeout": (appended("def spin():\n    while True:\n        try:\n"
+                                  "            while True:\n                pass\n"
+                                  "        except Exception:\n            pass\n"
+                                  "spun = spin()\n"), 1, 1, "ran too long"),
+    # 6. faithful extraction, more of what IPython runs
+    "capture_with_arguments": (submission("spectral", replace={
+        "double_center": "%%capture captured --no-stderr\n" + dc(HONEST)}), 1, 1, "PASSED"),
+    "magic_after_blank_lines": (submission("spectral", replace={
+        "double_center": "\n\n%%time\n" + dc(HONEST)}), 1, 1, "PASSED"),
+    "import_fallback": (submission("spectral", replace={"double_center": (
+        "try:\n    import numpy as np\nexcept ImportError:\n    np = None\n"
+        + dc(HONEST).replace("import numpy as np\n", ""))}), 1, 1, "PASSED"),
+    "definition_in_if": (submission("spectral", replace={"double_center": (
+        "import numpy as np\nif np is not None:\n" + "\n".join(
+            "    " + line for line in dc(HONEST).splitlines()[1:]) + "\n"
+        "    check('kernels.double_center', double_center)\n")}), 1, 1, "PASSED"),
+    "augmented_constant": (submission("spectral", replace={"double_center": (
+        "import numpy as np\nHALF = 1.0\nHALF *= -0.5\n"
+        + dc(HONEST.replace("-0.5", "HALF")).replace("import numpy as np\n", ""))}), 1, 1,
+        "PASSED"),
+    "magic_inside_function": (with_dc("%time x = 1\n" + HONEST), 0, 1, "get_ipython"),
 }
+
+
+# Honest submissions under names a spreadsheet or a terminal could misread.
+ODD_NAMES = ("new\nline", " =1+1", "\uff1dSUM(A1)", "\t@x", "bell\x07\x1b[2J")
 
 
 def _links(folder):
@@ -143,9 +186,18 @@ def _links(folder):
     write(copy, instructor("spectral"))
     os.link(copy, folder / "hard_link.ipynb")
     os.mkfifo(folder / "fifo.ipynb")
+    (folder / "deep_link" / "a" / "b").mkdir(parents=True)
+    os.symlink(SOLUTIONS, folder / "deep_link" / "a" / "b" / "mine.ipynb")
+    (folder / "device_link").mkdir()
+    os.symlink("/dev/zero", folder / "device_link" / "mine.ipynb")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(folder / "socket.ipynb"))
+    sock.close()
     return {"abs_link": "is a link", "rel_link": "is a link", "folder_with_link": "is a link",
             "linked_folder": "is a link", "folder_via_link": "holds 0 notebooks",
-            "hard_link": "more than one name", "fifo": "not a regular file"}
+            "hard_link": "more than one name", "fifo": "not a regular file",
+            "deep_link": "is a link", "device_link": "is a link",
+            "socket": "not a regular file"}
 
 
 def _grade_class(base):
@@ -155,6 +207,11 @@ def _grade_class(base):
         write(folder / f"{student}.ipynb", nb)
     links = _links(folder)
     write(folder / "=cmd|' \u202e.ipynb", submission("spectral"))
+    for name in ODD_NAMES:
+        write(folder / f"{name}.ipynb", submission("spectral"))
+    # a byte-order mark before an honest notebook
+    (folder / "byte_order_mark.ipynb").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps(submission("spectral")).encode())
     results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=7)
     return {"points": points_of(results), "links": links}
 
@@ -280,3 +337,94 @@ def test_a_broken_piece_costs_only_itself():
     statements, notes, broken = extract_statements(["def f():\n    break\n", "def g(): pass"])
     assert [st["names"] for st in statements] == [["g"]]
     assert "'break' outside loop" in broken["f"] and "code cell 1, line 2" in broken["f"]
+
+
+def test_odd_names_are_plain_text_in_the_csv(graded):
+    results, out, _ = graded
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(results)
+    for row in rows:
+        cell = row["student"]
+        assert not any(c in cell for c in "\n\r\x07\x1b"), cell
+        first = cell.lstrip()[:1]
+        assert first not in ("=", "+", "-", "@", "\uff1d"), cell  # quoted: starts with '
+    for name in ODD_NAMES:
+        assert results[name] == {"kernels.double_center": 1, "eigenmaps.laplacian": 1}, name
+    assert results["byte_order_mark"] == {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
+    assert all(row["notes"] == "" for row in rows if row["student"] == "honest")
+
+
+def test_gradescope_output_is_plain_text(graded):
+    _, out, _ = graded
+    data = json.loads((out.parent / "results" / "honest" / "results.json").read_text())
+    assert data["output_format"] == data["test_output_format"] == "text"
+
+
+def test_a_linked_submissions_folder_is_followed_once(tmp_path):
+    real = tmp_path / "real"
+    write(real / "alice.ipynb", submission("spectral"))
+    os.symlink(SOLUTIONS, real / "bob.ipynb")
+    os.symlink(real, tmp_path / "linked")
+    results = grade_folder(tmp_path / "linked", {"kernels.double_center": 1},
+                           tmp_path / "out" / "grades.csv", jobs=1, timeout=TIMEOUT, seed=3)
+    assert points_of(results) == {"alice": {"kernels.double_center": 1.0},
+                                  "bob": {"kernels.double_center": 0.0}}
+    feedback = (tmp_path / "out" / "feedback" / "bob.txt").read_text()
+    assert "is a link" in feedback and str(tmp_path) not in feedback
+    with pytest.raises(ValueError, match="not a folder of submissions"):
+        grade_folder(real / "alice.ipynb", {"kernels.double_center": 1},
+                     tmp_path / "out2" / "grades.csv")
+
+
+def test_a_reason_never_names_the_instructors_folders(tmp_path):
+    from mlnotes.homework.grader import Grader, SubmissionResult
+
+    grader = Grader({"kernels.double_center": 1}, seed=1, private=[tmp_path / "subs"])
+    result = grader._all_failed(SubmissionResult("x", "x"),
+                                f"grader error: OSError: {tmp_path}/subs/x.ipynb is odd")
+    assert str(tmp_path) not in result.results[0].feedback
+    assert "<submissions>/x.ipynb" in result.results[0].feedback
+
+
+@pytest.mark.parametrize(("cell", "names"), [
+    ("%%capture out --no-stdout\ndef f():\n    return 1\n", [["f"]]),
+    ("\n\n%%time\ndef f():\n    return 1\n", [["f"]]),
+    ("try:\n    from scipy.linalg import eigh\nexcept ImportError:\n    eigh = None\n",
+     [["eigh"]]),
+    ("if True:\n    def f():\n        return 1\n", [["f"]]),
+    ("for k in range(2):\n    def f():\n        return k\n", [["f"]]),
+    ("x = 1\nx *= 2\n", [["x"], ["x"]]),
+    ("def f():\n    %time y = 1\n    return 1\n", [["f"]]),  # fails only if called
+    # dropped: a computation, a demonstration calling the student's functions, a magic
+    ("for k in range(3):\n    y = k\n", []),
+    ("try:\n    Z = f()\nexcept Exception:\n    pass\n", []),
+    ("if True:\n    %time x = 1\n", []),
+    ("@get_ipython\ndef f():\n    pass\n", []),
+])
+def test_extraction_keeps_what_defines(cell, names):
+    statements, notes, broken = extract_statements([cell])
+    assert [st["names"] for st in statements] == names
+    assert not notes and not broken
+
+
+def test_top_level_lines_share_one_budget():
+    import signal
+
+    from mlnotes.homework._child import _on_alarm, _run_statements
+
+    slow = "import time\nwhile True:\n    time.sleep(0.01)"
+    statements = [{"cell": k, "line": 1, "code": f"x{k} = 0\n" + slow, "names": [f"x{k}"],
+                   "kind": "statement"} for k in range(1, 5)]
+    statements.append({"cell": 5, "line": 1, "code": "def f():\n    return 1",
+                       "names": ["f"], "kind": "definition"})
+    namespace = {}
+    previous = signal.signal(signal.SIGALRM, _on_alarm)  # as the child installs it
+    try:
+        notes, broken = _run_statements(statements, namespace, seconds=0.2, budget=0.3)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "ran too long" in broken["x1"] and "ran too long" in broken["x2"]
+    assert "was skipped" in broken["x3"] and "was skipped" in broken["x4"]
+    assert namespace["f"]() == 1 and "f" not in broken
