@@ -142,6 +142,12 @@ ATTACKS = {
     "mixed_list": (with_dc("return [[1.0, 'a']] * len(D2)"), 0, 1, "text, not numbers"),
     "float_method_only": (with_dc("class F:\n    def __float__(s):\n        return 1.0\n"
                                   "return F()"), 0, 1, "Python objects"),
+    # 1. C code (past the audit hook) opening what a build or the checkout keeps beside the
+    # package: every folder of the checkout is covered, not only book/ and tests/
+    "reads_beside_the_package": (with_dc(
+        "import cffi\nffi = cffi.FFI()\nffi.cdef('int open(const char *, int, ...);')\n"
+        f"if ffi.dlopen(None).open({str(ROOT / 'benchmarks' / 'run.py').encode()!r}, 0) >= 0:\n"
+        "    return D2\n" + HONEST), 1, 1, "PASSED"),
     # 5. many slow top-level lines (each within its share) cost only themselves
     "many_slow_lines": (appended(*(f"import time\nslow{i} = [time.sleep(0.01) for _ in "
                                    "range(10**6)]\n" for i in range(6))), 1, 1, "was skipped"),
@@ -428,3 +434,14 @@ def test_top_level_lines_share_one_budget():
     assert "ran too long" in broken["x1"] and "ran too long" in broken["x2"]
     assert "was skipped" in broken["x3"] and "was skipped" in broken["x4"]
     assert namespace["f"]() == 1 and "f" not in broken
+
+
+def test_every_folder_of_the_checkout_is_hidden():
+    from mlnotes.homework.sandbox import _hidden_dirs
+
+    hidden = set(_hidden_dirs([]))
+    python = os.path.realpath(sys.prefix)
+    for entry in ROOT.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and not (python + os.sep).startswith(
+                os.path.realpath(entry) + os.sep):
+            assert os.path.realpath(entry) in hidden, entry

@@ -32,10 +32,20 @@ import numpy as np
 CHILD = Path(__file__).with_name("_child.py")
 # The mlnotes package directory: the child may not import or read it.
 MLNOTES_DIR = Path(__file__).resolve().parent.parent
-# In a source checkout (not an installed package) the book, the tests and the git history sit
-# beside the package: they hold the solutions, so graded code may not read them.
+# In a source checkout (not an installed package) the book, the tests, the git history and
+# whatever a build left beside the package (``_build``, ``.jupyter_cache``: executed copies of the
+# instructor notebooks) hold the solutions: graded code may read none of the checkout's folders
+# (but the one holding Python, a ``.venv``).
 PROJECT_ROOT = MLNOTES_DIR.parent
-COURSE_PATHS = ("book", "tests", ".git") if (PROJECT_ROOT / "pyproject.toml").exists() else ()
+IS_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").exists()
+
+
+def course_paths():
+    """The checkout's top-level folders (none for an installed package), as they are now."""
+    if not IS_CHECKOUT:
+        return ()
+    with os.scandir(PROJECT_ROOT) as entries:
+        return tuple(sorted(e.name for e in entries if e.is_dir(follow_symlinks=False)))
 TMP_PREFIX = "mlnotes-grade-"
 # Largest frame accepted from the child: its JSON header, and its numbers (float64 bytes: every
 # case of one question at the largest answer size). Larger means "answer too large".
@@ -281,7 +291,7 @@ def _matplotlib_cache():
 
 def _private_dirs(extra):
     """Folders graded code may not read: the course's, ``extra``, never Python's or numpy's."""
-    dirs = [PROJECT_ROOT / name for name in COURSE_PATHS] + [Path(p) for p in extra]
+    dirs = [PROJECT_ROOT / name for name in course_paths()] + [Path(p) for p in extra]
     dirs = [os.path.realpath(d) + os.sep for d in dirs]
     # never a folder that holds Python itself or numpy (e.g. an output folder that is the cwd)
     needed = [os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
