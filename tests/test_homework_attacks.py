@@ -151,6 +151,17 @@ ATTACKS = {
     # 5. many slow top-level lines (each within its share) cost only themselves
     "many_slow_lines": (appended(*(f"import time\nslow{i} = [time.sleep(0.01) for _ in "
                                    "range(10**6)]\n" for i in range(6))), 1, 1, "was skipped"),
+    # ... and a top-level line that ends the process is skipped, the notebook run again
+    "top_level_exit": (appended("import os\nbye = os._exit(0)\n"), 1, 1, "was skipped"),
+    "top_level_stack_overflow": (appended(
+        "import sys\nsys.setrecursionlimit(10**8)\ndef down(n):\n    return down(n + 1)\n"
+        "depth = down(0)\n"), 1, 1, "PASSED"),
+    "top_level_hang_past_timers": (appended(
+        "import signal\nquiet = signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "def spin():\n    while True:\n        pass\nspun = spin()\n"), 1, 1,
+        "ran past every time limit"),
+    "own_alarm": (with_dc("import signal, time\nsignal.alarm(1)\ntime.sleep(2)"), 0, 1,
+                  "an alarm it set itself"),
     "swallows_timeout": (appended("def spin():\n    while True:\n        try:\n"
                                   "            while True:\n                pass\n"
                                   "        except Exception:\n            pass\n"

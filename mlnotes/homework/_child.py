@@ -743,9 +743,14 @@ def _on_alarm(signum, frame):
                            "(an endless loop or a heavy computation at the top level?)")
 
 
-def _run_statements(statements, namespace, seconds=None, budget=None):
+def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
+                    progress=None):
     """Execute each top-level statement on its own; return notes, and for each function whose
     definition failed (it does not compile, or raised), why.
+
+    ``skip`` maps the index of a statement that ended an earlier process (a crash, an exit, a
+    hang past every timer) to why: it is not run again. ``progress(k)`` is called before the
+    statement of index ``k`` runs, so that the parent knows which one ended the process.
 
     Each statement but an import may run ``seconds``; all of them together ``budget`` (so
     that many slow lines cannot make the whole notebook miss its deadline): once the budget is
@@ -760,8 +765,17 @@ def _run_statements(statements, namespace, seconds=None, budget=None):
 
     notes, broken = [], {}
     started = time.monotonic()
-    for st in statements:
+    skip = skip or {}
+    for index, st in enumerate(statements):
         where = f"code cell {st['cell']}, line {st['line']}"
+        if str(index) in skip:
+            why = f"was skipped: the first time it ran, {skip[str(index)]} ({where})"
+            notes.append(f"`{_short(st['code'].lstrip().split(chr(10), 1)[0], 80)}` {why}")
+            for name in st.get("names", []):
+                broken[name] = why
+            continue
+        if progress is not None:
+            progress(index)
         kind = st.get("kind")
         share = seconds if kind != "import" else None
         if share and budget is not None:
@@ -803,6 +817,8 @@ def _run_statements(statements, namespace, seconds=None, budget=None):
         notes.append(f"`{_short(first, 80)}` {why}")
         for name in st.get("names", []):
             broken[name] = why
+    if progress is not None:
+        progress(None)  # past the last statement: what fails now is no statement's doing
     return notes, broken
 
 
@@ -845,8 +861,18 @@ def main(config_path):
     # kept for its definitions may also call it
     namespace = {"__name__": "submission", "__builtins__": __builtins__, "check": _no_check}
     signal.signal(signal.SIGALRM, _on_alarm)
-    notes, broken = _run_statements(statements, namespace, config.get("statement_seconds"),
-                                    config.get("setup_seconds"))
+    frame = encode  # bound now: the code may replace the module's encode, not this one
+
+    def progress(index):
+        out.write(frame({"kind": "progress", "at": index}))
+        out.flush()
+
+    notes, broken = _run_statements(
+        statements, namespace, config.get("statement_seconds"), config.get("setup_seconds"),
+        config.get("skip"), progress)
+    # from here on an alarm is the code's own (signal.alarm): it ends the process, and the
+    # parent names it, rather than being mistaken for a slow top-level line
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
     _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
                 "output": captured.take(), "isolation": isolation})
     for i, cases in inputs:

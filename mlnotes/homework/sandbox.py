@@ -66,6 +66,9 @@ STATEMENT_FLOOR, STATEMENT_CAP = 1.0, 5.0
 # rest is for starting Python, the notebook's imports and its definitions, so that many slow
 # lines cost only themselves, never the whole notebook.
 SETUP_SHARE = 0.5
+# A top-level statement that ends the child (a crash, os._exit, a hang no timer stops) is skipped
+# and the notebook run again, for at most this many such statements.
+MAX_SKIPPED = 2
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -94,6 +97,7 @@ SIGNAL_REASONS = {
     "SIGILL": "crashed on an illegal instruction (SIGILL)",
     "SIGSYS": "made a kind of system call the sandbox never allows (SIGSYS)",
     "SIGXFSZ": "wrote too large a file (SIGXFSZ)",
+    "SIGALRM": "was stopped by an alarm it set itself (SIGALRM: signal.alarm or setitimer)",
     "SIGINT": "was interrupted (SIGINT)",
     "SIGTERM": "was terminated (SIGTERM)",
 }
@@ -117,7 +121,7 @@ def exit_reason(code):
 
 
 class _Child:
-    def __init__(self, tmp, functions, start, timeout, memory_mb, private, block):
+    def __init__(self, tmp, functions, start, timeout, memory_mb, private, block, skip):
         read_fd, write_fd = os.pipe()
         n_left = len(functions) - start
         config = {
@@ -132,6 +136,7 @@ class _Child:
             "isolate": can_isolate(), "expose": _exposed_dirs(),
             "user_namespace": sys.platform == "linux",
             "matplotlib": _matplotlib_cache(),
+            "skip": skip,
         }
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
@@ -361,7 +366,7 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
     """
     functions = [name for name, _ in calls]
     results = [None] * len(calls)
-    state = {"reported": [], "isolation": {},
+    state = {"reported": [], "isolation": {}, "skip": {},
              "max_numbers": list(max_numbers) if max_numbers is not None else None}
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
@@ -418,11 +423,22 @@ def _isolation(value):
 
 def _run_child(tmp, functions, start, timeout, memory_mb, private, block, results, state):
     """One child from question ``start`` on; returns where the next child must start."""
-    child = _Child(tmp, functions, start, timeout, memory_mb, private, block)
+    child = _Child(tmp, functions, start, timeout, memory_mb, private, block, state["skip"])
     try:
+        deadline, at = time.monotonic() + timeout + SETUP_GRACE, None
         try:
-            ready = child.read(time.monotonic() + timeout + SETUP_GRACE)
+            ready = child.read(deadline)
+            while ready.get("kind") == "progress":  # the top-level statement about to run
+                at = ready.get("at")
+                ready = child.read(deadline)
         except _Failure as exc:
+            culprit = isinstance(at, int) and not isinstance(at, bool) and at >= 0
+            if culprit and len(state["skip"]) < MAX_SKIPPED and str(at) not in state["skip"]:
+                # that statement ended the process: run the notebook again without it
+                why = str(exc)
+                state["skip"][str(at)] = ("it ran past every time limit" if why == "timed out"
+                                          else why)
+                return start
             reason = f"the notebook's definitions could not be executed: {exc}"
             for i in range(start, len(functions)):
                 results[i] = {"reason": reason}
