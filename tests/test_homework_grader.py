@@ -86,8 +86,9 @@ ATTACKS = {
                 0, 1, "ended with exit code 1"),
     "exit_at_top": (submission("spectral", extra=["import sys\nstatus = sys.exit('bye')"]), 1, 1,
                     "SystemExit"),
-    "os_exit_at_top": (submission("spectral", extra=["import os\nstatus = os._exit(0)"]), 0, 0,
-                       "could not be executed"),
+    # the line that ended the process is skipped and the notebook run again without it
+    "os_exit_at_top": (submission("spectral", extra=["import os\nstatus = os._exit(0)"]), 1, 1,
+                       "was skipped: the first time it ran, the process ended (exit code 0)"),
     "forks": (submission("spectral", replace={"double_center": dc(
         "import os\nos.fork()\n" + HONEST)}), 0, 1, "os.fork is not allowed"),
     "subprocess": (submission("spectral", replace={"double_center": dc(
