@@ -148,6 +148,9 @@ ATTACKS = {
         "import cffi\nffi = cffi.FFI()\nffi.cdef('int open(const char *, int, ...);')\n"
         f"if ffi.dlopen(None).open({str(ROOT / 'benchmarks' / 'run.py').encode()!r}, 0) >= 0:\n"
         "    return D2\n" + HONEST), 1, 1, "PASSED"),
+    "sparse_negative_shape": (with_dc(
+        "class Coo:\n    shape = (-9, -9)\n    row = col = data = np.zeros(0)\n"
+        "    def tocoo(self):\n        return self\nreturn Coo()"), 0, 1, "malformed"),
     # 5. many slow top-level lines (each within its share) cost only themselves
     "many_slow_lines": (appended(*(f"import time\nslow{i} = [time.sleep(0.01) for _ in "
                                    "range(10**6)]\n" for i in range(6))), 1, 1, "was skipped"),
@@ -456,3 +459,19 @@ def test_every_folder_of_the_checkout_is_hidden():
         if entry.is_dir() and not entry.is_symlink() and not (python + os.sep).startswith(
                 os.path.realpath(entry) + os.sep):
             assert os.path.realpath(entry) in hidden, entry
+
+
+def test_an_answer_the_grader_cannot_judge_costs_one_question(monkeypatch):
+    from mlnotes.homework.grader import Grader
+
+    grader = Grader({"kernels.double_center": 1, "eigenmaps.laplacian": 1}, seed=2)
+
+    def broken_judge(k, question, outcome, broken):
+        if k == 0:
+            raise ValueError("negative dimensions are not allowed")
+        return "judged"
+
+    monkeypatch.setattr(grader, "_judge", broken_judge)
+    first = grader._judge_safely(0, grader.questions[0], {}, {})
+    assert first.points == 0 and "could not judge this answer (ValueError)" in first.status
+    assert grader._judge_safely(1, grader.questions[1], {}, {}) == "judged"

@@ -92,7 +92,8 @@ def _dense_from_sparse(spec, fill):
         vals = np.asarray(vals, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         raise AnswerError("the sparse answer is malformed") from None
-    if not (0 <= n * m <= MAX_ANSWER_SIZE) or not (rows.shape == cols.shape == vals.shape):
+    if not (n >= 0 and m >= 0 and n * m <= MAX_ANSWER_SIZE) or not (
+            rows.shape == cols.shape == vals.shape):
         raise AnswerError("the sparse answer is malformed")
     if rows.size and (rows.min() < 0 or rows.max() >= n or cols.min() < 0 or cols.max() >= m):
         raise AnswerError("the sparse answer has indices outside its shape")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .assignments import get_assignment
 from .bank import get_question
-from .core import DEFINITION, MISSING, Report, evaluate_case
+from .core import DEFINITION, MISSING, WRONG_KIND, Report, evaluate_case
 from .notebook import NotebookError, open_submission, parse_submission
 from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, run_functions
 from .student import depends_note, student_args
@@ -203,9 +203,19 @@ class Grader:
             self.isolation = isolation
         result.reported += reported
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
-            result.results.append(self._judge(k, question, outcome, broken))
+            result.results.append(self._judge_safely(k, question, outcome, broken))
         self._point_to_helpers(result, statements)
         return result
+
+    def _judge_safely(self, k, question, outcome, broken):
+        """:meth:`_judge`; an answer the grader fails to judge costs that question alone."""
+        try:
+            return self._judge(k, question, outcome, broken)
+        except Exception as exc:  # noqa: BLE001 - one odd answer must not cost the others
+            reason = (f"{WRONG_KIND}: the grader could not judge this answer "
+                      f"({type(exc).__name__}); return the array the docstring describes")
+            return QuestionResult(question.name, 0.0, self.points[question.name], reason,
+                                  f"{question.name}: FAILED\n  {reason}")
 
     def _judge(self, k, question, outcome, broken):
         max_points = self.points[question.name]
