@@ -185,6 +185,10 @@ ATTACKS = {
         "import numpy as np\nHALF = 1.0\nHALF *= -0.5\n"
         + dc(HONEST.replace("-0.5", "HALF")).replace("import numpy as np\n", ""))}), 1, 1,
         "PASSED"),
+    "future_annotations": (submission("spectral", replace={"double_center": (
+        "from __future__ import annotations\n" + dc(HONEST).replace(
+            "def double_center(D2):", "def double_center(D2: Later) -> Later:"))}), 1, 1,
+        "PASSED"),
     "magic_inside_function": (with_dc("%time x = 1\n" + HONEST), 0, 1, "get_ipython"),
 }
 

@@ -728,6 +728,17 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     sys.stderr.write(f"{name}: {_short(_safe_str(message), 200)}{where}\n")
 
 
+def _future_flags():
+    import __future__
+
+    flags = 0
+    for name in __future__.all_feature_names:
+        flags |= getattr(__future__, name).compiler_flag
+    return flags
+
+
+# The compiler flags of ``from __future__`` imports (they carry over to later statements).
+FUTURE_FLAGS = _future_flags()
 # Once the top-level computations have used up their budget, a definition still gets this long.
 DEFINITION_FLOOR = 0.25
 
@@ -766,6 +777,7 @@ def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
     notes, broken = [], {}
     started = time.monotonic()
     skip = skip or {}
+    future = 0
     for index, st in enumerate(statements):
         where = f"code cell {st['cell']}, line {st['line']}"
         if str(index) in skip:
@@ -783,7 +795,9 @@ def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
             floor = DEFINITION_FLOOR if kind == "definition" else 0.0
             share = min(share, max(left, floor))
         try:
-            code = compile("\n" * (st["line"] - 1) + st["code"], f"<cell {st['cell']}>", "exec")
+            code = compile("\n" * (st["line"] - 1) + st["code"], f"<cell {st['cell']}>", "exec",
+                           flags=future, dont_inherit=True)
+            future |= code.co_flags & FUTURE_FLAGS  # as IPython, a __future__ import lasts
         except SyntaxError as exc:
             line = exc.lineno or st["line"]
             why = (f"does not compile: {type(exc).__name__}: {_short(exc.msg, 160)} "
