@@ -5,7 +5,8 @@ standard deviation 2 grey levels, seed 0; no download). All three start from the
 scaled PCA initialisation of :func:`mlnotes.sne.initial_embedding`) and run 1 000 iterations,
 250 of them exaggerated (x12), perplexity 30:
 
-* mlnotes: ``TSNE(method="fft")`` (exact kNN on 90 neighbours, interpolation grid p = 3);
+* mlnotes: ``TSNE(method="fft", n_jobs=2)`` (exact kNN on 90 neighbours, 5 interpolation nodes
+  per box and axis);
 * openTSNE 1.0.4 (benchmark-only dependency): ``PerplexityBasedNN(n_jobs=2)`` (approximate
   neighbours) and ``negative_gradient_method="fft"``, 250 + 750 iterations;
 * scikit-learn: ``TSNE(method="barnes_hut", angle=0.5)``.
@@ -38,6 +39,7 @@ NOISE = 2.0  # grey levels (of 0..16)
 K_PRESERVE = 10
 KL_BLOCK = 2000
 METHODS = ("mlnotes", "openTSNE", "sklearn")
+N_JOBS = 2  # threads for every method
 
 
 def noisy_digits(n, seed=0):
@@ -58,15 +60,16 @@ def _run_one(method, n, out):
     if method == "mlnotes":
         import mlnotes as ml
 
-        model = ml.TSNE(perplexity=PERPLEXITY, max_iter=N_ITER, init=Z0, method="fft")
+        model = ml.TSNE(perplexity=PERPLEXITY, max_iter=N_ITER, init=Z0, method="fft",
+                        n_jobs=N_JOBS)
         Z = model.fit_transform(X)
         kl_own = model.kl_divergence_
     elif method == "openTSNE":
         import openTSNE
 
-        aff = openTSNE.affinity.PerplexityBasedNN(X, perplexity=PERPLEXITY, n_jobs=2,
+        aff = openTSNE.affinity.PerplexityBasedNN(X, perplexity=PERPLEXITY, n_jobs=N_JOBS,
                                                   random_state=0)
-        emb = openTSNE.TSNEEmbedding(Z0.copy(), aff, n_jobs=2, negative_gradient_method="fft")
+        emb = openTSNE.TSNEEmbedding(Z0.copy(), aff, n_jobs=N_JOBS, negative_gradient_method="fft")
         emb = emb.optimize(n_iter=N_EXAGGERATED, exaggeration=EXAGGERATION, momentum=0.5)
         emb = emb.optimize(n_iter=N_ITER - N_EXAGGERATED, momentum=0.8)
         Z, kl_own = np.asarray(emb), float(emb.kl_divergence)
@@ -74,7 +77,7 @@ def _run_one(method, n, out):
         from sklearn.manifold import TSNE as SkTSNE
 
         model = SkTSNE(perplexity=PERPLEXITY, max_iter=N_ITER, init=Z0.copy(),
-                       method="barnes_hut", n_jobs=2, random_state=0)
+                       method="barnes_hut", n_jobs=N_JOBS, random_state=0)
         Z = model.fit_transform(X)
         kl_own = float(model.kl_divergence_)
     seconds = time.perf_counter() - t0

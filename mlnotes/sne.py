@@ -982,6 +982,11 @@ class TSNE(_BaseSNE):
         :math:`\alpha = 1` then): the interpolated gradient's small errors stall the slower
         schedule (KL 0.83 instead of 0.73 on 3 000 digits after 1 000 iterations).
 
+    n_jobs : int or None
+        Threads for the ``"fft"`` method's FFTs and neighbour search (scipy's ``workers``):
+        ``None`` (the default) for one (the book's notebooks run on shared cores), ``-1`` for
+        all cores. The map does not depend on it; the exact method does not use it.
+
     The method used is stored in ``method_``.
 
     Examples
@@ -1008,6 +1013,7 @@ class TSNE(_BaseSNE):
         random_state=None,
         dof=1.0,
         method="auto",
+        n_jobs=None,
         exaggeration_iter=EXPLORATION_ITER,
         n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
         min_grad_norm=MIN_GRAD_NORM,
@@ -1024,6 +1030,7 @@ class TSNE(_BaseSNE):
         )
         self.dof = dof
         self.method = method
+        self.n_jobs = n_jobs
 
     def _check_params(self, N):
         if isinstance(self.dof, bool) or not isinstance(self.dof, numbers.Real):
@@ -1034,6 +1041,9 @@ class TSNE(_BaseSNE):
                 f"method must be one of {TSNE_METHODS}, got {self.method!r}: 'exact' for the "
                 "O(N^2) gradient, 'fft' for the interpolated one, 'auto' to choose by N."
             )
+        from .tsne_fft import check_workers
+
+        check_workers(self.n_jobs, "n_jobs")
         out = super()._check_params(N)
         if self.method == "fft" and out[0] > 2:
             raise ValueError(
@@ -1050,7 +1060,7 @@ class TSNE(_BaseSNE):
             return super()._affinities(X)
         from .tsne_fft import sparse_affinities
 
-        return sparse_affinities(X, self.perplexity)
+        return sparse_affinities(X, self.perplexity, workers=self.n_jobs)
 
     def _auto_learning_rate(self, N):
         return max(N / self.early_exaggeration / 4.0, AUTO_LR_MIN)
@@ -1065,6 +1075,7 @@ class TSNE(_BaseSNE):
             from .tsne_fft import fft_objective_gradient
 
             return fft_objective_gradient(Z, P, dof=self.dof,
-                                          compute_objective=compute_objective, check_input=False)
+                                          compute_objective=compute_objective, check_input=False,
+                                          workers=self.n_jobs)
         return tsne_objective_gradient(Z, P, dof=self.dof, compute_objective=compute_objective,
                                        check_input=False)

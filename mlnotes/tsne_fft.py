@@ -60,6 +60,7 @@ References
 """
 
 import math
+import numbers
 
 import numpy as np
 import scipy.fft
@@ -77,13 +78,25 @@ N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE
 MIN_BOXES = 50  # boxes per axis at least ...
 BOX_WIDTH = 1.0  # ... and more when needed to keep each box's side <= 1
 MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
-FFT_WORKERS = -1  # threads for scipy.fft (-1: all cores, as BLAS uses)
 MAX_DIM = 2
 FFT_DTYPE = np.float32  # single precision transforms: rounding ~1e-7, far below the interpolation error
 
 
+def check_workers(workers, name="workers"):
+    """``None`` (one thread), a positive number of threads, or -1 for all cores."""
+    if workers is None:
+        return 1
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers == 0 \
+            or workers < -1:
+        raise ValueError(
+            f"{name} must be None (one thread), a positive number of threads or -1 (all "
+            f"cores), got {workers!r}."
+        )
+    return int(workers)
+
+
 # --- step 1: sparse affinities ------------------------------------------------------------------
-def nearest_neighbors(X, k):
+def nearest_neighbors(X, k, *, workers=None):
     r"""The k nearest neighbours of every row of ``X`` (itself excluded), exactly.
 
     Squared distances :math:`\|x_i - x_j\|^2 = \|x_i\|^2 - 2 x_i^\top x_j + \|x_j\|^2` for a
@@ -91,6 +104,8 @@ def nearest_neighbors(X, k):
     :data:`KNN_BLOCK_BYTES` held), a partial sort of each row, and the k distances recomputed
     directly from the differences (no cancellation error for close pairs). In dimension
     :math:`\le` :data:`KD_TREE_MAX_DIM` a k-d tree answers instead.
+
+    ``workers`` threads answer the k-d tree's queries (-1: all cores; default 1).
 
     Returns
     -------
@@ -105,7 +120,7 @@ def nearest_neighbors(X, k):
     if k >= N:
         raise ValueError(f"k={k} neighbours needs at least k + 1 = {k + 1} points, got {N}.")
     if X.shape[1] <= KD_TREE_MAX_DIM:
-        _, idx = cKDTree(X).query(X, k=k + 1, workers=FFT_WORKERS)
+        _, idx = cKDTree(X).query(X, k=k + 1, workers=1 if workers is None else workers)
         idx = _drop_self(idx, k)
     else:
         sq = np.einsum("ij,ij->i", X, X)
@@ -137,7 +152,7 @@ def _drop_self(idx, k):
     return idx[~is_self].reshape(N, k)
 
 
-def sparse_affinities(X, perplexity, *, n_neighbors=None):
+def sparse_affinities(X, perplexity, *, n_neighbors=None, workers=None):
     r"""t-SNE's joint affinities on the nearest-neighbour graph, as a sparse matrix.
 
     :math:`p_{j|i}` is the perplexity-calibrated Gaussian over the
@@ -152,6 +167,8 @@ def sparse_affinities(X, perplexity, *, n_neighbors=None):
         ``1 < perplexity < N - 1``.
     n_neighbors : int, optional
         k; default :math:`\min(\lfloor 3\,\mathrm{Perp} \rfloor, N - 1)`.
+    workers : int, optional
+        Threads for the neighbour search (:func:`nearest_neighbors`).
 
     Returns
     -------
@@ -164,7 +181,7 @@ def sparse_affinities(X, perplexity, *, n_neighbors=None):
     if n_neighbors is None:
         check_positive(perplexity, "perplexity")
         n_neighbors = min(int(NEIGHBOURS_PER_PERPLEXITY * perplexity), N - 1)
-    idx, D2 = nearest_neighbors(X, n_neighbors)
+    idx, D2 = nearest_neighbors(X, n_neighbors, workers=workers)
     P_knn, sigma = knn_conditional_affinities(D2, perplexity)
     indptr = np.arange(0, N * n_neighbors + 1, n_neighbors)
     P_cond = sp.csr_array((P_knn.ravel(), idx.ravel(), indptr), shape=(N, N))
@@ -225,8 +242,10 @@ _KERNEL_CACHE = {}  # (n, d, h, exponent, dof) -> transform of the kernel on the
 KERNEL_CACHE_SIZE = 8
 
 
-def _kernel_transform(n, d, h, exponent, dof):
-    r"""FFT of :math:`(1 + r^2/\nu)^{-e}` at the circular offsets of an n-point padded grid."""
+def _kernel_transform(n, d, h, exponent, dof, workers):
+    r"""FFT of :math:`(1 + r^2/\nu)^{-e}` at the circular offsets of an n-point padded grid
+    (real-to-complex along the last axis), cached: the grid keeps its spacing and size for
+    many iterations once the map has grown, so the kernel is transformed once per grid."""
     key = (n, d, h, exponent, dof)
     if key not in _KERNEL_CACHE:
         t = np.arange(n)
@@ -237,11 +256,22 @@ def _kernel_transform(n, d, h, exponent, dof):
         kernel = ((1.0 + r2 / dof) ** -exponent).astype(FFT_DTYPE)
         if len(_KERNEL_CACHE) >= KERNEL_CACHE_SIZE:
             _KERNEL_CACHE.pop(next(iter(_KERNEL_CACHE)))
-        _KERNEL_CACHE[key] = scipy.fft.rfftn(kernel, workers=FFT_WORKERS)
+        _KERNEL_CACHE[key] = scipy.fft.rfftn(kernel, workers=workers)
     return _KERNEL_CACHE[key]
 
 
-def _convolve(charges, exponents, dof, m, h, d):
+def _half_spectrum_weights(n):
+    """How often each column of a real-to-complex transform of length n stands in the full
+    spectrum: 1 for frequency 0 (and n/2 when n is even), 2 for the others (and their
+    conjugates)."""
+    c = np.full(n // 2 + 1, 2.0)
+    c[0] = 1.0
+    if n % 2 == 0:
+        c[-1] = 1.0
+    return c
+
+
+def _convolve(charges, exponents, dof, m, h, d, *, energy=None, workers=1):
     r"""On the grid, :math:`\hat\phi_a = \sum_b \kappa(g_a - g_b)\, \hat q_b` for every charge
     (rows of ``charges``, each a flat grid of m**d nodes) and every kernel
     :math:`\kappa = (1 + r^2/\nu)^{-e}`, ``e`` in ``exponents``, by zero-padded FFT.
@@ -252,25 +282,47 @@ def _convolve(charges, exponents, dof, m, h, d):
     length :math:`n \ge 2m - 1` (a size the FFT likes) is the linear one. The transforms run
     axis by axis, so that the padding (zeros in, unused values out) costs nothing on the first
     axis, in single precision (its rounding, ~1e-7, is far below the interpolation error).
-    Returns one array of shape (len(rows), m**d) per kernel.
+
+    ``energy=(e, row)`` also returns :math:`\sum_a \hat q_a \hat\phi_a` for kernel e and that
+    charge without transforming back: by Parseval, with :math:`Q` the transform of the padded
+    charge and :math:`\hat K` the kernel's (real, as the kernel is even),
+    :math:`\sum_a \hat q_a (K \hat q)_a = n^{-d} \sum_f \hat K(f)\, |Q(f)|^2`.
+    Returns one array of shape (len(rows), m**d) per kernel (and the energy, if asked for).
     """
     n = scipy.fft.next_fast_len(2 * m - 1, real=True)
     q = charges.reshape((-1,) + (m,) * d).astype(FFT_DTYPE)
-    q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=FFT_WORKERS)
+    q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=workers)
     for axis in range(-2, -d - 1, -1):
-        q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=FFT_WORKERS)
+        q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=workers)
     out = []
-    for exponent, rows in exponents:
-        phi_hat = q_hat[rows] * _kernel_transform(n, d, h, exponent, dof)
+    if energy is not None:  # first, while q_hat is untouched
+        exponent, row = energy
+        Q = q_hat[row]
+        power_spectrum = np.square(Q.real, dtype=np.float64)
+        power_spectrum += np.square(Q.imag, dtype=np.float64)
+        power_spectrum *= _kernel_transform(n, d, h, exponent, dof, workers).real
+        # K^(f) |Q(f)|^2 summed over the full spectrum: each column stands for itself and its
+        # conjugate
+        columns = power_spectrum.reshape(-1, power_spectrum.shape[-1]).sum(axis=0)
+        energy = float(columns @ _half_spectrum_weights(n)) / n**d
+    for k, (exponent, rows) in enumerate(exponents):
+        K_hat = _kernel_transform(n, d, h, exponent, dof, workers)
+        if k == len(exponents) - 1:  # the last kernel may overwrite the charges' transforms
+            phi_hat = q_hat[rows]
+            phi_hat *= K_hat
+        else:
+            phi_hat = q_hat[rows] * K_hat
         for axis in range(-d, -1):
-            phi_hat = scipy.fft.ifft(phi_hat, axis=axis, workers=FFT_WORKERS)
+            phi_hat = scipy.fft.ifft(phi_hat, axis=axis, workers=workers, overwrite_x=True)
             phi_hat = phi_hat[(Ellipsis, slice(0, m)) + (slice(None),) * (-axis - 1)]
-        phi = scipy.fft.irfft(phi_hat, n=n, axis=-1, workers=FFT_WORKERS)[..., :m]
-        out.append(phi.reshape(phi.shape[0], -1).astype(np.float64))
+        phi = scipy.fft.irfft(phi_hat, n=n, axis=-1, workers=workers)[..., :m]
+        out.append(phi.reshape(phi.shape[0], -1))  # single precision, see above
+    if energy is not None:
+        out.append(energy)
     return out
 
 
-def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
+def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, workers=None):
     r"""The normaliser and the repulsive forces by FFT-accelerated interpolation.
 
     .. math::
@@ -282,7 +334,10 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
     interpolated sums include the self terms :math:`j = i`: in :math:`r_i` they cancel
     (:math:`z_i - z_i = 0`, and both terms carry the same interpolated kernel value); from
     :math:`Z_{\mathrm{sum}}` the interpolated self terms are subtracted (not :math:`N`, their
-    exact value, so that their interpolation error goes too).
+    exact value, so that their interpolation error goes too). :math:`Z_{\mathrm{sum}}` is
+    only needed summed over the points, :math:`\sum_i \sum_a L_a(z_i) \hat\phi_a =
+    \sum_a \hat q_a \hat\phi_a`, which the transform gives without an inverse FFT
+    (:func:`_convolve`): five grid transforms per gradient for a 2-D map, not six.
 
     Parameters
     ----------
@@ -296,6 +351,8 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
     box_width : float, optional
         Largest side of a box (default :data:`BOX_WIDTH`): a larger map gets more boxes. A
         finer grid (more nodes, smaller boxes) means a smaller interpolation error.
+    workers : int, optional
+        Threads for the FFTs (scipy.fft's ``workers``: -1 for all cores); default 1.
 
     Returns
     -------
@@ -307,25 +364,24 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
     n_interp = N_INTERPOLATION if n_interp is None else n_interp
     min_boxes = MIN_BOXES if min_boxes is None else min_boxes
     box_width = BOX_WIDTH if box_width is None else box_width
+    workers = 1 if workers is None else workers
     index, weight, m, h = _grid(Z, n_interp, min_boxes, box_width)
     flat, wts = index.ravel(), weight.ravel()
-    charges = np.hstack([np.ones((N, 1)), Z])  # q_j = 1 and q_j = z_j
-    spread = np.stack([  # \hat q_b = sum_j L_b(z_j) q_j, one grid per charge
-        np.bincount(flat, weights=wts * np.repeat(charges[:, c], weight.shape[1]),
-                    minlength=m**d)
-        for c in range(d + 1)
-    ])
-    phi_k, phi_kw = _convolve(spread, [(power, slice(0, 1)), (power + 1.0, slice(None))],
-                              dof, m, h, d)
+    spread = np.empty((d + 1, m**d))  # \hat q_b = sum_j L_b(z_j) q_j, charges q_j = 1 and z_j
+    spread[0] = np.bincount(flat, weights=wts, minlength=m**d)
+    for c in range(d):
+        spread[c + 1] = np.bincount(flat, weights=(weight * Z[:, c, None]).ravel(),
+                                    minlength=m**d)
+    phi_kw, energy = _convolve(spread, [(power + 1.0, slice(None))], dof, m, h, d,
+                               energy=(power, 0), workers=workers)
     # back to the points: phi(z_i) = sum_a L_a(z_i) \hat phi_a
-    at_k = np.einsum("nk,nk->n", phi_k[0][index], weight)
     at_kw = np.einsum("cnk,nk->nc", phi_kw[:, index], weight)
     # drop the self terms as interpolated, w_i^T K_loc w_i with K_loc the kernel between the
     # p**d nodes of one box (the same for every box), not k_ii = 1: their errors cancel
     stencil = np.stack(np.meshgrid(*[np.arange(n_interp)] * d, indexing="ij"), -1).reshape(-1, d)
     gap2 = ((stencil[:, None, :] - stencil[None, :, :]) ** 2).sum(axis=-1) * h**2
     K_loc = (1.0 + gap2 / dof) ** -power
-    Z_sum = float(at_k.sum() - np.einsum("na,ab,nb->", weight, K_loc, weight))
+    Z_sum = energy - float(np.einsum("na,ab,nb->", weight, K_loc, weight))
     r = at_kw[:, :1] * Z - at_kw[:, 1:]
     return Z_sum, r
 
@@ -394,7 +450,7 @@ def _check_sparse_pair(Z, P):
 
 
 def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input=True,
-                           n_interp=None, min_boxes=None, box_width=None):
+                           n_interp=None, min_boxes=None, box_width=None, workers=None):
     r"""t-SNE's KL divergence and gradient with sparse :math:`P` and interpolated repulsion.
 
     .. math::
@@ -407,7 +463,8 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
     force :math:`p_{ij} w_{ij} (z_i - z_j)` pulls i and, with the opposite sign, j), and
     :math:`r_i`, :math:`Z_{\mathrm{sum}}` from :func:`repulsion`. Same signature and return
     values as :func:`mlnotes.sne.tsne_objective_gradient`, with ``P`` a symmetric sparse matrix
-    (a dense one is converted) and the grid's parameters passed on to :func:`repulsion`.
+    (a dense one is converted) and the grid's parameters and the FFTs' ``workers`` (threads)
+    passed on to :func:`repulsion`.
     """
     if check_input:
         Z, P = _check_sparse_pair(Z, P)
@@ -417,6 +474,7 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
                                      ("box_width", box_width, False)]:
             if value is not None:
                 check_positive(value, name, integer=integer)
+        check_workers(workers)
     dof = float(dof)
     N, d = Z.shape
     pairs = _UpperPairs.of(P)
@@ -437,7 +495,7 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
         attract[:, c] = (np.bincount(pairs.rows, weights=f, minlength=N)
                          - np.bincount(pairs.cols, weights=f, minlength=N))
     Z_sum, r = repulsion(Z, dof=dof, n_interp=n_interp, min_boxes=min_boxes,
-                         box_width=box_width)
+                         box_width=box_width, workers=workers)
     grad = (2.0 * (dof + 1.0) / dof) * (attract - r / Z_sum)
     kl = None
     if compute_objective:
