@@ -479,3 +479,23 @@ def test_an_answer_the_grader_cannot_judge_costs_one_question(monkeypatch):
     first = grader._judge_safely(0, grader.questions[0], {}, {})
     assert first.points == 0 and "could not judge this answer (ValueError)" in first.status
     assert grader._judge_safely(1, grader.questions[1], {}, {}) == "judged"
+
+
+def test_a_deeply_nested_notebook_is_named_as_such(tmp_path):
+    from mlnotes.homework.notebook import parse_submission
+
+    path = tmp_path / "deep.ipynb"
+    path.write_text('{"cells": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    fd = open_submission(tmp_path, "deep.ipynb")
+    try:
+        with pytest.raises(NotebookError, match="nested too deeply"):
+            parse_submission(fd)
+    finally:
+        os.close(fd)
+
+
+def test_a_feedback_file_name_never_climbs():
+    from mlnotes.homework.grader import _safe_name
+
+    assert _safe_name("..") == "_" and _safe_name(".") == "_"
+    assert _safe_name("../x") == "_x" and _safe_name("a/b") == "a_b"

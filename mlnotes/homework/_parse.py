@@ -63,7 +63,10 @@ def code_cells(data):
         nb = json.loads(bytes(data).decode("utf-8-sig"))  # a byte-order mark is allowed
     except UnicodeDecodeError as exc:
         raise NotebookError(f"the file could not be read: {exc}") from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise NotebookError("the notebook's JSON is nested too deeply to be read (a notebook "
+                            "nests a few levels): save it again from Jupyter") from None
+    except ValueError as exc:
         raise NotebookError(f"the file is not valid notebook JSON: {exc}") from None
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):

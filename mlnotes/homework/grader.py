@@ -356,7 +356,8 @@ def isolation_warning(isolation):
 
 
 def _safe_name(student):
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", student)[:100] or "_"
+    """A file name for the student's feedback: never hidden, never ``.`` or ``..``."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", student)[:100].lstrip(".") or "_"
 
 
 # What a spreadsheet may take for the start of a formula, once it has trimmed the cell (its
