@@ -377,6 +377,7 @@ def test_odd_names_are_plain_text_in_the_csv(graded):
         assert results[name] == {"kernels.double_center": 1, "eigenmaps.laplacian": 1}, name
     assert results["byte_order_mark"] == {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
     assert all(row["notes"] == "" for row in rows if row["student"] == "honest")
+    assert all(not row["notes"].startswith(";") for row in rows)
 
 
 def test_gradescope_output_is_plain_text(graded):

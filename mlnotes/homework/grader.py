@@ -383,10 +383,11 @@ def write_outputs(results, grader, out_csv):
         for r in results:
             points = {q.name: q.points for q in r.results}
             reasons = sorted({q.status for q in r.results if q.status != "passed"})
-            notes = "; ".join(dict.fromkeys(r.notes[:3] + reasons[:3]))
+            parts = list(dict.fromkeys(r.notes[:3] + reasons[:3]))
             if r.reported:
-                notes += f"; [{len(r.reported)} message(s) from the submission's own run: see " \
-                         "its feedback]"
+                parts.append(f"[{len(r.reported)} message(s) from the submission's own run: "
+                             "see its feedback]")
+            notes = "; ".join(parts)
             writer.writerow([_cell(escape(r.student, 100)),
                              *(points.get(n, 0.0) for n in names),
                              round(r.total, 3), r.max_total, _cell(escape(public(notes), 500))])
