@@ -151,6 +151,14 @@ ATTACKS = {
     "sparse_negative_shape": (with_dc(
         "class Coo:\n    shape = (-9, -9)\n    row = col = data = np.zeros(0)\n"
         "    def tocoo(self):\n        return self\nreturn Coo()"), 0, 1, "malformed"),
+    # 3. an ioctl outside the few Python makes (here: read a file's attributes) is refused
+    "ioctl_file_flags": (with_dc(
+        "import cffi, os\nffi = cffi.FFI()\n"
+        "ffi.cdef('int ioctl(int, unsigned long, void *); int *__errno_location(void);')\n"
+        "libc = ffi.dlopen(None)\nfd = os.open('/etc/passwd', os.O_RDONLY)\n"
+        "flags = ffi.new('long *')\n"
+        "if libc.ioctl(fd, 0x80086601, flags) == 0 or libc.__errno_location()[0] != 25:\n"
+        "    return D2\n" + HONEST), 1, 1, "PASSED"),
     # 5. many slow top-level lines (each within its share) cost only themselves
     "many_slow_lines": (appended(*(f"import time\nslow{i} = [time.sleep(0.01) for _ in "
                                    "range(10**6)]\n" for i in range(6))), 1, 1, "was skipped"),

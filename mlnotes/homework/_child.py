@@ -500,7 +500,7 @@ def _confine():
 _ALLOWED = {
     "read": 0, "write": 1, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7,
     "lseek": 8, "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
-    "rt_sigprocmask": 14, "rt_sigreturn": 15, "ioctl": 16, "pread64": 17, "readv": 19,
+    "rt_sigprocmask": 14, "rt_sigreturn": 15, "pread64": 17, "readv": 19,
     "access": 21, "pipe": 22, "select": 23, "sched_yield": 24, "mremap": 25, "msync": 26,
     "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34, "nanosleep": 35,
     "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "exit": 60, "uname": 63,
@@ -526,6 +526,13 @@ _ALLOWED = {
 }
 _NO_SUCH_CALL = {"clone3": 435, "openat2": 437}  # ENOSYS: libc falls back to clone / openat
 _CLONE, _OPEN, _OPENAT, _KILL, _TGKILL, _PRLIMIT, _PRCTL = 56, 2, 257, 62, 234, 302, 157
+_IOCTL = 16
+# The ioctl requests Python and numpy make (is it a terminal, its size, close-on-exec, bytes
+# waiting, non-blocking); any other (file attributes, terminals' input, devices) fails with
+# ENOTTY, as on a descriptor that does not support it.
+_IOCTLS = {"TCGETS": 0x5401, "TIOCGWINSZ": 0x5413, "FIONREAD": 0x541B, "FIONBIO": 0x5421,
+           "FIONCLEX": 0x5450, "FIOCLEX": 0x5451}
+_ENOTTY = 25
 _X32_BIT = 0x40000000
 _CLONE_THREAD = 0x00010000
 # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND: an open that could change a file
@@ -556,7 +563,7 @@ def _bpf_program(pid):
         return [row(_JEQ, nr, no="+1"), row(_RET, _RET_ALLOW)]
 
     special = [(_CLONE, "clone"), (_OPEN, "open"), (_OPENAT, "openat"), (_KILL, "self"),
-               (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl")]
+               (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl"), (_IOCTL, "ioctl")]
     return [
         row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, yes="+1"), row(_RET, _RET_KILL_PROCESS),
         row(_LD, _AT_NR), row(_JGE, _X32_BIT, no="+1"), row(_RET, _RET_KILL_PROCESS),
@@ -575,6 +582,10 @@ def _bpf_program(pid):
         row(_LD, _AT_ARG_HIGH[2]), row(_JEQ, 0, "allow", "deny"),
         row(_LD, _AT_ARG[0], label="prctl"), row(_JEQ, _PR_SET_NAME, yes="allow"),
         row(_JEQ, _PR_GET_NAME, "allow", "deny"),
+        # the kernel reads an ioctl request as 32 bits: the low word decides
+        row(_LD, _AT_ARG[1], label="ioctl"),
+        *(row(_JEQ, request, yes="allow") for request in _IOCTLS.values()),
+        row(_RET, _RET_ERRNO | _ENOTTY),
         row(_RET, _RET_ALLOW, label="allow"),
         row(_RET, _RET_ERRNO | _EPERM, label="deny"),
         row(_RET, _RET_ERRNO | _EACCES, label="eacces"),
