@@ -20,7 +20,6 @@ import re
 
 import nbformat
 import pytest
-import yaml
 
 from browser_support import ROOT
 
@@ -33,18 +32,11 @@ IMAGE_MIMES = ("image/png", "image/svg+xml", "image/jpeg")
 
 
 def _toc_notebooks():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key) or []:
-                if "file" in child:
-                    files.append(child["file"])
-                walk(child)
-
-    walk(toc)
-    return [name + ".ipynb" for name in files if (ROOT / (name + ".ipynb")).exists()]
+    """The toc's notebooks, as the tidy script lists them (one reading of _toc.yml)."""
+    spec = importlib.util.spec_from_file_location("tidy_toc", ROOT / ".dev" / "tidy_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [path.relative_to(ROOT).as_posix() for path in module.toc_notebooks(ROOT)]
 
 
 NOTEBOOKS = _toc_notebooks()
