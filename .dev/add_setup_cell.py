@@ -23,11 +23,13 @@ MLNOTES = ""  # pip requirement; the published book fills in its repository
 if importlib.util.find_spec("mlnotes") is None:
     if not MLNOTES:
         raise ModuleNotFoundError(
-            "mlnotes is not installed in this kernel. In a clone of the book's "
-            "repository run `make lab`, or `pip install -e .` (see 'Run this "
-            "book' in the introduction).")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", MLNOTES],
-                   check=True)'''
+            "mlnotes is not installed in this kernel. In a clone of the "
+            "book's repository run `make lab`, or `pip install -e .` (see "
+            "'Run this book' in the introduction)."
+        )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", MLNOTES], check=True
+    )'''
 
 
 def add_setup_cell(nb):
