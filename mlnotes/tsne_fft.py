@@ -381,7 +381,7 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, work
     stencil = np.stack(np.meshgrid(*[np.arange(n_interp)] * d, indexing="ij"), -1).reshape(-1, d)
     gap2 = ((stencil[:, None, :] - stencil[None, :, :]) ** 2).sum(axis=-1) * h**2
     K_loc = (1.0 + gap2 / dof) ** -power
-    Z_sum = energy - float(np.einsum("na,ab,nb->", weight, K_loc, weight))
+    Z_sum = energy - float(np.einsum("na,na->", weight @ K_loc, weight))
     r = at_kw[:, :1] * Z - at_kw[:, 1:]
     return Z_sum, r
 
