@@ -337,7 +337,8 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, work
     exact value, so that their interpolation error goes too). :math:`Z_{\mathrm{sum}}` is
     only needed summed over the points, :math:`\sum_i \sum_a L_a(z_i) \hat\phi_a =
     \sum_a \hat q_a \hat\phi_a`, which the transform gives without an inverse FFT
-    (:func:`_convolve`): five grid transforms per gradient for a 2-D map, not six.
+    (:func:`_convolve`): six grid transforms per gradient of a 2-D map (three charges forward,
+    three back), not seven.
 
     Parameters
     ----------
