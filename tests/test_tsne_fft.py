@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
-from mlnotes import sne, tsne_fft
+from mlnotes import affinities, sne, tsne_fft
 from mlnotes.graphs import squared_distances
 
 
@@ -90,7 +90,7 @@ def test_perplexity_search_does_not_stall_where_newton_circles(monkeypatch):
     D2 = np.sort(d2)[None, :90]
     P, _ = sne.knn_conditional_affinities(D2, 30.0)
     assert abs(2.0 ** sne.entropy_bits(P)[0] - 30.0) <= 1e-5
-    monkeypatch.setattr(sne, "NEWTON_STEPS", 10**9)
+    monkeypatch.setattr(affinities, "NEWTON_STEPS", 10**9)
     with pytest.warns(RuntimeWarning, match="did not reach perplexity=30"):
         sne.knn_conditional_affinities(D2, 30.0)
 
