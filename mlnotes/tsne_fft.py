@@ -68,7 +68,7 @@ import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
 from ._validation import check_array, check_positive
-from .sne import knn_conditional_affinities
+from .affinities import knn_conditional_affinities
 
 # --- named constants --------------------------------------------------------------------------
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j|i}
