@@ -494,7 +494,7 @@ def test_static_explorer_is_self_contained_and_says_what_it_holds():
     angles = spec["controls"][0]["values"]
     assert angles == [str(a) for a in range(0, 180, 5)] and angles[spec["controls"][0]["index"]] == "60"
     assert len(spec["states"]) == 36
-    assert "This page holds angle of u (°) 0, 5, …, 175 (36 values)." in spec["note"]
+    assert "This page holds angle of b (°) 0, 5, …, 175 (36 values)." in spec["note"]
     assert "Run the notebook" in spec["note"]
     # the same results give the same bytes: a re-executed notebook does not change needlessly
     assert _spec(mw.pca_explorer(angle=60))[1] == html

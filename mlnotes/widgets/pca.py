@@ -97,7 +97,7 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
     reach = 3.2 * PCA_STD[0]
     ax.plot(*(mean + np.outer([-reach, reach], u)).T, color="C3", lw=1.5)
     ax.set(xlim=(-reach, reach), ylim=(-reach * 0.75, reach * 0.75), aspect="equal",
-           title=f"direction u at {angle:g}°")
+           title=f"direction b at {angle:g}°")
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -113,7 +113,7 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
     ax_curve.text(principal - 2, 0.02 * np.trace(S), "first principal axis", fontsize=8,
                   rotation=90, ha="right", va="bottom")
     ax_curve.plot([angle % 180] * 2, [variance, error], "o", color="C3")
-    ax_curve.set(xlabel="angle of u (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
+    ax_curve.set(xlabel="angle of b (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
                  xticks=(0, 45, 90, 135, 180))
     ax_curve.yaxis.set_major_locator(MaxNLocator(4))
     ax_curve.set_title(_readout(variance, error, S), fontsize=10, gid="readout")
@@ -129,7 +129,7 @@ def scene_pca(*, angle=0.0, n_samples=80, random_state=0):
     reach = 3.2 * PCA_STD[0]
     ends = mean + np.outer([-reach, reach], u)
     top, trace = int(np.argmax(curve)), np.trace(S)
-    data = st.panel(f"direction u at {angle:g}°", [
+    data = st.panel(f"direction b at {angle:g}°", [
         st.segments(np.vstack([X, proj]), np.column_stack([np.arange(n), np.arange(n) + n]),
                     color="muted", width=0.6),
         st.points(X, (X - mean) @ u, size=2.2),
@@ -145,11 +145,11 @@ def scene_pca(*, angle=0.0, n_samples=80, random_state=0):
                 baseline="bottom"),
         st.dot(angle % 180, variance), st.dot(angle % 180, error),
     ], xlim=(0, 180), ylim=(0, 1.05 * trace), xticks=(0, 45, 90, 135, 180), yticks="auto",
-        xlabel="angle of u (degrees)")
+        xlabel="angle of b (degrees)")
     return st.scene("", [data, chart])
 
 
 def pca_explorer(**defaults):
     """Explorer over :func:`draw_pca`: a slider for the direction's angle (0-175 degrees)."""
-    return Explorer(draw_pca, [Slider("angle", ANGLES_DEG, "angle of u (°)")], defaults,
+    return Explorer(draw_pca, [Slider("angle", ANGLES_DEG, "angle of b (°)")], defaults,
                     scene=scene_pca)
