@@ -304,8 +304,8 @@
     x.panels = make("div", "mlx-panels");
     x.status = make("p", "mlx-status");
     x.status.setAttribute("role", "status");
-    var placeholder = root.querySelector(".mlx-placeholder");
-    if (placeholder) placeholder.remove();
+    var fallback = root.querySelector(".mlx-fallback");
+    if (fallback) fallback.remove();
     var note = root.querySelector(".mlx-note");
     root.insertBefore(controls, note);
     root.insertBefore(x.suptitle, note);
@@ -422,7 +422,7 @@
     var data = root.querySelector("script.mlx-data");
     root._mlx = decode(data.textContent).then(function (spec) { return build(root, spec); })
       .catch(function (err) {
-        var p = root.querySelector(".mlx-placeholder") || root.appendChild(make("p", "mlx-placeholder"));
+        var p = root.querySelector(".mlx-fallback") || root.appendChild(make("p", "mlx-fallback"));
         p.textContent = "This explorer could not start (" + err + "); the notebook has the live version.";
       });
     return root._mlx;

@@ -357,13 +357,13 @@ def decode_spec(html_text):
 
 
 def explorer_html(spec):
-    """The explorer's static HTML: a placeholder of the right size, the data, and the loader.
-    explorer.js replaces the placeholder by the controls and the panels when the explorer comes
+    """The explorer's static HTML: a no-JavaScript fallback of the right size, the data, and the loader.
+    explorer.js replaces that fallback by the controls and the panels when the explorer comes
     near the screen; nothing here delays the page's first paint."""
     title = html.escape(spec["title"])
     return (
         f'<div class="mlnotes-explorer" role="group" aria-label="{title}">\n'
-        f'<p class="mlx-placeholder">Interactive explorer ({title}): it needs JavaScript; '
+        f'<p class="mlx-fallback">Interactive explorer ({title}): it needs JavaScript; '
         f"the notebook has the live version.</p>\n"
         f'<p class="mlx-note">{html.escape(spec["note"])}</p>\n'
         f'<script type="application/gzip" class="mlx-data">{encode_spec(spec)}</script>\n'
