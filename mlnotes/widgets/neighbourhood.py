@@ -253,7 +253,7 @@ def paint_data(fig, dataset, n_samples, noise, random_state):
     ax.set_position((0.0, 0.02, 1.0, 0.8))
 
 
-def _draw_spectral(data, t, Z, eigenvalues, *, title, spectrum_title):
+def _draw_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     """Three panels shared by LLE and eigenmaps: data, embedding, bottom of the spectrum.
     ``data`` = (dataset, n_samples, noise, random_state)."""
     fig = new_figure(10.0, 3.3)
@@ -299,14 +299,19 @@ def draw_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state
     matplotlib.figure.Figure
         Embedding gid ``"embedding"``; eigenvalues 2-8 over the 8th, bars with gid ``"spectrum"``.
     """
+    return _draw_spectral(*_lle_parts(n_neighbors, reg, n_samples, noise, random_state))
+
+
+def _lle_parts(n_neighbors, reg, n_samples, noise, random_state):
+    """What the LLE figure and its static scene share: data, colour, embedding, spectrum, labels."""
     data = ("s_curve", n_samples, noise, random_state)
-    _, t = manifold_data(*data)
+    _, u = manifold_data(*data)
     lam, Z = lle_spectrum(int(n_neighbors), float(reg), n_samples, noise, random_state)
-    return _draw_spectral(data, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
-                          spectrum_title="bottom of M's spectrum")
+    return (data, u, Z, lam, f"LLE: k = {n_neighbors}, reg = {reg:g}",
+            "bottom of M's spectrum")
 
 
-def _scene_spectral(data, t, Z, eigenvalues, *, title, spectrum_title):
+def _scene_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     """:func:`_draw_spectral`'s panels as data for the static book (:mod:`._static`)."""
     X, _ = manifold_data(*data)
     index = np.arange(2, len(eigenvalues) + 1)
@@ -324,11 +329,7 @@ def _scene_spectral(data, t, Z, eigenvalues, *, title, spectrum_title):
 
 def scene_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state=0):
     """:func:`draw_lle`'s panels as data for the static book (:mod:`._static`)."""
-    data = ("s_curve", n_samples, noise, random_state)
-    _, t = manifold_data(*data)
-    lam, Z = lle_spectrum(int(n_neighbors), float(reg), n_samples, noise, random_state)
-    return _scene_spectral(data, t, Z, lam, title=f"LLE: k = {n_neighbors}, reg = {reg:g}",
-                           spectrum_title="bottom of M's spectrum")
+    return _scene_spectral(*_lle_parts(n_neighbors, reg, n_samples, noise, random_state))
 
 
 def lle_explorer(**defaults):
@@ -363,22 +364,21 @@ def draw_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_s
         Embedding gid ``"embedding"``; generalised eigenvalues 2-8 over the 8th, bars with gid
         ``"spectrum"``.
     """
+    return _draw_spectral(*_eigenmaps_parts(n_neighbors, t, n_samples, noise, random_state))
+
+
+def _eigenmaps_parts(n_neighbors, t, n_samples, noise, random_state):
+    """What the eigenmaps figure and its static scene share (see :func:`_lle_parts`)."""
     data = ("s_curve", n_samples, noise, random_state)
-    _, c = manifold_data(*data)
+    _, u = manifold_data(*data)
     lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
                                 noise, random_state)
-    return _draw_spectral(data, c, Z, lam, title=_eigenmaps_title(n_neighbors, t),
-                          spectrum_title="L v = λ D v")
+    return data, u, Z, lam, _eigenmaps_title(n_neighbors, t), "L v = λ D v"
 
 
 def scene_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_state=0):
     """:func:`draw_eigenmaps`'s panels as data for the static book (:mod:`._static`)."""
-    data = ("s_curve", n_samples, noise, random_state)
-    _, c = manifold_data(*data)
-    lam, Z = eigenmaps_spectrum(int(n_neighbors), None if t is None else float(t), n_samples,
-                                noise, random_state)
-    return _scene_spectral(data, c, Z, lam, title=_eigenmaps_title(n_neighbors, t),
-                           spectrum_title="L v = λ D v")
+    return _scene_spectral(*_eigenmaps_parts(n_neighbors, t, n_samples, noise, random_state))
 
 
 def _eigenmaps_title(n_neighbors, t):
