@@ -275,6 +275,16 @@ def _box(pw_page, selector):
                        && r.right > 0 && r.left < innerWidth}; }""", selector)
 
 
+def _click_opens(pw_page, button, modal):
+    """Click ``button``; return whether ``modal`` opened, then close it with Escape."""
+    button.click()
+    pw_page.wait_for_timeout(250)
+    opened = _modal_open(pw_page, modal)
+    pw_page.keyboard.press("Escape")
+    pw_page.wait_for_timeout(150)
+    return opened
+
+
 def _modal_open(pw_page, selector):
     return pw_page.evaluate(
         """sel => { const d = document.querySelector(sel); if (!d || !d.open) return false;
@@ -298,12 +308,8 @@ def _check_navigation(pw_page, width):
     if hamburger.count() == 0 or not hamburger.first.is_visible():
         return problems + ["no visible hamburger (chapter list) button"]
     if width < 992:
-        hamburger.first.click()
-        pw_page.wait_for_timeout(250)
-        if not _modal_open(pw_page, "#pst-primary-sidebar-modal"):
+        if not _click_opens(pw_page, hamburger.first, "#pst-primary-sidebar-modal"):
             problems.append("the hamburger does not open the chapter list")
-        pw_page.keyboard.press("Escape")
-        pw_page.wait_for_timeout(150)
         has_toc = pw_page.evaluate(
             "document.querySelectorAll('#pst-secondary-sidebar .toc-entry, "
             "#pst-secondary-sidebar-modal .toc-entry').length")
@@ -312,12 +318,8 @@ def _check_navigation(pw_page, width):
             if contents.count() == 0 or not contents.first.is_visible():
                 problems.append("no visible 'Contents' button on a page with sections")
             else:
-                contents.first.click()
-                pw_page.wait_for_timeout(250)
-                if not _modal_open(pw_page, "#pst-secondary-sidebar-modal"):
+                if not _click_opens(pw_page, contents.first, "#pst-secondary-sidebar-modal"):
                     problems.append("'Contents' does not open the page's table of contents")
-                pw_page.keyboard.press("Escape")
-                pw_page.wait_for_timeout(150)
     else:
         before = _box(pw_page, "#pst-primary-sidebar")
         if not (before and before["shown"]):
