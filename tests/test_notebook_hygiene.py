@@ -70,6 +70,15 @@ def test_no_nbval_comment_markers(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_code_cell_was_executed(name):
+    # A cell saved without running (no execution count) has no outputs for nbval or the book.
+    bad = [i for i, src, cell in _code_cells(name)
+           if src.strip() and cell.get("execution_count") is None]
+    assert not bad, (f"{name}: code cells {bad} were never executed; run "
+                     ".dev/execute_notebooks.py on the notebook and save it with its outputs")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_no_noqa_comments(name):
     bad = [i for i, src, _ in _code_cells(name) if re.search(r"#\s*noqa\b", src, re.I)]
     assert not bad, (f"{name}: cells {bad} carry '# noqa'; ruff's per-file ignores for notebooks "
