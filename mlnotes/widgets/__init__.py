@@ -5,15 +5,15 @@ Each explorer is a thin ipywidgets layer over a plain drawing function of the pa
     ml.widgets.isomap_explorer()              # last line of a cell: the live explorer
     ml.widgets.draw_isomap(n_neighbors=12)    # the same figure, as a matplotlib Figure
 
-``xxx_explorer(**defaults)`` takes any keyword of ``draw_xxx`` as its starting value. In
+``<method>_explorer(**defaults)`` takes any keyword of ``draw_<method>`` as its starting value. In
 JupyterLab the explorer is live (sliders redraw the figure, cached so an update is instant). In
 the saved notebook it also carries its static form: the results for a grid of settings, computed
-by the same cached functions (``scene_xxx`` turns them into panels of points, edges, curves and
+by the same cached functions (``scene_<method>`` turns them into panels of points, edges, curves and
 images) and drawn with working controls by the book's ``explorer.js``; the page says which
 settings it holds. See :mod:`mlnotes.widgets._core` and :mod:`mlnotes.widgets._static`.
 
 Explorers, their controls, and the settings the static book holds (every other keyword of
-``draw_xxx`` is a fixed setting, e.g. ``n_samples``, ``random_state``):
+``draw_<method>`` is a fixed setting, e.g. ``n_samples``, ``random_state``):
 
 * ``pca_explorer(angle=0.0)``: the angle of the direction; every 5 degrees.
 * ``mds_explorer(dissimilarity="euclidean")``: euclidean / cityblock / geodesic; all three.
