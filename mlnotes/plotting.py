@@ -1,7 +1,16 @@
 """Figures shared by the chapters: data coloured by ground truth, embeddings side by side.
 
 Also :func:`setup_notebook`, the first call of every chapter, which pins the things that make a
-notebook reproduce exactly on another machine (BLAS threads, figure format and size).
+notebook reproduce exactly on another machine (BLAS threads, figure format and size), and sets
+figure defaults that stay readable on a phone.
+
+Phone figures. A figure is shown at its own width on a laptop and shrunk to the column on a
+phone (about 358 CSS pixels at a 390 px screen). Text in a figure is sized in points, so what
+decides its size on a phone is the ratio of font size to figure width. ``setup_notebook`` sets
+fonts of ``FONT_SIZE`` points (tick labels ``TICK_SIZE``) and renders every inline figure at most
+``MAX_FIGURE_WIDTH`` inches wide: a wider figure is scaled down (aspect ratio kept, fonts kept
+in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX`` pixels when the
+figure fills a phone's column. Three panels a row is the most that stays readable.
 """
 
 import os
@@ -15,6 +24,17 @@ FIG_DPI = 80  # CSS pixels per inch: the size a figure takes on the page
 # Figures are rendered with this many device pixels per CSS pixel, so they stay sharp on 2x
 # (retina) screens; the notebook output records the 1x size, which the book displays.
 PIXEL_RATIO = 2
+# Text sizes (points) and the widest inline figure (inches): 12 pt at 80 dpi is 13.3 px, and a
+# figure of 6.6 in (528 px) shown in a 358 px phone column keeps it at 9 px.
+FONT_SIZE = 12.5
+TICK_SIZE = 12
+SMALL_SIZE = 11  # legends
+TICK_SIZE_3D = 10  # 3-D axes put three sets of tick labels in one small panel
+NBINS_3D = 4
+MAX_FIGURE_WIDTH = 6.6
+DEFAULT_FIGSIZE = (6.0, 3.8)
+PHONE_COLUMN_PX = 358
+PHONE_MIN_TEXT_PX = 9
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
@@ -29,7 +49,9 @@ def setup_notebook(threads=1):
     the environment variable ``MLNOTES_BLAS_THREADS`` (which overrides ``threads``) set to 2.
 
     Inline figures are drawn at ``PIXEL_RATIO`` times ``FIG_DPI`` (IPython's "retina" format) and
-    shown at their ``FIG_DPI`` size: sharp on 2x screens, no larger on the page.
+    shown at their ``FIG_DPI`` size: sharp on 2x screens, no larger on the page. Figures wider
+    than ``MAX_FIGURE_WIDTH`` inches are drawn at that width, so their text stays readable on a
+    phone (see the module docstring).
     """
     import matplotlib as mpl
 
@@ -44,7 +66,18 @@ def setup_notebook(threads=1):
     mpl.rcParams.update({
         "figure.dpi": FIG_DPI,
         "savefig.dpi": FIG_DPI,
-        "figure.figsize": (6.4, 4.0),
+        "figure.figsize": DEFAULT_FIGSIZE,
+        "font.size": FONT_SIZE,
+        "axes.titlesize": FONT_SIZE,
+        "axes.labelsize": FONT_SIZE,
+        "xtick.labelsize": TICK_SIZE,
+        "ytick.labelsize": TICK_SIZE,
+        "legend.fontsize": SMALL_SIZE,
+        "legend.title_fontsize": SMALL_SIZE,
+        "figure.titlesize": FONT_SIZE + 1,
+        "axes.titlepad": 4.0,
+        "axes.labelpad": 2.0,
+        "legend.borderaxespad": 0.3,
         "axes.grid": False,
         "image.cmap": COORD_CMAP,
         "svg.hashsalt": "mlnotes",  # deterministic SVG ids
@@ -52,18 +85,72 @@ def setup_notebook(threads=1):
     _use_retina_figures()
 
 
+def fit_to_width(fig, max_width=MAX_FIGURE_WIDTH):
+    """Scale ``fig`` down to ``max_width`` inches if it is wider, keeping its aspect ratio.
+
+    Fonts keep their size in points, so they grow relative to the panels; the layout is redone
+    (``tight_layout``) unless the figure has a layout engine that runs when it is drawn. Returns the scale.
+    """
+    import warnings
+
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    width, height = fig.get_size_inches()
+    if width <= max_width:
+        return 1.0
+    scale = max_width / width
+    fig.set_size_inches(width * scale, height * scale, forward=False)
+    # an engine that runs at draw time (constrained, tight) redoes the layout itself; after a
+    # one-off fig.tight_layout() only a placeholder is left
+    engine = fig.get_layout_engine()
+    if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # axes tight_layout cannot place (insets, colorbars)
+            fig.tight_layout()
+    return scale
+
+
+def _tidy_3d_axes(fig):
+    """Fewer and smaller tick labels on 3-D axes, whose three axes crowd one panel."""
+    import warnings
+
+    for ax in fig.axes:
+        if ax.name != "3d":
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # locators without an nbins (fixed, null ticks)
+            try:
+                ax.locator_params(nbins=NBINS_3D)
+            except (AttributeError, TypeError, ValueError):
+                pass
+        ax.tick_params(labelsize=TICK_SIZE_3D, pad=0)
+
+
+def _phone_width_png(fig, **kwargs):
+    """IPython's retina PNG of ``fig``, drawn at most ``MAX_FIGURE_WIDTH`` inches wide."""
+    from IPython.core.pylabtools import retina_figure
+
+    _tidy_3d_axes(fig)
+    fit_to_width(fig)
+    return retina_figure(fig, base64=True, **kwargs)
+
+
 def _use_retina_figures():
-    """Inline PNGs at ``PIXEL_RATIO`` x resolution; a no-op outside IPython."""
+    """Inline PNGs at ``PIXEL_RATIO`` x resolution and at most ``MAX_FIGURE_WIDTH`` wide; a
+    no-op outside IPython."""
     try:
         from IPython import get_ipython
     except ImportError:
         return
-    if get_ipython() is None:
+    shell = get_ipython()
+    if shell is None:
         return
+    from matplotlib.figure import Figure
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
     # "retina" draws at 2 x figure.dpi and stores the 1x width/height in the output metadata.
     set_matplotlib_formats("retina")
+    shell.display_formatter.formatters["image/png"].for_type(Figure, _phone_width_png)
 
 
 def _color_and_cmap(c):
@@ -96,7 +183,7 @@ def scatter(ax, Z, c=None, *, s=8, title=None, **kwargs):
         art = ax.scatter(Z[:, 0], np.zeros(len(Z)), **kw)
         ax.set_yticks([])
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
     return art
 
 

@@ -7,6 +7,8 @@ For every notebook in ``_toc.yml`` (read as JSON, nothing is executed):
 * no leaked matplotlib repr in a saved output (``Text(0, 0.5, 'PC 2')``, ``<matplotlib...>``);
 * check cells are marked both ways: a cell starting ``# Check: <claim>`` carries the tag
   ``check`` (so the book folds it under its claim), and a ``check`` cell starts with that line;
+* plotting-only cells likewise: ``# Figure: <title>`` on the first line if and only if the tag
+  ``plot`` (the book folds their code under the title; the figure stays visible);
 * every image output has alt text (``metadata.mystnb.image.alt``) that is a sentence, not a path;
 * every code line fits 79 characters.
 
@@ -25,6 +27,7 @@ from browser_support import ROOT
 
 MAX_LINE = 79
 CHECK_LINE_RE = re.compile(r"^\s*#\s*Check:\s*\S")
+FIGURE_LINE_RE = re.compile(r"^\s*#\s*Figure:\s*\S")
 MPL_REPR_RE = re.compile(r"<matplotlib\.|<mpl_toolkits\.|<Axes[:\s]|<Figure size|^\s*\[?Text\(",
                          re.MULTILINE)
 PATHLIKE_RE = re.compile(r"^[\w./\\-]+\.(png|svg|jpe?g|gif)$|^(_build|book|_images)/", re.I)
@@ -111,6 +114,22 @@ def test_check_cells_are_tagged_and_named(name):
                           "'check', so the book shows them unfolded")
     assert not unnamed, (f"{name}: cells {unnamed} are tagged 'check' but do not start with "
                          "'# Check: <claim>', so their folded bar has no claim")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_plot_cells_are_tagged_and_titled(name):
+    untagged, untitled = [], []
+    for i, src, cell in _code_cells(name):
+        tagged = "plot" in cell.get("metadata", {}).get("tags", [])
+        titled = bool(FIGURE_LINE_RE.match(_first_line(src)))
+        if titled and not tagged:
+            untagged.append(i)
+        if tagged and not titled:
+            untitled.append(i)
+    assert not untagged, (f"{name}: cells {untagged} start with '# Figure:' but lack the tag "
+                          "'plot', so the book shows their code unfolded")
+    assert not untitled, (f"{name}: cells {untitled} are tagged 'plot' but do not start with "
+                          "'# Figure: <what the figure shows>', so their folded bar has no title")
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -248,6 +267,17 @@ def test_check_claim_is_the_first_comment_line():
     assert surface.check_claim("#Check:   sums to one  \nx = 1") == "sums to one"
     assert surface.check_claim("x = 1\n# Check: too late") is None
     assert surface.check_claim("# check the sums\nx = 1") is None
+
+
+def test_figure_title_and_setup_cell_are_recognised():
+    surface = _load_ext("surface")
+    assert surface.figure_title("# Figure: the swiss roll, coloured by t\nplt.show()") == \
+        "the swiss roll, coloured by t"
+    assert surface.figure_title("fig = plt.figure()\n# Figure: late") is None
+    assert surface.is_setup_source("import mlnotes as ml\nml.plotting.setup_notebook()")
+    assert not surface.is_setup_source("import numpy as np")
+    bar = surface._summary_html("two <panels>", "plot")
+    assert "Figure code" in bar and "two &lt;panels&gt;" in bar and "✓" not in bar
 
 
 def test_fontawesome_script_is_dropped_and_nothing_else():

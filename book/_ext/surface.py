@@ -6,6 +6,11 @@ one-line bar "✓ <claim>"; the output stays visible below the bar. This happens
 the fold works without JavaScript and with the keyboard (``<summary>`` is focusable and toggles
 with Enter or Space). The styling lives in ``book/_static/mlnotes.css``.
 
+Plotting-only cells (cell tag ``plot``, first line ``# Figure: <what the figure shows>``) fold the
+same way under a bar marked with a small chart and the words "Figure code"; the figure stays
+visible. The set-up cell of a chapter (the first code cell that calls
+``ml.plotting.setup_notebook()``) folds under a "Set-up" bar without any tag.
+
 The index of theorems, definitions and algorithms (``prf-statements.html``) lists each statement
 by its number and title under its kind, in book order; it replaces sphinx-proof's own index,
 which showed only the raw labels.
@@ -20,49 +25,111 @@ from docutils import nodes
 from sphinx.domains import Index
 
 CHECK_TAG = "tag_check"
+PLOT_TAG = "tag_plot"
 CLAIM_RE = re.compile(r"^\s*#\s*Check:\s*(?P<claim>\S.*?)\s*$")
+FIGURE_RE = re.compile(r"^\s*#\s*Figure:\s*(?P<claim>\S.*?)\s*$")
+SETUP_CALL_RE = re.compile(r"\bsetup_notebook\s*\(")
 # Shown when a check cell has no "# Check:" line (tests/test_notebook_hygiene.py flags those).
 UNNAMED_CLAIM = "A check of the text (open to see the code)"
+UNNAMED_FIGURE = "The code that draws the figure below"
+SETUP_TITLE = "imports and figure settings for this chapter"
+# A small bar chart (the mark of a folded figure cell), drawn in the text colour.
+FIGURE_ICON = (
+    '<svg viewBox="0 0 16 16" width="1em" height="1em" focusable="false">'
+    '<path d="M1.5 14.5h13" stroke="currentColor" stroke-width="1.4" fill="none"/>'
+    '<rect x="2.5" y="8" width="2.6" height="5.5" rx="0.4" fill="currentColor"/>'
+    '<rect x="6.7" y="3" width="2.6" height="10.5" rx="0.4" fill="currentColor"/>'
+    '<rect x="10.9" y="6" width="2.6" height="7.5" rx="0.4" fill="currentColor"/>'
+    "</svg>")
+GEAR = "⚙"
 
 
-def check_claim(source):
-    """The claim of a check cell: the text after ``# Check:`` on its first non-blank line."""
+def _first_line_match(source, pattern):
     for line in source.splitlines():
         if line.strip():
-            match = CLAIM_RE.match(line)
+            match = pattern.match(line)
             return match.group("claim") if match else None
     return None
 
 
-def _summary_html(claim):
-    text = html.escape(claim) if claim else UNNAMED_CLAIM
+def check_claim(source):
+    """The claim of a check cell: the text after ``# Check:`` on its first non-blank line."""
+    return _first_line_match(source, CLAIM_RE)
+
+
+def figure_title(source):
+    """The title of a plot cell: the text after ``# Figure:`` on its first non-blank line."""
+    return _first_line_match(source, FIGURE_RE)
+
+
+def is_setup_source(source):
+    """Whether a code cell is a chapter's set-up cell (it calls ``setup_notebook()``)."""
+    return bool(SETUP_CALL_RE.search(source))
+
+
+# kind -> (details class modifier, mark HTML, words read by a screen reader / shown as a label)
+FOLD_KINDS = {
+    "check": ("", "✓", "Check: "),
+    "plot": (" mlnotes-fold--plot", FIGURE_ICON, "Figure code: "),
+    "setup": (" mlnotes-fold--setup", GEAR, "Set-up: "),
+}
+
+
+def _summary_html(claim, kind="check"):
+    modifier, mark, words = FOLD_KINDS[kind]
+    fallback = {"check": UNNAMED_CLAIM, "plot": UNNAMED_FIGURE, "setup": SETUP_TITLE}[kind]
+    text = html.escape(claim) if claim else fallback
+    label = ("" if kind == "check" else
+             f'<span class="mlnotes-check__label" aria-hidden="true">{words.rstrip(": ")}</span>')
     return (
-        '<details class="mlnotes-check">'
+        f'<details class="mlnotes-check{modifier}">'
         '<summary class="mlnotes-check__bar">'
-        '<span class="mlnotes-check__mark" aria-hidden="true">✓</span>'
-        '<span class="visually-hidden">Check: </span>'
+        f'<span class="mlnotes-check__mark" aria-hidden="true">{mark}</span>'
+        f'<span class="visually-hidden">{words}</span>'
+        f"{label}"
         f'<span class="mlnotes-check__claim">{text}</span>'
         '<span class="mlnotes-check__hint" aria-hidden="true"></span>'
         "</summary>"
     )
 
 
+def _cell_input(cell):
+    inputs = [child for child in cell.children
+              if isinstance(child, nodes.container) and "cell_input" in child.get("classes", [])]
+    return inputs[0] if inputs else None
+
+
+def _fold(cell, cell_input, claim, kind):
+    position = cell.index(cell_input)
+    cell.insert(position, nodes.raw("", _summary_html(claim, kind), format="html"))
+    cell.insert(position + 2, nodes.raw("", "</details>", format="html"))
+    cell["classes"].append("mlnotes-check-cell")
+    if kind != "check":
+        cell["classes"].append(f"mlnotes-{kind}-cell")
+
+
 def fold_check_cells(app, doctree, docname):
-    """Wrap the input of every ``check``-tagged cell in a ``<details>`` with the claim bar."""
+    """Fold the input of every ``check`` or ``plot`` cell, and of the set-up cell, under a bar."""
+    setup_seen = False
     for cell in list(doctree.findall(nodes.container)):
-        if CHECK_TAG not in cell.get("classes", []):
+        classes = cell.get("classes", [])
+        if "cell" not in classes:
             continue
-        inputs = [child for child in cell.children
-                  if isinstance(child, nodes.container) and "cell_input" in child.get("classes", [])]
-        if not inputs:
+        cell_input = _cell_input(cell)
+        if cell_input is None:
             continue
-        cell_input = inputs[0]
         blocks = list(cell_input.findall(nodes.literal_block))
-        claim = check_claim(blocks[0].astext()) if blocks else None
-        position = cell.index(cell_input)
-        cell.insert(position, nodes.raw("", _summary_html(claim), format="html"))
-        cell.insert(position + 2, nodes.raw("", "</details>", format="html"))
-        cell["classes"].append("mlnotes-check-cell")
+        source = blocks[0].astext() if blocks else ""
+        if CHECK_TAG in classes:
+            _fold(cell, cell_input, check_claim(source), "check")
+        elif PLOT_TAG in classes:
+            _fold(cell, cell_input, figure_title(source), "plot")
+        elif not setup_seen and is_setup_source(source):
+            _fold(cell, cell_input, None, "setup")
+        else:
+            continue
+        if is_setup_source(source):
+            setup_seen = True
 
 
 def _collect_statement_titles(app, doctree):
