@@ -51,6 +51,7 @@ from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_sig
 LAPLACIANS = ("unnormalized", "sym", "rw")
 TIE_RTOL = 1e-9  # new points: a distance within this fraction of a neighbour radius counts as in
 NYSTROM_MIN_GAP = 1e-10  # transform needs |1 - lambda| above this for every eigenvalue used
+DEFAULT_NEIGHBOUR_FRACTION = 10  # n_neighbors=None: k = max(N // 10, 1), SpectralEmbedding's
 
 
 def heat_kernel_weights(G, t=None):
@@ -106,10 +107,13 @@ class LaplacianEigenmaps(Estimator):
     Parameters
     ----------
     n_components : int, default=2
-    n_neighbors : int or None, default=10
-        :math:`k` of the kNN graph ("or" symmetrisation).
+    n_neighbors : int or None, default=None
+        :math:`k` of the kNN graph ("or" symmetrisation). None (with ``radius=None``):
+        :math:`k = \max(\lfloor N / 10 \rfloor, 1)`, scikit-learn's ``SpectralEmbedding``
+        default, so that the default fits any number of points (a fixed ``k = 10`` cannot fit
+        10 points); the value used is ``n_neighbors_``.
     radius : float or None, default=None
-        Use the epsilon graph instead; set ``n_neighbors=None``.
+        Use the epsilon graph instead (``n_neighbors`` must then be None).
     t : float or None, default=None
         Heat-kernel width; None gives binary weights.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
@@ -129,6 +133,8 @@ class LaplacianEigenmaps(Estimator):
         The non-trivial eigenvalues :math:`\lambda` of :math:`L v = \lambda D v`, increasing.
     affinity_matrix_ : scipy.sparse.csr_matrix
         The weights :math:`W`.
+    n_neighbors_ : int or None
+        The :math:`k` used (None for the epsilon graph).
     X_fit_ : ndarray of shape (N, p)
         Training data, for ``transform``.
 
@@ -141,7 +147,7 @@ class LaplacianEigenmaps(Estimator):
     (300, 2)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=10, radius=None, t=None,
+    def __init__(self, n_components=2, *, n_neighbors=None, radius=None, t=None,
                  eigen_solver="auto"):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -153,7 +159,10 @@ class LaplacianEigenmaps(Estimator):
         X = check_array(X, min_samples=2)
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
-        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
+        self.n_neighbors_ = self.n_neighbors
+        if self.n_neighbors is None and self.radius is None:
+            self.n_neighbors_ = max(len(X) // DEFAULT_NEIGHBOUR_FRACTION, 1)
+        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors_, radius=self.radius,
                                 consequence=SPECTRAL_CONSEQUENCE, warn=True)
         self.affinity_matrix_ = heat_kernel_weights(G, self.t)
         self._check_no_isolated_points(X)
@@ -164,7 +173,7 @@ class LaplacianEigenmaps(Estimator):
         self.embedding_ = flip_signs(V)
         self.X_fit_ = X
         if self.radius is None:  # squared distance of each point to its k-th neighbour
-            kth = nearest_neighbors(X, self.n_neighbors)[:, -1]
+            kth = nearest_neighbors(X, self.n_neighbors_)[:, -1]
             self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
         return self
 
@@ -201,7 +210,7 @@ class LaplacianEigenmaps(Estimator):
         if self.radius is not None:
             edge = D2 <= self.radius**2
         else:
-            k = self.n_neighbors
+            k = self.n_neighbors_
             kth_of_y = np.partition(D2, k - 1, axis=1)[:, k - 1:k]
             # y -> its k nearest, or x_j -> y when y is within x_j's k-th neighbour distance
             edge = (D2 <= kth_of_y) | (D2 <= self._kth_d2[None, :] * (1.0 + TIE_RTOL))

@@ -465,3 +465,49 @@ def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESI
     G = knn_graph(X, n_neighbors) if radius is None else epsilon_graph(X, radius)
     return check_connected(G, X, n_neighbors=n_neighbors, radius=radius, consequence=consequence,
                            warn=warn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other metrics (Isomap's and t-SNE's ``metric``): scipy's cdist, for real-valued vectors.
+
+CDIST_METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowski", "cosine",
+                 "correlation", "canberra", "braycurtis", "seuclidean", "mahalanobis",
+                 "jensenshannon")
+METRIC_ALIASES = {"l1": "cityblock", "manhattan": "cityblock", "l2": "euclidean"}
+
+
+def check_metric(metric, *, precomputed=True):
+    """A metric name of :data:`CDIST_METRICS` (or an alias: ``"l1"``, ``"manhattan"``,
+    ``"l2"``), ``"precomputed"`` (when allowed) or a callable ``f(u, v) -> float``; returns
+    the canonical name (or the callable)."""
+    if callable(metric):
+        return metric
+    names = CDIST_METRICS + tuple(METRIC_ALIASES) + (("precomputed",) if precomputed else ())
+    if not isinstance(metric, str) or metric not in names:
+        raise ValueError(
+            f"metric must be one of {', '.join(map(repr, names))} or a callable f(u, v), got "
+            f"{metric!r}."
+        )
+    return METRIC_ALIASES.get(metric, metric)
+
+
+def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
+    """Distances :math:`d(x_i, y_j)` in ``metric`` by ``scipy.spatial.distance.cdist``
+    (``metric_params``: its keyword arguments, e.g. ``{"p": 3}`` for ``"minkowski"``);
+    ``"euclidean"`` is :func:`pairwise_distances`. Returns an ``(N, M)`` array."""
+    from scipy.spatial.distance import cdist
+
+    metric = check_metric(metric, precomputed=False)
+    if isinstance(metric, str) and metric == "euclidean" and not metric_params:
+        return pairwise_distances(X, Y)
+    X = check_array(X)
+    Y = X if Y is None else check_array(Y, name="Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but Y has {Y.shape[1]}; both need the same columns."
+        )
+    D = cdist(X, Y, metric=metric, **(metric_params or {}))
+    check_finite(D, name=f"the {metric if isinstance(metric, str) else 'metric'} distances")
+    if D.min(initial=0.0) < 0:
+        raise ValueError("The metric returned negative distances; a metric must be >= 0.")
+    return D

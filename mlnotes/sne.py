@@ -38,6 +38,7 @@ from scipy.special import logsumexp, xlogy
 
 from ._validation import (
     check_array,
+    check_dissimilarity,
     check_finite,
     check_n_components,
     check_positive,
@@ -51,7 +52,7 @@ from .affinities import (  # step 1, re-exported: the public API names them here
     knn_conditional_affinities,
 )
 from .base import Estimator
-from .graphs import squared_distances
+from .graphs import check_metric, metric_distances, squared_distances
 
 __all__ = [
     "conditional_affinities",
@@ -83,6 +84,8 @@ INIT_STD = 1e-4  # standard deviation of the initial map (random, or the PCA's f
 AUTO_LR_MIN = 50.0  # learning_rate="auto" = max(N / early_exaggeration / 4, AUTO_LR_MIN)
 DIVERGENCE_BOUND = 1e6  # |z| beyond this (or any non-finite value) means the run has diverged
 NO_PROGRESS_RTOL = 1e-3  # final KL above (1 - this) x initial KL: the run did not move
+DEFAULT_PERPLEXITY = 30.0  # perplexity=None: this, or (N - 1) / 3 for fewer points
+SMALL_N_PERPLEXITY_FRACTION = 1.0 / 3.0  # ... openTSNE's cap: k = 3 Perp neighbours exist
 AUTO_EXACT_MAX_N = 5000  # TSNE(method="auto"): exact up to this many points, FFT beyond
 TSNE_METHODS = ("auto", "exact", "fft")
 
@@ -554,7 +557,7 @@ class _BaseSNE(Estimator):
         self,
         n_components=2,
         *,
-        perplexity=30.0,
+        perplexity=None,
         early_exaggeration=12.0,
         learning_rate="auto",
         max_iter=1000,
@@ -591,12 +594,14 @@ class _BaseSNE(Estimator):
             )
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.exaggeration_iter, "exaggeration_iter", integer=True, allow_zero=True)
-        if self.early_exaggeration != 1 and self.max_iter <= self.exaggeration_iter:
+        if self.early_exaggeration != 1 and self.max_iter < self.exaggeration_iter:
+            # max_iter == exaggeration_iter is legal (scikit-learn's minimum, 250): a short run
+            # that ends with the exaggeration phase
             raise ValueError(
                 f"max_iter={self.max_iter} ends inside the early-exaggeration phase (the first "
-                f"exaggeration_iter={self.exaggeration_iter} iterations), so the map would never "
-                "be fitted to the true P. Use max_iter > exaggeration_iter (e.g. 1000), or "
-                "early_exaggeration=1 for a short run."
+                f"exaggeration_iter={self.exaggeration_iter} iterations). Use max_iter >= "
+                f"exaggeration_iter (scikit-learn's minimum is 250, its exaggeration phase; "
+                "1000 is customary), or early_exaggeration=1 for a shorter run."
             )
         if isinstance(self.learning_rate, str):
             if self.learning_rate != "auto":
@@ -613,9 +618,30 @@ class _BaseSNE(Estimator):
     def _late_learning_rate(self, N, lr):
         return None  # the same learning rate in both phases
 
+    def _perplexity(self, N):
+        r"""The perplexity used: the parameter, or for None :data:`DEFAULT_PERPLEXITY` capped at
+        :math:`(N - 1)/3` (openTSNE's cap, so that the :math:`3\,\mathrm{Perp}` neighbours
+        exist); an explicit value is checked, not changed."""
+        if self.perplexity is not None:
+            return _check_perplexity(self.perplexity, N)
+        perplexity = min(DEFAULT_PERPLEXITY, (N - 1) * SMALL_N_PERPLEXITY_FRACTION)
+        if perplexity <= 1:
+            raise ValueError(
+                f"{N} points are too few for {type(self).__name__}: the default perplexity "
+                f"(N - 1) / 3 = {perplexity:.3g} must exceed 1; pass at least 5 points, or set "
+                "perplexity explicitly (1 < perplexity < N - 1)."
+            )
+        return perplexity
+
+    def _validate_data(self, X):
+        return check_array(X, min_samples=3)
+
+    def _squared_dissimilarities(self, X):
+        return squared_distances(X)
+
     def _affinities(self, X):
-        D2 = squared_distances(X)
-        P_cond, sigma = conditional_affinities(D2, self.perplexity)
+        D2 = self._squared_dissimilarities(X)
+        P_cond, sigma = conditional_affinities(D2, self.perplexity_)
         return (P_cond if self._conditional else joint_affinities(P_cond)), sigma
 
     def fit(self, X, y=None):
@@ -625,9 +651,9 @@ class _BaseSNE(Estimator):
 
     def fit_transform(self, X, y=None):
         """Fit and return the embedding ``Z`` of shape (N, n_components)."""
-        X = check_array(X, min_samples=3)
+        X = self._validate_data(X)
         N = X.shape[0]
-        _check_perplexity(self.perplexity, N)
+        self.perplexity_ = self._perplexity(N)
         L, lr = self._check_params(N)
         P, sigma = self._affinities(X)
         Z0 = initial_embedding(X, L, init=self.init, random_state=self.random_state)
@@ -644,7 +670,10 @@ class _BaseSNE(Estimator):
         )
         check_finite(Z, name="the embedding")
         kl, _ = self._objective(Z, P)
-        if n_iter == self.max_iter and kl > (1.0 - NO_PROGRESS_RTOL) * kl0:
+        # a run that ends with the exaggeration phase (max_iter == exaggeration_iter) never
+        # fitted the true P: its KL is not a measure of progress
+        explored_only = self.early_exaggeration != 1 and n_iter <= self.exaggeration_iter
+        if n_iter == self.max_iter and not explored_only and kl > (1.0 - NO_PROGRESS_RTOL) * kl0:
             advice = (
                 "The KL rose: the steps overshoot; lower learning_rate (or use 'auto')."
                 if kl > (1.0 + NO_PROGRESS_RTOL) * kl0
@@ -685,8 +714,13 @@ class SNE(_BaseSNE):
     ----------
     n_components : int
         Embedding dimension :math:`L`.
-    perplexity : float
-        Effective number of neighbours, ``1 < perplexity < N - 1``.
+    perplexity : float or None
+        Effective number of neighbours, ``1 < perplexity < N - 1``. None (the default): 30
+        (scikit-learn's default), capped at :math:`(N - 1)/3` for fewer than 91 points, as
+        openTSNE caps it; the value used is ``perplexity_``. Unlike scikit-learn, whose
+        ``perplexity=30.0`` refuses fewer than 31 points, the default thus fits any data of
+        5 points or more (and passes scikit-learn's ``check_estimator``, which fits 10 to 30
+        points); an explicit perplexity is never changed, only checked.
     early_exaggeration : float
         Factor on P during the first ``exaggeration_iter`` iterations (1 switches it off).
     learning_rate : float or "auto"
@@ -699,7 +733,9 @@ class SNE(_BaseSNE):
         ``"auto"`` is :math:`1 / 8\alpha m`: :math:`1/8\alpha` for SNE and :math:`N/8\alpha`
         for symmetric SNE.
     max_iter : int
-        Total iterations, both phases.
+        Total iterations, both phases; at least ``exaggeration_iter`` (250, scikit-learn's
+        minimum too) unless ``early_exaggeration=1``. ``max_iter=250`` is a legal short run:
+        the exaggeration phase and nothing after it.
     init : {"pca", "random"} or ndarray of shape (N, L)
     random_state : int, Generator or None
     exaggeration_iter : int
@@ -718,6 +754,8 @@ class SNE(_BaseSNE):
     embedding_ : ndarray of shape (N, L)
     kl_divergence_ : float
         The objective at the final map, with the unexaggerated P.
+    perplexity_ : float
+        The perplexity used (see ``perplexity``).
     P_ : ndarray of shape (N, N)
         The data affinities (conditional for SNE, joint otherwise).
     sigma_ : ndarray of shape (N,)
@@ -786,6 +824,16 @@ class TSNE(_BaseSNE):
         :math:`\alpha = 1` then): the interpolated gradient's small errors stall the slower
         schedule (KL 0.83 instead of 0.73 on 3 000 digits after 1 000 iterations).
 
+    metric : str or callable, default="euclidean"
+        Dissimilarity in the data: a name of :data:`mlnotes.graphs.CDIST_METRICS` (the
+        metrics of ``scipy.spatial.distance.cdist`` that scikit-learn's ``TSNE`` documents,
+        with the aliases ``"l1"``, ``"manhattan"``, ``"l2"``), a callable ``f(u, v)``, or
+        ``"precomputed"`` (``X`` is then the ``N x N`` distance matrix and ``init`` must be
+        ``"random"`` or an array). As in scikit-learn, the perplexity search sees the squared
+        dissimilarities. Other metrics than Euclidean use the exact method (``"auto"`` picks
+        it; ``"fft"`` refuses them).
+    metric_params : dict or None
+        Keyword arguments of the metric (e.g. ``{"p": 3}`` for ``"minkowski"``).
     n_jobs : int or None
         Threads for the ``"fft"`` method's FFTs and neighbour search (scipy's ``workers``):
         ``None`` (the default) for one (the book's notebooks run on shared cores), ``-1`` for
@@ -809,7 +857,7 @@ class TSNE(_BaseSNE):
         self,
         n_components=2,
         *,
-        perplexity=30.0,
+        perplexity=None,
         early_exaggeration=12.0,
         learning_rate="auto",
         max_iter=1000,
@@ -817,6 +865,8 @@ class TSNE(_BaseSNE):
         random_state=None,
         dof=1.0,
         method="auto",
+        metric="euclidean",
+        metric_params=None,
         n_jobs=None,
         exaggeration_iter=EXPLORATION_ITER,
         n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
@@ -834,7 +884,36 @@ class TSNE(_BaseSNE):
         )
         self.dof = dof
         self.method = method
+        self.metric = metric
+        self.metric_params = metric_params
         self.n_jobs = n_jobs
+
+    def _tags(self):
+        return {"input_tags.pairwise": self.metric == "precomputed"}
+
+    def _validate_data(self, X):
+        metric = check_metric(self.metric)
+        if not (isinstance(metric, str) and metric == "precomputed"):
+            return super()._validate_data(X)
+        if isinstance(self.init, str) and self.init == "pca":
+            raise ValueError(
+                'init="pca" needs the data, not distances: with metric="precomputed" use '
+                'init="random" (or an array), as scikit-learn requires.'
+            )
+        Delta = check_dissimilarity(X, name="the precomputed distance matrix")
+        if len(Delta) < 3:
+            raise ValueError(f"t-SNE needs at least 3 points, got {len(Delta)}.")
+        return Delta
+
+    def _squared_dissimilarities(self, X):
+        # scikit-learn's rule: squared Euclidean distances; any other metric's distances (or
+        # the precomputed ones) are squared too
+        metric = check_metric(self.metric)
+        if isinstance(metric, str) and metric == "precomputed":
+            return X**2
+        if isinstance(metric, str) and metric == "euclidean" and not self.metric_params:
+            return squared_distances(X)
+        return metric_distances(X, metric=metric, metric_params=self.metric_params) ** 2
 
     def _check_params(self, N):
         if isinstance(self.dof, bool) or not isinstance(self.dof, numbers.Real):
@@ -854,7 +933,13 @@ class TSNE(_BaseSNE):
                 f"method='fft' embeds in 1 or 2 dimensions, got n_components={out[0]}; use "
                 "method='exact' (or 'auto') for 3-D maps."
             )
-        small = N <= AUTO_EXACT_MAX_N or out[0] > 2
+        euclidean = self.metric == "euclidean" and not self.metric_params
+        if self.method == "fft" and not euclidean:
+            raise ValueError(
+                f"method='fft' finds neighbours in Euclidean distance only, got "
+                f"metric={self.metric!r}; use method='exact' (or 'auto') for other metrics."
+            )
+        small = N <= AUTO_EXACT_MAX_N or out[0] > 2 or not euclidean
         self.method_ = "exact" if self.method == "exact" or (self.method == "auto" and small) \
             else "fft"
         return out
@@ -864,7 +949,7 @@ class TSNE(_BaseSNE):
             return super()._affinities(X)
         from .tsne_fft import sparse_affinities
 
-        return sparse_affinities(X, self.perplexity, workers=self.n_jobs)
+        return sparse_affinities(X, self.perplexity_, workers=self.n_jobs)
 
     def _auto_learning_rate(self, N):
         return max(N / self.early_exaggeration / 4.0, AUTO_LR_MIN)

@@ -75,7 +75,7 @@ def test_non_finite_data(cls, X):
         (dict(max_iter=0), ValueError, "max_iter must be finite and > 0"),
         (dict(max_iter=500.0), TypeError, "max_iter must be an integer"),
         (dict(max_iter=200), ValueError,
-         r"max_iter=200 ends inside the early-exaggeration phase.*max_iter > exaggeration_iter"),
+         r"max_iter=200 ends inside the early-exaggeration phase.*max_iter >= exaggeration_iter"),
         (dict(early_exaggeration=0.5), ValueError, r"early_exaggeration=0.5 would weaken.*>= 1"),
         (dict(n_components=61), ValueError, r"n_components=61 is too large.*at most 60"),
         (dict(init="spectral"), ValueError, "init must be 'pca', 'random' or an array"),

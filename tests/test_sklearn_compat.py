@@ -1,21 +1,22 @@
 """mlnotes' estimators inside scikit-learn: its own estimator checks, clone, pipelines, search.
 
 ``check_estimator`` is a test suite nobody on this project wrote; every estimator runs all of
-it. The only exemptions are those declared in the estimator's ``_expected_failed_checks``
-(with a reason), read by :func:`mlnotes.base.expected_failed_checks`.
+it **with its default parameters** (issue 25): ``type(e)()`` for every public estimator, no
+setting chosen to make a check pass. The only exemptions are those declared in the estimator's
+``_expected_failed_checks`` (with a reason), read by :func:`mlnotes.base.expected_failed_checks`.
 
 No estimator declares any: scikit-learn's own PCA, KernelPCA, Isomap, LocallyLinearEmbedding,
 SpectralEmbedding, MDS and TSNE have no expected failures among the checks that run here.
+Two defaults exist so that this holds on the checks' small data sets (10 to 30 points):
+``LaplacianEigenmaps(n_neighbors=None)`` takes k = max(N // 10, 1) as scikit-learn's
+``SpectralEmbedding`` does, and the SNE family's ``perplexity=None`` is 30 capped at
+(N - 1) / 3 as openTSNE caps it (scikit-learn's own ``TSNE()`` fails these checks: it refuses
+perplexity 30 on fewer than 31 points, and scikit-learn's test suite sets perplexity=2).
 
-The instances are chosen to keep the checks fast (few iterations, no early exaggeration) and,
-for the graph methods, to suit the checks' data: several checks fit two far-apart blobs of 15
-points, whose 5-NN graph is disconnected, and others fit 10 points (too few for a k that would
-join the blobs). LLE runs with its defaults: on the blobs it warns
-(``mlnotes.DisconnectedGraphWarning``) and embeds each blob on its own, and the iris data's
-duplicate pair (rows 101 and 142) gets well-defined regularised weights. Isomap and Laplacian
-eigenmaps run twice: with k = 5 (on the blobs Isomap joins the components by their shortest
-edge and eigenmaps embeds each blob, both with a warning) and with a radius graph whose radius
-is larger than those data sets, which joins every pair.
+Further instances run the same checks on other code paths: the kNN graph methods with k = 5 (on
+the checks' two far-apart blobs of 15 points Isomap joins the components by their shortest
+edge and eigenmaps embeds each blob, both with a warning), a radius graph whose radius is
+larger than those data sets, and the landmark variants.
 Precomputed-matrix instances are not run: the checks feed Gram-like matrices with a non-zero
 diagonal, which are not dissimilarities (scikit-learn does not run its MDS on them either).
 """
@@ -39,29 +40,21 @@ from mlnotes.base import expected_failed_checks
 
 RADIUS_COVERING_CHECK_DATA = 10.0  # larger than the diameter of every data set the checks use
 
-FAST = {"max_iter": 30, "early_exaggeration": 1, "perplexity": 2}
-INSTANCES = [
-    ml.PCA(),
-    ml.ClassicalMDS(),
-    ml.MetricMDS(max_iter=20),
-    ml.KernelPCA(kernel="rbf"),
-    ml.Isomap(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA),
-    ml.LLE(),
-    ml.LaplacianEigenmaps(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA, t=1.0),
-    ml.SNE(**FAST),
-    ml.SymmetricSNE(**FAST),
-    ml.TSNE(**FAST),
-    ml.LinearAutoencoder(max_iter=100),
-    ml.Autoencoder(epochs=2, hidden_layer_sizes=(4,)),
+DEFAULTS = [getattr(ml, name)() for name in sorted(ml._ESTIMATORS)]
+VARIANTS = [
     # the kNN graph methods with k = 5: the checks' two blobs give a disconnected graph, which
     # Isomap joins and Laplacian eigenmaps embeds piece by piece, each with a warning
     ml.Isomap(n_neighbors=5),
     ml.LaplacianEigenmaps(n_neighbors=5),
+    # epsilon graphs that join every pair of the checks' points
+    ml.Isomap(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA),
+    ml.LaplacianEigenmaps(radius=RADIUS_COVERING_CHECK_DATA, t=1.0),
     # the landmark variants (issue 17): another fit and another transform
     ml.ClassicalMDS(n_landmarks=8, landmarks="maxmin", random_state=0),
     ml.Isomap(n_neighbors=None, radius=RADIUS_COVERING_CHECK_DATA, n_landmarks=8,
               random_state=0),
 ]
+INSTANCES = DEFAULTS + VARIANTS
 
 
 with warnings.catch_warnings():  # "does not inherit from BaseEstimator": by design (base.py)
@@ -72,12 +65,13 @@ with warnings.catch_warnings():  # "does not inherit from BaseEstimator": by des
 @_CHECKS
 def test_sklearn_check_estimator(estimator, check):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. SNE's "no progress" in a 30-iteration run
+        warnings.simplefilter("ignore")  # e.g. DisconnectedGraphWarning on the checks' blobs
         check(estimator)
 
 
-def test_every_public_estimator_is_checked():
-    assert {type(e).__name__ for e in INSTANCES} == set(ml._ESTIMATORS)
+def test_every_public_estimator_is_checked_with_its_defaults():
+    assert [type(e).__name__ for e in DEFAULTS] == sorted(ml._ESTIMATORS)
+    assert all(repr(e) == f"{type(e).__name__}()" for e in DEFAULTS)
 
 
 def test_no_exemptions_beyond_scikit_learns_own():
@@ -220,3 +214,49 @@ def test_precomputed_kernel_is_split_as_a_pairwise_matrix(digits):
                         ("knn", KNeighborsClassifier())])
     np.testing.assert_allclose(cross_val_score(on_kernel, K, y, cv=3),
                                cross_val_score(on_data, X, y, cv=3))
+
+
+# --- scikit-learn's conventions (issue 25) ---------------------------------------------------------
+def test_tsne_max_iter_250_is_the_exaggeration_phase_alone():
+    # scikit-learn's minimum max_iter is 250, its exaggeration phase: a legal, short run
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "no progress" warning: nothing after the phase
+        tsne = ml.TSNE(max_iter=250, perplexity=5, random_state=0).fit(X)
+    assert tsne.n_iter_ == 250 and np.isfinite(tsne.embedding_).all()
+    with pytest.raises(ValueError, match=r"max_iter=249 ends inside the early-exaggeration "
+                                         r"phase.*max_iter >= exaggeration_iter.*minimum is 250"):
+        ml.TSNE(max_iter=249).fit(X)
+    assert ml.TSNE(max_iter=100, early_exaggeration=1, perplexity=5).fit(X).n_iter_ <= 100
+
+
+def test_sne_default_perplexity_is_30_capped_at_a_third_of_the_points():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    fast = dict(max_iter=250, random_state=0)
+    default, explicit = ml.TSNE(**fast).fit(X), ml.TSNE(perplexity=30.0, **fast).fit(X)
+    assert default.perplexity_ == 30.0
+    np.testing.assert_array_equal(default.embedding_, explicit.embedding_)  # bit for bit
+    for est in (ml.SNE(**fast), ml.SymmetricSNE(**fast), ml.TSNE(**fast)):
+        assert est.fit(X[:20]).perplexity_ == pytest.approx(19 / 3)
+    with pytest.raises(ValueError, match=r"4 points are too few for TSNE: the default "
+                                         r"perplexity \(N - 1\) / 3 = 1 must exceed 1"):
+        ml.TSNE().fit(X[:4])
+    # an explicit perplexity is checked, never changed
+    with pytest.raises(ValueError, match="perplexity=30 is too large for 20 points"):
+        ml.TSNE(perplexity=30).fit(X[:20])
+
+
+def test_laplacian_eigenmaps_default_k_follows_spectral_embedding():
+    from sklearn.manifold import SpectralEmbedding
+
+    X = np.random.default_rng(1).normal(size=(250, 3))
+    le = ml.LaplacianEigenmaps().fit(X)
+    assert le.n_neighbors_ == 25 == max(250 // 10, 1)
+    sk = SpectralEmbedding(n_components=2, random_state=0).fit(X)
+    assert sk.n_neighbors_ == le.n_neighbors_
+    np.testing.assert_array_equal(le.embedding_,
+                                  ml.LaplacianEigenmaps(n_neighbors=25).fit(X).embedding_)
+    with pytest.warns(ml.DisconnectedGraphWarning):  # k = 1 on 10 points
+        assert ml.LaplacianEigenmaps().fit(X[:10]).n_neighbors_ == 1
+    assert ml.LaplacianEigenmaps(radius=2.0).fit(X).n_neighbors_ is None
