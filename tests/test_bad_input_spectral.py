@@ -115,7 +115,7 @@ def test_disconnected_radius_graph_names_the_connecting_radius(est):
     with pytest.warns(ml.DisconnectedGraphWarning, match=message):
         est(n_neighbors=None, radius=r).fit(two)
     with pytest.raises(ValueError, match="Give exactly one of n_neighbors and radius"):
-        est(radius=0.3).fit(X)
+        est(n_neighbors=5, radius=0.3).fit(X)
 
 
 def test_eigenmaps_refuses_isolated_points():
