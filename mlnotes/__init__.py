@@ -61,12 +61,13 @@ _ESTIMATORS = {
     "TSNE": "sne",
     "LinearAutoencoder": "autoencoder",
     "Autoencoder": "autoencoder",
+    "UMAP": "umap",
 }
 # Other public names (warnings) -> module that defines them.
 _OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
-    "isomap", "lle", "eigenmaps", "sne", "autoencoder", "metrics", "plotting", "widgets",
+    "isomap", "lle", "eigenmaps", "sne", "umap", "autoencoder", "metrics", "plotting", "widgets",
     "homework",
 )
 

@@ -1,0 +1,672 @@
+r"""UMAP: a fuzzy neighbourhood graph, a smooth similarity in the map, attraction and repulsion.
+
+UMAP (McInnes, Healy & Melville 2018) is built from the pieces of the book's SNE chapter, in three
+steps that this module names:
+
+1. **The graph** (:func:`fuzzy_graph`). Each point :math:`i` and its ``n_neighbors`` nearest
+   points (the point itself counted, as in umap-learn: :math:`k - 1` true neighbours):
+   :math:`\rho_i` is the distance to the nearest neighbour and :math:`\sigma_i` solves
+
+   .. math:: \sum_{j} \exp\bigl(-(d_{ij} - \rho_i)_+ / \sigma_i\bigr) = \log_2 k
+
+   (:func:`smooth_knn_distances`, a bisection like the perplexity search of
+   :mod:`mlnotes.affinities`). The directed memberships
+   :math:`p_{j|i} = \exp(-(d_{ij} - \rho_i)_+ / \sigma_i)` (:func:`membership_strengths`) are
+   joined by the fuzzy union :math:`p_{ij} = p_{j|i} + p_{i|j} - p_{j|i}\,p_{i|j}`
+   (:func:`fuzzy_union`).
+2. **The similarity in the map** :math:`q_{ij} = 1 / (1 + a\,\|z_i - z_j\|^{2b})`
+   (:func:`low_dimensional_similarity`), with :math:`a, b` fitted by least squares to the curve
+   that is 1 up to ``min_dist`` and decays as :math:`\exp(-(x - \text{min\_dist})/\text{spread})`
+   beyond (:func:`fit_ab`). At :math:`a = b = 1` it is t-SNE's Student-t kernel.
+3. **The optimisation** of the fuzzy cross-entropy (:func:`cross_entropy`)
+
+   .. math:: C = \sum_{i \ne j} p_{ij} \log\frac{p_{ij}}{q_{ij}}
+                 + (1 - p_{ij}) \log\frac{1 - p_{ij}}{1 - q_{ij}},
+
+   whose gradient (:func:`cross_entropy_gradient`) is attraction along the edges minus
+   repulsion from every point. :func:`optimize_layout` follows it stochastically, as UMAP does:
+   each epoch samples every edge in proportion to its weight (attraction) and, for each sampled
+   edge, ``negative_sample_rate`` random points (repulsion). The repulsion that negative
+   sampling applies is not that of :math:`C`: it weights every random pair alike, whatever
+   :math:`p_{ij}`, so the method optimises another objective than the one written down (Damrich
+   & Hamprecht 2021; the book's UMAP chapter).
+
+An epoch is vectorised: all edges due in that epoch move at once (forces from the positions at
+the start of the epoch), where umap-learn moves points edge by edge. The start is Laplacian
+eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
+:math:`L v = \lambda D v`), scaled into a box of side ``INIT_BOX``.
+
+New points (:meth:`UMAP.transform`) get memberships to their nearest training points by the same
+equations, start at the membership-weighted mean of those points' places, and are optimised with
+the training map held fixed. A new point equal to a training point lands on that point's place.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import curve_fit
+
+from ._validation import (
+    check_array,
+    check_is_fitted,
+    check_n_components,
+    check_n_features,
+    check_positive,
+    check_random_state,
+)
+from .base import Estimator
+from .graphs import DisconnectedGraphWarning, _kneighbors, _stacklevel_outside_package
+from .spectral import bottom_eigenpairs, flip_signs
+
+# Step 1: the bisection for sigma_i (the values umap-learn uses, so that the graphs agree).
+SIGMA_TOL = 1e-5  # stop when |sum_j exp(...) - log2 k| is below this
+SIGMA_MAX_STEPS = 64
+MIN_SIGMA_SCALE = 1e-3  # sigma_i is at least this times the mean neighbour distance
+# Step 2: the curve a, b are fitted to, sampled on [0, 3 spread].
+AB_FIT_POINTS = 300
+AB_FIT_RANGE = 3.0
+# Step 3: the stochastic optimisation.
+EPOCHS_SMALL = 500  # default number of epochs up to LARGE_N points
+EPOCHS_LARGE = 200
+LARGE_N = 10_000
+GRADIENT_CLIP = 4.0  # each coordinate of one update is clipped to [-4, 4]
+REPULSION_EPS = 1e-3  # d^2 + eps in the repulsion, so that close pairs do not explode
+INIT_BOX = 10.0  # the start map fills [0, INIT_BOX] in each coordinate
+INIT_NOISE = 1e-4  # jitter of the spectral start (separates points with equal coordinates)
+TRANSFORM_EPOCHS_FRACTION = 3  # new points: a third of the training epochs
+INIT_METHODS = ("spectral", "pca", "random")
+
+
+# --- step 1: the fuzzy graph ---------------------------------------------------------------------
+def smooth_knn_distances(distances, n_neighbors, *, tol=SIGMA_TOL, max_iter=SIGMA_MAX_STEPS):
+    r"""The per-point offset :math:`\rho_i` and bandwidth :math:`\sigma_i` of UMAP's graph.
+
+    :math:`\rho_i` is the distance to the nearest neighbour at a positive distance (0 if there
+    is none), and :math:`\sigma_i` solves
+
+    .. math:: \sum_{j=1}^{k-1} \exp\bigl(-(d_{ij} - \rho_i)_+ / \sigma_i\bigr) = \log_2 k,
+
+    the left side increasing in :math:`\sigma_i` from (number of neighbours at distance
+    :math:`\rho_i`) to :math:`k - 1`. It is found by bisection, doubling :math:`\sigma` until the
+    root is bracketed, all points at once. :math:`\sigma_i` is kept at least
+    ``MIN_SIGMA_SCALE`` times the mean of the point's neighbour distances (of all distances
+    when :math:`\rho_i = 0`).
+
+    Parameters
+    ----------
+    distances : ndarray of shape (N, k - 1)
+        Distances of each point to its ``k - 1`` nearest neighbours (itself excluded), sorted.
+    n_neighbors : int
+        ``k``, the neighbourhood size counting the point itself; the target is
+        :math:`\log_2 k`.
+
+    Returns
+    -------
+    rho, sigma : ndarrays of shape (N,)
+    """
+    d = check_array(distances, name="distances", min_features=1)
+    if (d < 0).any():
+        raise ValueError("distances must be non-negative (they are distances to neighbours).")
+    check_positive(n_neighbors, "n_neighbors", integer=True)
+    if n_neighbors < 2:
+        raise ValueError(f"n_neighbors must be at least 2 (the point and one neighbour), got "
+                         f"{n_neighbors}.")
+    return _smooth_knn_distances(d, n_neighbors, tol, max_iter)
+
+
+def _smooth_knn_distances(d, n_neighbors, tol=SIGMA_TOL, max_iter=SIGMA_MAX_STEPS):
+    N = d.shape[0]
+    positive = np.where(d > 0, d, np.inf)
+    rho = positive.min(axis=1)
+    rho[~np.isfinite(rho)] = 0.0
+    target = np.log2(n_neighbors)
+    shifted = d - rho[:, None]  # (d_ij - rho_i); terms with d_ij <= rho_i count 1
+
+    lo = np.zeros(N)
+    hi = np.full(N, np.inf)
+    sigma = np.ones(N)
+    active = np.arange(N)
+    for _ in range(max_iter):
+        s = shifted[active]
+        with np.errstate(divide="ignore", over="ignore"):
+            terms = np.where(s > 0, np.exp(-s / sigma[active, None]), 1.0)
+        total = terms.sum(axis=1)
+        done = np.abs(total - target) < tol
+        too_wide = total > target  # the sum grows with sigma: shrink it
+        a = active[~done]
+        wide = too_wide[~done]
+        hi[a[wide]] = sigma[a[wide]]
+        lo[a[~wide]] = sigma[a[~wide]]
+        sigma[a] = np.where(np.isfinite(hi[a]), (lo[a] + hi[a]) / 2.0, sigma[a] * 2.0)
+        active = a
+        if active.size == 0:
+            break
+
+    # the means count the point's own distance 0 among its k distances, as umap-learn does
+    row_mean = d.sum(axis=1) / n_neighbors
+    floor = MIN_SIGMA_SCALE * np.where(rho > 0, row_mean, row_mean.mean())
+    return rho, np.maximum(sigma, floor)
+
+
+def membership_strengths(distances, rho, sigma):
+    r"""Directed memberships :math:`p_{j|i} = \exp(-(d_{ij} - \rho_i)_+ / \sigma_i)`.
+
+    Each point's nearest neighbour (and any at distance :math:`\le \rho_i`) has membership 1.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (N, m)
+    rho, sigma : ndarrays of shape (N,)
+
+    Returns
+    -------
+    P_cond : ndarray of shape (N, m)
+    """
+    excess = np.maximum(distances - rho[:, None], 0.0)
+    # excess 0 gives membership 1, also where sigma_i = 0 (all neighbours at one distance)
+    ratio = np.divide(excess, sigma[:, None], out=np.zeros_like(excess), where=excess > 0)
+    return np.exp(-ratio)
+
+
+def fuzzy_union(indices, P_cond, n_samples):
+    r"""The fuzzy union :math:`p_{ij} = p_{j|i} + p_{i|j} - p_{j|i}\,p_{i|j}` as a sparse matrix.
+
+    The probabilistic "or" of the two directed memberships: :math:`p_{ij} = 1 - (1 -
+    p_{j|i})(1 - p_{i|j})`, symmetric, in :math:`[0, 1]`, 1 wherever either direction is 1.
+
+    Parameters
+    ----------
+    indices : ndarray of shape (N, m)
+        Neighbour indices (row ``i`` lists the points ``j`` of :math:`p_{j|i}`).
+    P_cond : ndarray of shape (N, m)
+        :math:`p_{j|i}` for those neighbours.
+    n_samples : int
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix of shape (N, N)
+    """
+    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
+    A = sp.csr_matrix((P_cond.ravel(), (rows, indices.ravel())), shape=(n_samples, n_samples))
+    A.setdiag(0.0)
+    At = A.T.tocsr()
+    P = (A + At - A.multiply(At)).tocsr()
+    P.eliminate_zeros()
+    return P
+
+
+def fuzzy_graph(X, n_neighbors):
+    """Step 1: the fuzzy union graph of ``X`` with ``n_neighbors`` (the point itself counted).
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix of shape (N, N)
+        The fuzzy union :func:`fuzzy_union` of the memberships :func:`membership_strengths`.
+    rho, sigma : ndarrays of shape (N,)
+        From :func:`smooth_knn_distances`.
+    """
+    X = check_array(X, min_samples=2)
+    k = _check_umap_neighbors(n_neighbors, len(X))
+    return _fuzzy_graph(X, k)
+
+
+def _fuzzy_graph(X, k):
+    ind = _kneighbors(X, k - 1)
+    diff = X[ind] - X[:, None, :]
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    rho, sigma = _smooth_knn_distances(dist, k)
+    return fuzzy_union(ind, membership_strengths(dist, rho, sigma), len(X)), rho, sigma
+
+
+def _check_umap_neighbors(n_neighbors, n_samples):
+    check_positive(n_neighbors, "n_neighbors", integer=True)
+    if n_neighbors < 2:
+        raise ValueError(
+            f"n_neighbors must be at least 2 (it counts the point itself, as in umap-learn), got "
+            f"{n_neighbors}; 15 is the usual default."
+        )
+    if n_neighbors > n_samples:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} is too large for {n_samples} samples (it counts the "
+            f"point itself, so at most n_samples); choose n_neighbors <= {n_samples}."
+        )
+    return int(n_neighbors)
+
+
+# --- step 2: the similarity in the map -----------------------------------------------------------
+def target_curve(x, min_dist, spread):
+    r"""The membership UMAP wants in the map: 1 up to ``min_dist``, then
+    :math:`\exp(-(x - \text{min\_dist}) / \text{spread})`."""
+    x = np.asarray(x, dtype=float)
+    return np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
+
+
+def low_dimensional_similarity(distance, a, b):
+    r""":math:`q = 1 / (1 + a\,d^{2b})` for map distances :math:`d` (at :math:`a = b = 1`,
+    t-SNE's Student-t kernel :math:`1 / (1 + d^2)`)."""
+    distance = np.asarray(distance, dtype=float)
+    return 1.0 / (1.0 + a * distance ** (2.0 * b))
+
+
+def fit_ab(min_dist=0.1, spread=1.0):
+    r"""The :math:`a, b` of :func:`low_dimensional_similarity` closest to :func:`target_curve`.
+
+    Least squares on ``AB_FIT_POINTS`` equally spaced distances in
+    :math:`[0, 3\,\text{spread}]`, started at :math:`a = b = 1`.
+
+    Returns
+    -------
+    a, b : float
+    """
+    min_dist, spread = _check_min_dist_spread(min_dist, spread)
+    x = np.linspace(0.0, AB_FIT_RANGE * spread, AB_FIT_POINTS)
+    (a, b), _ = curve_fit(low_dimensional_similarity, x, target_curve(x, min_dist, spread),
+                          p0=(1.0, 1.0))
+    return float(a), float(b)
+
+
+def _check_min_dist_spread(min_dist, spread):
+    spread = float(check_positive(spread, "spread"))
+    min_dist = float(check_positive(min_dist, "min_dist", allow_zero=True))
+    if min_dist > spread:
+        raise ValueError(
+            f"min_dist={min_dist:g} must not exceed spread={spread:g}: points closer than "
+            "min_dist are all 'as close as possible', and spread sets the scale beyond; lower "
+            "min_dist or raise spread."
+        )
+    return min_dist, spread
+
+
+# --- step 3: the objective and its optimisation --------------------------------------------------
+def _pair_terms(Z, a, b):
+    diff = Z[:, None, :] - Z[None, :, :]
+    s = np.einsum("ijk,ijk->ij", diff, diff)  # squared map distances d_ij^2
+    np.fill_diagonal(s, 1.0)  # placeholder: the diagonal is excluded below
+    sb = s**b
+    return diff, s, sb
+
+
+def cross_entropy(P, Z, a, b):
+    r"""The fuzzy cross-entropy :math:`C` between the graph ``P`` and the map ``Z``.
+
+    .. math:: C = \sum_{i \ne j} p_{ij} \log\frac{p_{ij}}{q_{ij}}
+                  + (1 - p_{ij}) \log\frac{1 - p_{ij}}{1 - q_{ij}}
+
+    over ordered pairs, with :math:`0 \log 0 = 0`. Dense: for small examples and checks.
+    """
+    P = _dense(P)
+    Z = check_array(Z, name="Z")
+    _, s, sb = _pair_terms(Z, a, b)
+    off = ~np.eye(len(Z), dtype=bool)
+    log_q = -np.log1p(a * sb)
+    log_1mq = np.log(a) + b * np.log(s) + log_q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(P > 0, P * np.log(P), 0.0)
+        qlogq = np.where(P < 1, (1 - P) * np.log1p(-P), 0.0)
+    C = plogp - P * log_q + qlogq - (1 - P) * log_1mq
+    return float(C[off].sum())
+
+
+def cross_entropy_gradient(P, Z, a, b):
+    r"""The gradient of :func:`cross_entropy`, as attraction minus repulsion.
+
+    With :math:`s_{ij} = \|z_i - z_j\|^2`,
+
+    .. math:: \frac{\partial C}{\partial z_i}
+              = 4 \sum_j \Bigl[\underbrace{p_{ij}\,\frac{a b\, s_{ij}^{b-1}}{1 + a s_{ij}^b}}
+                _{\text{attraction}}
+              - \underbrace{(1 - p_{ij})\,\frac{b}{s_{ij}(1 + a s_{ij}^b)}}_{\text{repulsion}}
+                \Bigr] (z_i - z_j).
+
+    At :math:`a = b = 1` the attraction weight is :math:`p_{ij} q_{ij}` and the repulsion weight
+    :math:`(1 - p_{ij})\,q_{ij} / s_{ij}`.
+
+    Returns
+    -------
+    grad, attraction, repulsion : ndarrays of shape (N, n_components)
+        ``grad = attraction - repulsion``.
+    """
+    P = _dense(P)
+    Z = check_array(Z, name="Z")
+    diff, s, sb = _pair_terms(Z, a, b)
+    off = ~np.eye(len(Z), dtype=bool)
+    w_att = np.where(off, P * a * b * sb / s / (1.0 + a * sb), 0.0)
+    w_rep = np.where(off, (1.0 - P) * b / (s * (1.0 + a * sb)), 0.0)
+    attraction = 4.0 * np.einsum("ij,ijk->ik", w_att, diff)
+    repulsion = 4.0 * np.einsum("ij,ijk->ik", w_rep, diff)
+    return attraction - repulsion, attraction, repulsion
+
+
+def _dense(P):
+    P = P.toarray() if sp.issparse(P) else np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[0] != P.shape[1]:
+        raise ValueError(f"P must be a square matrix of memberships, got shape {P.shape}.")
+    if (P < 0).any() or (P > 1).any():
+        raise ValueError("P must hold memberships in [0, 1] (the fuzzy graph).")
+    return P
+
+
+def epochs_per_sample(weights, n_epochs):
+    r"""How often each edge is sampled: every :math:`\max_e w_e / w_e` epochs.
+
+    The heaviest edge is sampled every epoch, an edge of weight :math:`w` in a fraction
+    :math:`w / \max w` of them, so that over the run each edge pulls in proportion to its
+    membership (the attraction term of :math:`C`, in expectation).
+    """
+    weights = np.asarray(weights, dtype=float)
+    return weights.max() / weights
+
+
+def optimize_layout(P, Z0, a, b, *, n_epochs, learning_rate=1.0, negative_sample_rate=5,
+                    random_state=None, Z_fixed=None, callback=None):
+    r"""UMAP's stochastic optimisation of the map ``Z0`` on the graph ``P``.
+
+    In epoch :math:`n` (learning rate :math:`\alpha_n = \alpha_0 (1 - n / n_\text{epochs})`),
+    every edge :math:`(i, j)` that is due (:func:`epochs_per_sample`) pulls :math:`z_i` and
+    :math:`z_j` together by :math:`\alpha_n` times the attraction gradient of one pair,
+
+    .. math:: \frac{-2ab\,s^{b-1}}{1 + a s^b}\,(z_i - z_j),
+
+    and for each such edge ``negative_sample_rate`` random points :math:`z_m` push :math:`z_i`
+    away by :math:`\alpha_n` times
+
+    .. math:: \frac{2b}{(\epsilon + s)(1 + a s^b)}\,(z_i - z_m),
+
+    each coordinate clipped to :math:`[-4, 4]`. All updates of an epoch use the positions at
+    its start (vectorised).
+
+    Parameters
+    ----------
+    P : scipy.sparse matrix of shape (N, N) or (N, M)
+        Memberships; rows are the points that move. Square: the map itself (both ends of an
+        edge move). Rectangular: new points against a fixed map ``Z_fixed`` (only rows move).
+    Z0 : ndarray of shape (N, n_components)
+    n_epochs : int
+    Z_fixed : ndarray of shape (M, n_components), optional
+        The fixed map the columns of ``P`` refer to (``transform``).
+    callback : callable, optional
+        ``callback(epoch, Z)`` after every epoch.
+
+    Returns
+    -------
+    Z : ndarray of shape (N, n_components)
+    """
+    rng = check_random_state(random_state)
+    Z = np.array(Z0, dtype=float, copy=True)
+    N, dim = Z.shape
+    moving_both = Z_fixed is None
+    coo = sp.coo_matrix(P)
+    keep = coo.data >= coo.data.max() / n_epochs  # edges too weak to be sampled even once
+    heads, tails, w = coo.row[keep], coo.col[keep], coo.data[keep]
+    n_tails = N if moving_both else len(Z_fixed)
+
+    per_sample = epochs_per_sample(w, n_epochs)
+    per_negative = per_sample / negative_sample_rate
+    next_sample = per_sample.copy()
+    next_negative = per_negative.copy()
+    two_ab, two_b = 2.0 * a * b, 2.0 * b
+    for epoch in range(n_epochs):
+        alpha = learning_rate * (1.0 - epoch / n_epochs)
+        tail_map = Z if moving_both else Z_fixed
+        due = np.flatnonzero(next_sample <= epoch)
+        i, j = heads[due], tails[due]
+
+        # attraction along the sampled edges: -2ab s^(b-1) / (1 + a s^b) (z_i - z_j)
+        diff = Z[i] - tail_map[j]
+        s = np.einsum("ij,ij->i", diff, diff)
+        sb, sb_1 = _powers(s, b)
+        coeff = -two_ab * sb_1 / (1.0 + a * sb)
+        pull = np.clip(coeff[:, None] * diff, -GRADIENT_CLIP, GRADIENT_CLIP) * alpha
+        step = _scatter(i, pull, N)
+        if moving_both:
+            step -= _scatter(j, pull, N)
+        next_sample[due] += per_sample[due]
+
+        # repulsion from negative samples: 2b / ((eps + s)(1 + a s^b)) (z_i - z_m)
+        n_neg = np.floor((epoch - next_negative[due]) / per_negative[due]).astype(np.intp)
+        n_neg = np.maximum(n_neg, 0)
+        next_negative[due] += n_neg * per_negative[due]
+        ii = np.repeat(i, n_neg)
+        m = rng.integers(0, n_tails, size=ii.size)
+        if moving_both:
+            keep_pair = ii != m  # a point does not repel itself
+            ii, m = ii[keep_pair], m[keep_pair]
+        diff = Z[ii] - tail_map[m]
+        s = np.einsum("ij,ij->i", diff, diff)
+        coeff = two_b / ((REPULSION_EPS + s) * (1.0 + a * _powers(s, b)[0]))
+        push = np.where((s > 0)[:, None],
+                        np.clip(coeff[:, None] * diff, -GRADIENT_CLIP, GRADIENT_CLIP),
+                        GRADIENT_CLIP)  # coincident points: pushed apart along the diagonal
+        step += _scatter(ii, push * alpha, N)
+
+        Z += step
+        if callback is not None:
+            callback(epoch, Z)
+    return Z
+
+
+def _powers(s, b):
+    """:math:`s^b` and :math:`s^{b-1}` (0 where :math:`s = 0`), through one logarithm."""
+    positive = s > 0
+    log_s = np.log(s, out=np.zeros_like(s), where=positive)
+    sb = np.where(positive, np.exp(b * log_s), 0.0)
+    sb_1 = np.divide(sb, s, out=np.zeros_like(s), where=positive)
+    return sb, sb_1
+
+
+def _scatter(index, values, n):
+    """``out[index[e]] += values[e]`` for every row ``e`` (np.bincount per coordinate)."""
+    out = np.empty((n, values.shape[1]))
+    for c in range(values.shape[1]):
+        out[:, c] = np.bincount(index, weights=values[:, c], minlength=n)
+    return out
+
+
+# --- the start ------------------------------------------------------------------------------------
+def spectral_start(P, n_components):
+    r"""Laplacian eigenmaps of the fuzzy graph: the bottom non-trivial solutions of
+    :math:`L v = \lambda D v` with :math:`L = D - P` (the book's eigenmaps chapter)."""
+    degree = np.asarray(P.sum(axis=1)).ravel()
+    D = sp.diags(degree)
+    _, V = bottom_eigenpairs((D - P).tocsr(), n_components, B=D, skip=1)
+    return flip_signs(V)
+
+
+def _scale_to_box(Z):
+    """Each coordinate mapped affinely onto [0, INIT_BOX] (umap-learn's start scale)."""
+    lo, hi = Z.min(axis=0), Z.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return INIT_BOX * (Z - lo) / span
+
+
+def _pca_start(X, n_components):
+    Xc = X - X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return flip_signs(Xc @ Vt[:n_components].T)
+
+
+def _n_components_of(P):
+    n, labels = sp.csgraph.connected_components(P, directed=False)
+    return n, labels
+
+
+class UMAP(Estimator):
+    r"""Uniform Manifold Approximation and Projection (McInnes, Healy & Melville 2018).
+
+    The fuzzy union graph of the ``n_neighbors`` nearest points (step 1), the similarity
+    :math:`q_{ij} = 1 / (1 + a\|z_i - z_j\|^{2b})` with :math:`a, b` fitted to ``min_dist`` and
+    ``spread`` (step 2), and the cross-entropy between them followed by stochastic gradient
+    descent with negative sampling (step 3); see the module docstring and the book's UMAP
+    chapter.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors : int, default=15
+        Neighbourhood size, counting the point itself (umap-learn's convention). Larger values
+        keep more of the large-scale structure; smaller ones resolve finer detail. More than the
+        number of samples is reduced to it, with a warning (as umap-learn does).
+    min_dist : float, default=0.1
+        Distance in the map below which points count as "as close as possible".
+    spread : float, default=1.0
+        The scale of the map's similarity beyond ``min_dist``.
+    n_epochs : int or None, default=None
+        None: 500 up to 10 000 points, 200 beyond (umap-learn's defaults).
+    learning_rate : float, default=1.0
+        The initial step :math:`\alpha_0`, decreased linearly to 0.
+    negative_sample_rate : int, default=5
+        Random points that repel per sampled edge.
+    init : {"spectral", "pca", "random"} or ndarray of shape (N, n_components), default="spectral"
+        The start: Laplacian eigenmaps of the fuzzy graph, the principal components, or
+        uniform in the box; scaled into :math:`[0, 10]` per coordinate. "spectral" on a
+        disconnected graph falls back to "pca" with a :class:`DisconnectedGraphWarning`.
+    random_state : int, Generator or None, default=None
+        Seeds the negative samples and the start's jitter: the same seed gives the same map.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (N, n_components)
+    graph_ : scipy.sparse.csr_matrix of shape (N, N)
+        The fuzzy union :math:`p_{ij}` (step 1).
+    rho_, sigma_ : ndarrays of shape (N,)
+    a_, b_ : float
+        The fitted constants of :math:`q` (step 2).
+    n_epochs_ : int
+    X_fit_ : ndarray of shape (N, p)
+
+    Examples
+    --------
+    >>> from mlnotes import UMAP
+    >>> from mlnotes.datasets import make_s_curve
+    >>> X, t = make_s_curve(300, random_state=0)
+    >>> UMAP(n_epochs=50, random_state=0).fit_transform(X).shape
+    (300, 2)
+    """
+
+    def __init__(self, n_components=2, *, n_neighbors=15, min_dist=0.1, spread=1.0,
+                 n_epochs=None, learning_rate=1.0, negative_sample_rate=5, init="spectral",
+                 random_state=None):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.min_dist = min_dist
+        self.spread = spread
+        self.n_epochs = n_epochs
+        self.learning_rate = learning_rate
+        self.negative_sample_rate = negative_sample_rate
+        self.init = init
+        self.random_state = random_state
+
+    def _check_params(self, N):
+        check_positive(self.n_neighbors, "n_neighbors", integer=True)
+        k = _check_umap_neighbors(min(self.n_neighbors, N), N)
+        if self.n_neighbors > N:  # umap-learn's policy: a smaller data set than the default k
+            warnings.warn(
+                f"n_neighbors={self.n_neighbors} is larger than the {N} samples; using "
+                f"n_neighbors={N} (every point in every neighbourhood). Pass n_neighbors <= {N} "
+                "to silence this.", UserWarning, stacklevel=3,
+            )
+        d = check_n_components(self.n_components, N - 1)
+        _check_min_dist_spread(self.min_dist, self.spread)
+        if self.n_epochs is None:
+            n_epochs = EPOCHS_SMALL if N <= LARGE_N else EPOCHS_LARGE
+        else:
+            n_epochs = int(check_positive(self.n_epochs, "n_epochs", integer=True))
+        check_positive(self.learning_rate, "learning_rate")
+        check_positive(self.negative_sample_rate, "negative_sample_rate", integer=True)
+        if isinstance(self.init, str):
+            if self.init not in INIT_METHODS:
+                raise ValueError(f"init must be one of {INIT_METHODS} or an array of shape "
+                                 f"(n_samples, n_components), got {self.init!r}.")
+            if self.init == "spectral" and d > N - 2:
+                raise ValueError(
+                    f"init='spectral' needs n_components <= n_samples - 2 = {N - 2} (the "
+                    "constant eigenvector is skipped); use fewer components or init='pca'."
+                )
+        return k, d, n_epochs
+
+    def _start(self, X, P, d, rng):
+        init = self.init
+        if not isinstance(init, str):
+            Z0 = check_array(init, name="init")
+            if Z0.shape != (len(X), d):
+                raise ValueError(f"init has shape {Z0.shape}; expected ({len(X)}, {d}), one row "
+                                 "per sample and one column per component.")
+            return Z0.copy()
+        if init == "spectral":
+            n_parts, labels = _n_components_of(P)
+            if n_parts == 1:
+                Z0 = spectral_start(P, d)
+                return _scale_to_box(Z0) + rng.normal(scale=INIT_NOISE, size=Z0.shape)
+            sizes = np.bincount(labels)
+            warnings.warn(
+                f"The fuzzy graph has {n_parts} connected components (sizes "
+                f"{sorted(sizes.tolist(), reverse=True)[:10]}), so Laplacian eigenmaps cannot "
+                "place them relative to each other; starting from PCA instead. Raise "
+                "n_neighbors to connect the graph, or pass init='pca' to silence this.",
+                DisconnectedGraphWarning, stacklevel=_stacklevel_outside_package(),
+            )
+            init = "pca"
+        if init == "pca":
+            return _scale_to_box(_pca_start(X, d))
+        return rng.uniform(0.0, INIT_BOX, size=(len(X), d))
+
+    def fit(self, X, y=None):
+        """Build the fuzzy graph of ``X`` (N x p) and optimise the map."""
+        X = check_array(X, min_samples=2)
+        N = len(X)
+        k, d, n_epochs = self._check_params(N)
+        rng = check_random_state(self.random_state)
+        self.graph_, self.rho_, self.sigma_ = _fuzzy_graph(X, k)
+        self.a_, self.b_ = fit_ab(self.min_dist, self.spread)
+        Z0 = self._start(X, self.graph_, d, rng)
+        self.embedding_ = optimize_layout(
+            self.graph_, Z0, self.a_, self.b_, n_epochs=n_epochs,
+            learning_rate=float(self.learning_rate),
+            negative_sample_rate=int(self.negative_sample_rate), random_state=rng,
+        )
+        self.n_epochs_ = n_epochs
+        self.X_fit_ = X
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the map ``Z`` of shape (N, n_components)."""
+        return self.fit(X).embedding_
+
+    def transform(self, X):
+        r"""Place new points in the fitted map, which stays fixed.
+
+        Each new point :math:`y` gets memberships :math:`p_{j|y}` to its ``n_neighbors - 1``
+        nearest training points (the same :math:`\rho, \sigma` equations as a training point),
+        starts at the membership-weighted mean of their places, and is optimised for a third of
+        the training epochs against the fixed map. A new point equal to a training point lands
+        on that point's place.
+
+        Parameters
+        ----------
+        X : ndarray of shape (M, p)
+
+        Returns
+        -------
+        Z : ndarray of shape (M, n_components)
+        """
+        check_is_fitted(self, "embedding_")
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
+        Xf, k = self.X_fit_, min(int(self.n_neighbors), len(self.X_fit_))
+        m = max(k - 1, 1)
+        ind = _kneighbors(Xf, m, Y)
+        diff = Xf[ind] - Y[:, None, :]
+        dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        rho, sigma = _smooth_knn_distances(dist, max(k, 2))
+        W = membership_strengths(dist, rho, sigma)
+        Z0 = np.einsum("ij,ijk->ik", W, self.embedding_[ind]) / W.sum(axis=1, keepdims=True)
+        rows = np.repeat(np.arange(len(Y)), m)
+        P = sp.csr_matrix((W.ravel(), (rows, ind.ravel())), shape=(len(Y), len(Xf)))
+        epochs = max(1, self.n_epochs_ // TRANSFORM_EPOCHS_FRACTION)
+        Z = optimize_layout(P, Z0, self.a_, self.b_, n_epochs=epochs,
+                            learning_rate=float(self.learning_rate),
+                            negative_sample_rate=int(self.negative_sample_rate),
+                            random_state=self.random_state, Z_fixed=self.embedding_)
+        twin = dist[:, 0] == 0  # a training point given again keeps its place
+        Z[twin] = self.embedding_[ind[twin, 0]]
+        return Z

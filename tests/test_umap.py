@@ -1,0 +1,262 @@
+"""UMAP (mlnotes/umap.py): each step against its equation, against umap-learn, and as an estimator.
+
+umap-learn is a test reference only (the package does not need it): its fuzzy graph on the same
+neighbours, its fitted a and b, and the quality of its map on the same data.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mlnotes as ml
+from mlnotes.graphs import DisconnectedGraphWarning, _kneighbors
+from mlnotes.metrics import knn_preservation, trustworthiness
+from mlnotes.umap import (
+    cross_entropy,
+    cross_entropy_gradient,
+    fit_ab,
+    fuzzy_graph,
+    fuzzy_union,
+    low_dimensional_similarity,
+    membership_strengths,
+    optimize_layout,
+    smooth_knn_distances,
+    spectral_start,
+    target_curve,
+)
+
+from finite_differences import central_differences
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    return data.data.astype(float), data.target
+
+
+def _knn_distances(X, k):
+    """umap-learn's kNN layout: the point itself first (distance 0), then its k - 1 neighbours.
+    Distances rounded to float32, which umap-learn stores rho and sigma in."""
+    ind = np.hstack([np.arange(len(X))[:, None], _kneighbors(X, k - 1)])
+    dist = np.sqrt(((X[ind] - X[:, None, :]) ** 2).sum(-1))
+    return ind, dist.astype(np.float32).astype(float)
+
+
+# --- step 1: the graph -------------------------------------------------------------------------
+def test_sigma_solves_the_log2_k_equation(digits):
+    X, _ = digits
+    k = 15
+    _, dist = _knn_distances(X[:400], k)
+    rho, sigma = smooth_knn_distances(dist[:, 1:], k)
+    assert np.array_equal(rho, np.where(dist[:, 1:] > 0, dist[:, 1:], np.inf).min(axis=1))
+    total = np.exp(-np.maximum(dist[:, 1:] - rho[:, None], 0) / sigma[:, None]).sum(axis=1)
+    assert np.abs(total - np.log2(k)).max() < 1e-5
+
+
+def test_memberships_are_one_at_the_nearest_neighbour_and_decay():
+    d = np.array([[1.0, 2.0, 4.0], [0.5, 0.5, 3.0]])
+    rho, sigma = np.array([1.0, 0.5]), np.array([2.0, 1.0])
+    P = membership_strengths(d, rho, sigma)
+    assert np.allclose(P, [[1, np.exp(-0.5), np.exp(-1.5)], [1, 1, np.exp(-2.5)]])
+    # sigma 0 (every neighbour at the same distance): memberships 1, not NaN
+    assert np.array_equal(membership_strengths(d[:1], np.array([4.0]), np.array([0.0])),
+                          [[1.0, 1.0, 1.0]])
+
+
+def test_fuzzy_union_is_the_probabilistic_or():
+    rng = np.random.default_rng(0)
+    n, m = 30, 5
+    ind = np.array([rng.choice(np.delete(np.arange(n), i), m, replace=False) for i in range(n)])
+    P_cond = rng.uniform(0.05, 1.0, size=(n, m))
+    P = fuzzy_union(ind, P_cond, n).toarray()
+    A = np.zeros((n, n))
+    A[np.repeat(np.arange(n), m), ind.ravel()] = P_cond.ravel()
+    assert np.allclose(P, 1 - (1 - A) * (1 - A.T), atol=1e-15)
+    assert np.allclose(P, P.T) and P.max() <= 1 and np.all(np.diag(P) == 0)
+
+
+def test_fuzzy_graph_equals_umap_learn_on_the_same_neighbours(digits):
+    umap_ = pytest.importorskip("umap.umap_")
+    X, _ = digits
+    for k in (5, 15, 40):
+        ind, dist = _knn_distances(X, k)
+        G, sigma_ref, rho_ref = umap_.fuzzy_simplicial_set(
+            X, k, 0, "euclidean", knn_indices=ind, knn_dists=dist)[:3]
+        rho, sigma = smooth_knn_distances(dist[:, 1:], k)
+        P = fuzzy_union(ind[:, 1:], membership_strengths(dist[:, 1:], rho, sigma), len(X))
+        assert abs(G - P).max() < 1e-6, k
+        # sigma: float32 sums in umap-learn move the last bisection step (1e-6 relative at most)
+        assert np.allclose(sigma, sigma_ref, rtol=1e-5) and np.array_equal(rho, rho_ref)
+
+
+# --- step 2: the similarity in the map ------------------------------------------------------------
+@pytest.mark.parametrize("min_dist, spread", [(0.1, 1.0), (0.0, 1.0), (0.5, 1.0), (0.25, 2.0),
+                                              (0.99, 1.0)])
+def test_a_and_b_equal_umap_learns(min_dist, spread):
+    umap_ = pytest.importorskip("umap.umap_")
+    a_ref, b_ref = umap_.find_ab_params(spread, min_dist)
+    a, b = fit_ab(min_dist, spread)
+    assert abs(a - a_ref) < 1e-6 * max(1, a_ref) and abs(b - b_ref) < 1e-6 * max(1, b_ref)
+
+
+def test_the_fit_follows_the_target_curve_and_a_b_one_is_student_t():
+    a, b = fit_ab(0.1, 1.0)
+    x = np.linspace(0, 3, 300)
+    assert np.sqrt(np.mean((low_dimensional_similarity(x, a, b) - target_curve(x, 0.1, 1.0))
+                           ** 2)) < 0.03
+    d = np.linspace(0, 5, 11)
+    assert np.allclose(low_dimensional_similarity(d, 1.0, 1.0), 1 / (1 + d**2))
+    # larger min_dist: flatter near 0 (b grows), so close pairs count as "together" longer
+    assert fit_ab(0.5, 1.0)[1] > fit_ab(0.1, 1.0)[1]
+
+
+# --- step 3: objective, gradient, optimisation ----------------------------------------------------
+def _small_problem(seed=0, n=12):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    P, _, _ = fuzzy_graph(X, 5)
+    return P, rng.normal(size=(n, 2))
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 1.0), (1.577, 0.895), (0.6, 1.3)])
+def test_gradient_matches_finite_differences(a, b):
+    P, Z = _small_problem()
+    grad, attraction, repulsion = cross_entropy_gradient(P, Z, a, b)
+    fd = central_differences(lambda W: cross_entropy(P, W, a, b), Z, h=1e-6)
+    assert np.abs(grad - fd).max() < 1e-6 * max(1, np.abs(fd).max())
+    assert np.allclose(grad, attraction - repulsion)
+
+
+def test_attraction_acts_along_edges_only_and_at_a_b_one_is_4_p_q():
+    P, Z = _small_problem(seed=1)
+    Pd = P.toarray()
+    _, attraction, _ = cross_entropy_gradient(P, Z, 1.0, 1.0)
+    diff = Z[:, None] - Z[None]
+    q = 1 / (1 + (diff**2).sum(-1))
+    assert np.allclose(attraction, 4 * np.einsum("ij,ijk->ik", Pd * q, diff))
+    lonely = np.zeros_like(Pd)  # no edges: no attraction at all
+    assert np.abs(cross_entropy_gradient(lonely, Z, 1.0, 1.0)[1]).max() == 0
+
+
+def test_optimisation_lowers_the_cross_entropy_from_a_random_start():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=8, size=(3, 5))
+    X = np.repeat(centres, 20, axis=0) + rng.normal(size=(60, 5))
+    P, _, _ = fuzzy_graph(X, 10)
+    a, b = fit_ab()
+    Z0 = rng.uniform(0, 10, size=(60, 2))
+    Z = optimize_layout(P, Z0, a, b, n_epochs=200, random_state=0)
+    assert cross_entropy(P, Z, a, b) < 0.6 * cross_entropy(P, Z0, a, b)
+
+
+def test_spectral_start_is_laplacian_eigenmaps_of_the_graph(digits):
+    X, _ = digits
+    P, _, _ = fuzzy_graph(X[:500], 15)
+    V = spectral_start(P, 2)
+    D = sp.diags(np.asarray(P.sum(axis=1)).ravel())
+    L = D - P
+    lam = np.einsum("ij,ij->j", V, L @ V) / np.einsum("ij,ij->j", V, D @ V)
+    assert np.allclose(L @ V, (D @ V) * lam, atol=1e-8)  # L v = lambda D v
+    assert np.allclose(V.T @ (D @ V), np.eye(2), atol=1e-8)
+
+
+# --- the estimator --------------------------------------------------------------------------------
+def test_same_seed_same_map_other_seed_other_map(digits):
+    X, _ = digits
+    kw = dict(n_epochs=60)
+    Z1 = ml.UMAP(random_state=3, **kw).fit_transform(X[:300])
+    Z2 = ml.UMAP(random_state=3, **kw).fit_transform(X[:300])
+    Z3 = ml.UMAP(random_state=4, **kw).fit_transform(X[:300])
+    assert np.array_equal(Z1, Z2) and not np.allclose(Z1, Z3)
+
+
+def test_fitted_attributes(digits):
+    X, _ = digits
+    model = ml.UMAP(n_epochs=30, min_dist=0.3, random_state=0).fit(X[:200])
+    assert model.embedding_.shape == (200, 2) and model.n_epochs_ == 30
+    assert (model.a_, model.b_) == fit_ab(0.3, 1.0)
+    P, rho, sigma = fuzzy_graph(X[:200], 15)
+    assert abs(model.graph_ - P).max() == 0 and np.array_equal(model.sigma_, sigma)
+
+
+def test_map_quality_matches_umap_learn_on_digits(digits):
+    umap = pytest.importorskip("umap")
+    X, _ = digits
+    Z = ml.UMAP(n_epochs=200, random_state=0).fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Zu = umap.UMAP(n_epochs=200, random_state=0, n_jobs=1).fit_transform(X)
+    for metric in (knn_preservation, trustworthiness):
+        assert abs(metric(X, Z, n_neighbors=10) - metric(X, Zu, n_neighbors=10)) < 0.02, metric
+
+
+def test_transform_places_new_points_by_their_neighbours(digits):
+    X, y = digits
+    train, test = np.arange(0, 1500), np.arange(1500, 1797)
+    model = ml.UMAP(n_epochs=200, random_state=0).fit(X[train])
+    Zt = model.transform(X[test])
+    nearest = _kneighbors(model.embedding_, 1, Zt)[:, 0]
+    assert np.mean(y[train][nearest] == y[test]) > 0.9  # new digits land among their class
+    # training points given again keep their places
+    assert np.array_equal(model.transform(X[train[:50]]), model.embedding_[:50])
+
+
+def test_random_and_disconnected_starts(digits):
+    X, _ = digits
+    Z = ml.UMAP(init="random", n_epochs=20, random_state=0).fit_transform(X[:100])
+    assert np.isfinite(Z).all()
+    blobs = np.vstack([np.zeros((20, 3)), np.full((20, 3), 100.0)])
+    blobs += np.random.default_rng(0).normal(size=blobs.shape)
+    with pytest.warns(DisconnectedGraphWarning, match=r"2 connected components.*PCA"):
+        Z = ml.UMAP(n_neighbors=5, n_epochs=20, random_state=0).fit_transform(blobs)
+    assert np.isfinite(Z).all()
+
+
+def test_more_neighbours_than_samples_is_reduced_with_a_warning():
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    with pytest.warns(UserWarning, match=r"n_neighbors=15 is larger than the 10 samples; using "
+                                         r"n_neighbors=10"):
+        ml.UMAP(n_epochs=10, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(n_neighbors=1), ValueError, r"n_neighbors must be at least 2 \(it counts the point"),
+    (dict(n_neighbors=2.5), TypeError, r"n_neighbors must be an integer"),
+    (dict(min_dist=2.0), ValueError, r"min_dist=2 must not exceed spread=1"),
+    (dict(min_dist=-0.1), ValueError, r"min_dist"),
+    (dict(spread=0), ValueError, r"spread"),
+    (dict(n_epochs=0), ValueError, r"n_epochs"),
+    (dict(negative_sample_rate=0), ValueError, r"negative_sample_rate"),
+    (dict(learning_rate=-1), ValueError, r"learning_rate"),
+    (dict(init="umap"), ValueError, r"init must be one of \('spectral', 'pca', 'random'\)"),
+    (dict(init=np.zeros((5, 2))), ValueError, r"init has shape \(5, 2\); expected \(30, 2\)"),
+    (dict(n_components=30), ValueError, r"n_components"),
+])
+def test_bad_parameters_say_what_to_do(params, error, match):
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(error, match=match):
+        ml.UMAP(n_epochs=5, **params).fit(X) if "n_epochs" not in params else \
+            ml.UMAP(**params).fit(X)
+
+
+def test_bad_data_is_refused():
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"NaN"):
+        ml.UMAP().fit(X)
+    with pytest.raises(ValueError, match=r"P must hold memberships in \[0, 1\]"):
+        cross_entropy(np.full((3, 3), 2.0), np.zeros((3, 2)), 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"distances must be non-negative"):
+        smooth_knn_distances(-np.ones((4, 3)), 4)
+
+
+def test_check_estimator_with_default_parameters():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_estimator(ml.UMAP(random_state=0))
