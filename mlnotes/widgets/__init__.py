@@ -28,9 +28,18 @@ Explorers, their controls, and the settings the static book holds (every other k
 * ``tsne_explorer(case="two_clusters", perplexity=30.0, learning_rate=200.0,
   exaggeration=12.0, max_iter=500)``: the four, and a replay of the run; the explorer's case,
   each of the other three moved alone, every snapshot.
+* ``umap_explorer(n_neighbors=15, min_dist=0.1)``: both; every combination of k in (5, 15, 50)
+  and min_dist in (0, 0.1, 0.5, 0.99).
 * ``autoencoder_explorer(bottleneck=1)``: the bottleneck, and training replayed over epochs;
   every bottleneck and snapshot.
 """
+
+# ruff: noqa: E402  (the imports below come after the check of the optional dependency)
+from .._optional import import_optional
+
+# The explorers draw with matplotlib (the live controls need ipywidgets too): without it, one
+# clear error naming the extra instead of a traceback from the first submodule.
+import_optional("matplotlib", purpose="mlnotes.widgets", extra="widgets")
 
 from .autoencoder import autoencoder_explorer, draw_autoencoder
 from .kernel_pca import draw_kernel_pca, kernel_pca_explorer
@@ -45,6 +54,7 @@ from .neighbourhood import (
 )
 from .pca import draw_pca, pca_explorer
 from .tsne import draw_tsne, tsne_explorer
+from .umap import draw_umap, umap_explorer
 
 __all__ = [
     "draw_autoencoder", "autoencoder_explorer",
@@ -56,4 +66,5 @@ __all__ = [
     "draw_eigenmaps", "eigenmaps_explorer",
     "draw_pca", "pca_explorer",
     "draw_tsne", "tsne_explorer",
+    "draw_umap", "umap_explorer",
 ]

@@ -1,0 +1,111 @@
+r"""UMAP explorer: the neighbourhood size against ``min_dist``, on digits of five classes.
+
+Each setting runs :class:`mlnotes.UMAP` once (same seed, same spectral start for a given
+``n_neighbors``) and shows the map coloured by the digit, beside the similarity curve
+:math:`q(d) = 1 / (1 + a d^{2b})` fitted to ``min_dist`` (the target curve dashed), and the
+share of each point's 10 nearest neighbours the map keeps.
+"""
+
+import functools
+import warnings
+
+import numpy as np
+
+from ..datasets import load_digits
+from ..graphs import DisconnectedGraphWarning
+from ..metrics import knn_preservation
+from ..plotting import scatter
+from ..umap import UMAP, low_dimensional_similarity, target_curve
+from . import _static as st
+from ._core import Explorer, Slider, frozen, new_figure
+
+N_NEIGHBORS = (5, 15, 50)
+MIN_DISTS = (0.0, 0.1, 0.5, 0.99)
+N_CLASSES = 5
+CURVE_X = np.linspace(0.0, 3.0, 121)  # map distances of the curve panel (spread 1)
+K_KEPT = 10  # neighbours counted by the title's preservation score
+
+
+@functools.lru_cache(maxsize=4)
+def digits_data(n_samples):
+    """The first ``n_samples`` digits of classes 0 to 4, and their labels (read-only)."""
+    X, y = load_digits(n_class=N_CLASSES)
+    return frozen(X[:n_samples].astype(float), y[:n_samples])
+
+
+@functools.lru_cache(maxsize=32)
+def umap_run(n_neighbors, min_dist, n_samples, n_epochs, random_state):
+    """One UMAP map of the digits: ``(Z, a, b, kept)``, ``kept`` the 10-NN preservation."""
+    X, _ = digits_data(n_samples)
+    model = UMAP(n_neighbors=n_neighbors, min_dist=min_dist, n_epochs=n_epochs,
+                 random_state=random_state)
+    with warnings.catch_warnings():  # at k = 5 a few digits form their own component: PCA start
+        warnings.simplefilter("ignore", DisconnectedGraphWarning)
+        Z = model.fit_transform(X)
+    return frozen(Z), model.a_, model.b_, knn_preservation(X, Z, n_neighbors=K_KEPT)
+
+
+def _titles(n_neighbors, min_dist, a, b, kept):
+    return (f"map: {K_KEPT}-NN kept {kept:.2f}",
+            f"q(d) = 1/(1 + {a:.2f} d^{2 * b:.2f})",
+            f"UMAP: n_neighbors {n_neighbors}, min_dist {min_dist:g}")
+
+
+def draw_umap(*, n_neighbors=15, min_dist=0.1, n_samples=400, n_epochs=200, random_state=0):
+    """The UMAP map of five digit classes and the fitted similarity curve.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        Neighbourhood size, the point itself counted.
+    min_dist : float
+        Map distance below which points count as together (spread 1).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels: the map coloured by the digit (gid ``"map"``) and the curve
+        :math:`q(d)` (gid ``"q-curve"``) with the target it was fitted to (gid ``"target"``).
+    """
+    _, y = digits_data(n_samples)
+    Z, a, b, kept = umap_run(int(n_neighbors), float(min_dist), n_samples, n_epochs,
+                             random_state)
+    map_title, curve_title, suptitle = _titles(n_neighbors, min_dist, a, b, kept)
+    fig = new_figure(8.0, 3.6)
+    map_ax, q_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    scatter(map_ax, Z, y, s=6, gid="map", title=map_title)
+    map_ax.set_xticks([])
+    map_ax.set_yticks([])
+    q_ax.plot(CURVE_X, target_curve(CURVE_X, min_dist, 1.0), "--", color="0.5", gid="target")
+    q_ax.plot(CURVE_X, low_dimensional_similarity(CURVE_X, a, b), color="C0", gid="q-curve")
+    q_ax.set(xlabel="map distance d", ylim=(0, 1.05))
+    q_ax.set_title(curve_title, fontsize=10)
+    fig.suptitle(suptitle, fontsize=10)
+    fig.subplots_adjust(left=0.03, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
+    return fig
+
+
+def scene_umap(*, n_neighbors=15, min_dist=0.1, n_samples=400, n_epochs=200, random_state=0):
+    """:func:`draw_umap`'s panels as data for the static book (:mod:`._static`)."""
+    _, y = digits_data(n_samples)
+    Z, a, b, kept = umap_run(int(n_neighbors), float(min_dist), n_samples, n_epochs,
+                             random_state)
+    map_title, curve_title, suptitle = _titles(n_neighbors, min_dist, a, b, kept)
+    return st.scene(suptitle, [
+        st.panel(map_title, [st.points(Z, y, size=2)], equal=True),
+        st.panel(curve_title, [
+            st.line(CURVE_X, target_curve(CURVE_X, min_dist, 1.0), color="muted", dash=True),
+            st.line(CURVE_X, low_dimensional_similarity(CURVE_X, a, b)),
+        ], xlim=(0, float(CURVE_X[-1])), ylim=(0, 1.05), xticks="auto", yticks="auto",
+            xlabel="map distance d"),
+    ])
+
+
+def umap_explorer(**defaults):
+    """Explorer over :func:`draw_umap`: ``n_neighbors`` and ``min_dist``. The static book holds
+    every combination of the slider values."""
+    controls = [
+        Slider("n_neighbors", N_NEIGHBORS, "n_neighbors"),
+        Slider("min_dist", MIN_DISTS, "min_dist"),
+    ]
+    return Explorer(draw_umap, controls, defaults, scene=scene_umap, grid="product")
