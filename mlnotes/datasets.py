@@ -21,6 +21,7 @@ gene-expression microarray shipped with this package in ``mlnotes/data/``).
 
 import numpy as np
 
+from ._optional import import_optional
 from ._validation import check_positive, check_random_state
 
 __all__ = [
@@ -552,13 +553,8 @@ def load_digits(n_class=10):
 
     Returns ``(X, y)``: ``X`` of shape (N, 64) with grey levels 0..16, ``y`` the digit.
     """
-    try:
-        from sklearn.datasets import load_digits as _sk_load_digits
-    except ImportError:
-        raise ImportError(
-            "load_digits uses the copy bundled with scikit-learn; install scikit-learn "
-            "(pip install scikit-learn)."
-        ) from None
+    # the copy bundled with scikit-learn (the 'sklearn' extra)
+    _sk_load_digits = import_optional("sklearn.datasets", purpose="load_digits").load_digits
     check_positive(n_class, "n_class", integer=True)
     if n_class > 10:
         raise ValueError(f"n_class must be between 1 and 10, got {n_class}.")

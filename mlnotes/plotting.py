@@ -14,8 +14,11 @@ figure fills a phone's column. Three panels a row is the most that stays readabl
 """
 
 import os
+import warnings
 
 import numpy as np
+
+from ._optional import import_optional, missing_message
 
 # One colour map for ground-truth coordinates everywhere in the book, and one for labels.
 COORD_CMAP = "viridis"
@@ -53,7 +56,7 @@ def setup_notebook(threads=1):
     than ``MAX_FIGURE_WIDTH`` inches are drawn at that width, so their text stays readable on a
     phone (see the module docstring).
     """
-    import matplotlib as mpl
+    mpl = import_optional("matplotlib", purpose="setup_notebook()")
 
     global _THREAD_LIMITER
     threads = int(os.environ.get(BLAS_THREADS_VARIABLE, threads))
@@ -61,8 +64,10 @@ def setup_notebook(threads=1):
         from threadpoolctl import threadpool_limits
 
         _THREAD_LIMITER = threadpool_limits(limits=threads)
-    except ImportError:  # threadpoolctl ships with scikit-learn; without it, keep the default
-        pass
+    except ImportError:  # BLAS keeps its own thread count: say so, the numbers may differ
+        warnings.warn(missing_message("threadpoolctl", f"Pinning BLAS to {threads} thread(s)")
+                      + " Without it BLAS uses its default thread count, and printed numbers "
+                      "may differ in the last digits.", RuntimeWarning, stacklevel=2)
     mpl.rcParams.update({
         "figure.dpi": FIG_DPI,
         "savefig.dpi": FIG_DPI,
@@ -190,7 +195,7 @@ def scatter(ax, Z, c=None, *, s=8, title=None, **kwargs):
 def plot_data_and_embeddings(X, c, embeddings, *, view=(10, -70), size=3.0):
     """One row: the data in 3-D (or 2-D) and then each embedding in ``embeddings``
     (a dict title -> ``Z``), all coloured by ``c``. Returns the figure."""
-    import matplotlib.pyplot as plt
+    plt = import_optional("matplotlib.pyplot", purpose="plot_data_and_embeddings()")
 
     n = 1 + len(embeddings)
     fig = plt.figure(figsize=(size * n, size))

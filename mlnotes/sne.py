@@ -36,6 +36,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp, xlogy
 
+from ._optional import missing_message
 from ._validation import (
     check_array,
     check_dissimilarity,
@@ -511,8 +512,10 @@ def optimize(
     if progress:
         try:
             from tqdm.auto import tqdm
-        except ImportError:  # progress bars are optional
+        except ImportError:  # progress bars are optional: run without one, and say how to get it
             tqdm = None
+            warnings.warn(missing_message("tqdm", "progress=True") + " Running without a "
+                          "progress bar.", RuntimeWarning, stacklevel=3)
         if tqdm is not None:
             bar = tqdm(total=max_iter, desc="SNE", leave=False)
     common = dict(

@@ -29,6 +29,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
 
@@ -128,7 +129,7 @@ class Slider:
     held: tuple = ()  # the values the static book holds (default: all of ``values``)
 
     def build(self, value):
-        import ipywidgets as w
+        w = import_optional("ipywidgets", purpose="The live explorer")
 
         values = tuple(sorted(set(self.values) | {value}))
         return w.SelectionSlider(
@@ -148,7 +149,7 @@ class Choice:
     held: tuple = ()  # the values the static book holds (default: all of ``values``)
 
     def build(self, value):
-        import ipywidgets as w
+        w = import_optional("ipywidgets", purpose="The live explorer")
 
         values = self.values if value in self.values else (*self.values, value)
         style = {"description_width": "initial"}
@@ -277,7 +278,7 @@ class Explorer:
         return self._widget
 
     def _build_widget(self):
-        import ipywidgets as w
+        w = import_optional("ipywidgets", purpose="The live explorer")
 
         self._controls = {c.name: c.build(self.params[c.name]) for c in self.controls}
         self._image_widget = w.Image(value=self._image, format="png")
@@ -335,7 +336,7 @@ class ReplayExplorer(Explorer):
                            irrelevant=self.irrelevant)
 
     def _extra_widgets(self):
-        import ipywidgets as w
+        w = import_optional("ipywidgets", purpose="The live explorer")
 
         n = self.n_frames(**self._run_params())
         frame = self.params["frame"] % n
