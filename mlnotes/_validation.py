@@ -9,7 +9,8 @@ import numbers
 import numpy as np
 
 
-def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, dtype=np.float64):
+def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, dtype=np.float64,
+                accept_sparse=False):
     """Return ``X`` as a finite float array, or raise a ``ValueError`` that says what to fix.
 
     Parameters
@@ -22,8 +23,14 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
         Require a 2-D array (a 1-D array gets a hint on how to reshape it).
     min_samples, min_features : int
         Smallest acceptable number of rows and columns.
+    accept_sparse : bool
+        Return a ``scipy.sparse`` matrix as a float CSR matrix (the methods that work on
+        sparse data: PCA and the kNN-graph methods) instead of refusing it.
     """
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        if accept_sparse:
+            return _check_sparse(X, name=name, min_samples=min_samples,
+                                 min_features=min_features, dtype=dtype)
         raise TypeError(
             f"{name} is a sparse matrix, but this method needs a dense array; "
             f"convert it with {name}.toarray() (if it fits in memory)."
@@ -64,6 +71,24 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
                 f"{min_features} is required; pass at least {min_features} features (columns)."
             )
     check_finite(A, name=name)
+    return A
+
+
+def _check_sparse(X, *, name, min_samples, min_features, dtype):
+    import scipy.sparse as sp
+
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} is complex; pass real numbers.")
+    A = sp.csr_matrix(X, dtype=dtype)
+    A.sum_duplicates()
+    for what, count, least in (("sample(s)", A.shape[0], min_samples),
+                               ("feature(s)", A.shape[1], min_features)):
+        if count < least:
+            raise ValueError(
+                f"{name} has {count} {what} (shape={A.shape}) while a minimum of {least} is "
+                f"required; pass at least {least}."
+            )
+    check_finite(A.data, name=name)
     return A
 
 
@@ -251,9 +276,9 @@ def describe_negative_eigenvalues(eigenvalues, *, name="the Gram matrix K", rtol
     )
 
 
-def check_n_features(X, n_features, *, name="X", estimator=None):
+def check_n_features(X, n_features, *, name="X", estimator=None, accept_sparse=False):
     """Check new data against the number of features seen in ``fit``."""
-    X = check_array(X, name=name)
+    X = check_array(X, name=name, accept_sparse=accept_sparse)
     if X.shape[1] != n_features:
         who = type(estimator).__name__ if estimator is not None else "the model"
         raise ValueError(

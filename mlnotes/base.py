@@ -7,7 +7,12 @@ tools (``clone``, ``Pipeline``, ``GridSearchCV``, ``check_estimator``) expect of
   stored unchanged under its own name, so the signature *is* the list of parameters);
 * a ``repr`` that shows the parameters that differ from their defaults;
 * ``n_features_in_`` (and ``feature_names_in_`` for a data frame with string column names),
-  recorded after every successful ``fit`` / ``fit_transform``;
+  recorded after every successful ``fit`` / ``fit_transform``; ``transform`` compares the
+  column names of its input with them as scikit-learn does (:func:`check_feature_names`:
+  different names raise a ``ValueError``, names on one side only warn);
+* float32 preserved (``float32`` in, ``float32`` out) by the estimators that set
+  ``_preserves_float32`` (those whose scikit-learn counterpart does: PCA, KernelPCA,
+  Isomap), computed in float64;
 * ``get_feature_names_out``: ``"isomap0", "isomap1", ...``, one name per embedding coordinate;
 * ``set_output(transform="default" | "pandas" | "polars")``: ``transform`` and
   ``fit_transform`` return a data frame with those column names when asked (per estimator, or
@@ -27,12 +32,14 @@ so that the algorithm modules stay free of this bookkeeping.
 import functools
 import inspect
 import sys
+import warnings
 
 import numpy as np
 
 from ._validation import check_is_fitted
 
 OUTPUT_CONTAINERS = ("default", "pandas", "polars")
+MAX_NAMES_SHOWN = 10  # a feature-name mismatch lists at most this many names of each kind
 
 
 def _same(value, default):
@@ -52,6 +59,17 @@ def _same(value, default):
         return False
 
 
+def _feature_names(X):
+    """The column names of a data frame whose columns are all strings, else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray):
+        return None
+    columns = list(columns)
+    if columns and all(isinstance(c, str) for c in columns):
+        return np.asarray(columns, dtype=object)
+    return None
+
+
 def _record_input(estimator, X):
     """Set ``n_features_in_`` (and ``feature_names_in_`` for a frame with string columns)."""
     shape = getattr(X, "shape", None)
@@ -59,11 +77,64 @@ def _record_input(estimator, X):
         shape = np.asarray(X).shape  # a list, or an object with only __array__
     if len(shape) == 2:
         estimator.n_features_in_ = int(shape[1])
-    columns = getattr(X, "columns", None)
-    if columns is not None and all(isinstance(c, str) for c in columns):
-        estimator.feature_names_in_ = np.asarray(list(columns), dtype=object)
+    names = _feature_names(X)
+    if names is not None:
+        estimator.feature_names_in_ = names
     else:
         estimator.__dict__.pop("feature_names_in_", None)
+
+
+def _listed(names):
+    return "".join(f"- {name}\n" for name in names[:MAX_NAMES_SHOWN]) + (
+        "- ...\n" if len(names) > MAX_NAMES_SHOWN else ""
+    )
+
+
+def check_feature_names(estimator, X):
+    """Compare the column names of ``X`` with those seen in ``fit``, as scikit-learn does.
+
+    Both named and different (unseen, missing or reordered names): ``ValueError`` ("The
+    feature names should match those that were passed during fit.", scikit-learn's words,
+    then the names and what to do). Only one side named: a ``UserWarning`` (scikit-learn's
+    two warnings), since the columns may still be the right ones.
+    """
+    fitted = getattr(estimator, "feature_names_in_", None)
+    names = _feature_names(X)
+    who = type(estimator).__name__
+    if fitted is None and names is None:
+        return
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {who} was fitted without feature names",
+                      UserWarning, stacklevel=3)
+        return
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {who} was fitted with feature "
+                      "names", UserWarning, stacklevel=3)
+        return
+    if len(names) == len(fitted) and (names == fitted).all():
+        return
+    unseen = [n for n in names if n not in set(fitted)]
+    missing = [n for n in fitted if n not in set(names)]
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + _listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    message += (f"{who} was fitted on the columns {list(fitted)}; pass a data frame with these "
+                f"columns, e.g. X[{who.lower()}.feature_names_in_].")
+    raise ValueError(message)
+
+
+def _input_dtype(X):
+    dtype = getattr(X, "dtype", None)
+    if dtype is None and hasattr(X, "dtypes"):  # a data frame: the columns' common type
+        try:
+            dtype = np.result_type(*list(X.dtypes))
+        except TypeError:
+            return None
+    return dtype
 
 
 def _wrap_fit(method):
@@ -81,7 +152,7 @@ def _wrap_fit_transform(method):
     def fit_transform(self, X, *args, **kwargs):
         Z = method(self, X, *args, **kwargs)
         _record_input(self, X)
-        return self._wrap_output(Z, X)
+        return self._wrap_output(self._match_dtype(Z, X), X)
 
     return fit_transform
 
@@ -89,7 +160,9 @@ def _wrap_fit_transform(method):
 def _wrap_transform(method):
     @functools.wraps(method)
     def transform(self, X, *args, **kwargs):
-        return self._wrap_output(method(self, X, *args, **kwargs), X)
+        if "n_features_in_" in vars(self):
+            check_feature_names(self, X)
+        return self._wrap_output(self._match_dtype(method(self, X, *args, **kwargs), X), X)
 
     return transform
 
@@ -110,6 +183,10 @@ class Estimator:
     """
 
     _expected_failed_checks = {}
+    # float32 in, float32 out (scikit-learn's ``preserves_dtype``): set by the estimators whose
+    # scikit-learn counterpart preserves float32. The computation stays in float64 (see
+    # :meth:`_match_dtype`).
+    _preserves_float32 = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -252,6 +329,18 @@ class Estimator:
             return sys.modules["sklearn"].get_config().get("transform_output", "default")
         return "default"
 
+    def _match_dtype(self, Z, X):
+        """``Z`` as float32 when the input ``X`` was float32 and the estimator preserves it.
+
+        Only the returned coordinates change type: the computation (and the fitted
+        attributes) stay in float64, as eigenproblems of covariance or Gram matrices lose
+        about half their digits in single precision.
+        """
+        if (self._preserves_float32 and isinstance(Z, np.ndarray) and Z.dtype == np.float64
+                and _input_dtype(X) == np.float32):
+            return Z.astype(np.float32)
+        return Z
+
     def _wrap_output(self, Z, X):
         container = self._output_container()
         if container == "default" or not isinstance(Z, np.ndarray) or Z.ndim != 2:
@@ -281,6 +370,8 @@ class Estimator:
             transformer_tags=TransformerTags(),
             input_tags=InputTags(),
         )
+        if self._preserves_float32:
+            tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         for key, value in self._tags().items():
             group, _, field = key.rpartition(".")
             setattr(getattr(tags, group) if group else tags, field, value)

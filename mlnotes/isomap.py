@@ -119,6 +119,8 @@ class Isomap(Estimator):
         self.landmarks = landmarks
         self.random_state = random_state
 
+    _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
+
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
         check_solver(self.eigen_solver, "eigen_solver")

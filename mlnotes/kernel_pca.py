@@ -105,6 +105,8 @@ class KernelPCA(Estimator):
         self.coef0 = coef0
         self.eigen_solver = eigen_solver
 
+    _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
+
     def _tags(self):
         return {"input_tags.pairwise": self.kernel == "precomputed"}
 

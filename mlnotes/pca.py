@@ -7,11 +7,61 @@ samples the same subspace comes cheaper from the ``N x N`` Gram matrix
 :math:`\tilde X \tilde X^\top` (the dual problem: classical MDS of the data).
 """
 
+import numbers
+
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._validation import check_array, check_is_fitted, check_n_components, check_n_features
 from .base import Estimator
 from .spectral import flip_signs, top_eigenpairs
+
+# sparse X: the covariance is formed (D x D, dense) up to this many features; beyond, its top
+# eigenpairs come from ARPACK on the implicitly centred operator
+SPARSE_DENSE_COVARIANCE_MAX_FEATURES = 2000
+
+
+def _sparse_principal_components(X, n_components):
+    r"""The top principal axes of a sparse ``X`` without centring it (that would fill it in).
+
+    :math:`S = (X^\top X - N \bar x \bar x^\top) / (N - 1)`: formed densely for up to
+    :data:`SPARSE_DENSE_COVARIANCE_MAX_FEATURES` features, else applied as a
+    ``LinearOperator``, :math:`S v = (X^\top (X v) - N \bar x (\bar x^\top v)) / (N - 1)`,
+    whose top eigenpairs ARPACK finds (scikit-learn's PCA on sparse data centres implicitly
+    too; an uncentred SVD, TruncatedSVD, would not be PCA).
+    """
+    N, D = X.shape
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    if D <= SPARSE_DENSE_COVARIANCE_MAX_FEATURES or n_components >= D - 1:
+        S = (np.asarray((X.T @ X).todense()) - N * np.outer(mean, mean)) / (N - 1)
+        variance, V = top_eigenpairs(S, n_components, solver="dense")
+    else:
+        def matvec(v):
+            v = np.asarray(v).reshape(D, -1)
+            return (X.T @ (X @ v) - N * np.outer(mean, mean @ v)) / (N - 1)
+
+        S = LinearOperator((D, D), matvec=matvec, matmat=matvec, dtype=np.float64)
+        v0 = np.full(D, 1.0 / np.sqrt(D))  # a fixed start vector: reproducible axes
+        variance, V = eigsh(S, k=n_components, which="LA", v0=v0)
+        order = np.argsort(variance)[::-1]
+        variance, V = variance[order], V[:, order]
+    return flip_signs(V).T, np.maximum(variance, 0.0), mean
+
+
+def _total_variance(X, mean):
+    r"""Sum of the per-feature variances, :math:`\operatorname{tr} S`, dense or sparse."""
+    N = X.shape[0]
+    if sp.issparse(X):
+        return float(X.multiply(X).sum() - N * mean @ mean) / (N - 1)
+    return ((X - mean) ** 2).sum() / (N - 1)
+
+
+def _centred_product(X, mean, components):
+    r""":math:`(X - \bar x) V_L` (for a sparse X without centring it)."""
+    if sp.issparse(X):
+        return np.asarray(X @ components.T) - mean @ components.T
+    return (X - mean) @ components.T
 
 
 def principal_components(X, n_components):
@@ -53,16 +103,31 @@ class PCA(Estimator):
 
     Parameters
     ----------
-    n_components : int, default=2
+    n_components : int, float in (0, 1) or None, default=2
+        The number of components :math:`L`; a float :math:`f`: the fewest components whose
+        explained variance ratios sum to more than :math:`f` (scikit-learn's rule:
+        ``n_components=0.95`` keeps 95% of the variance); None: all
+        :math:`\min(N, D)` components (:math:`N - 1` when :math:`D \ge N`: the centred data
+        have rank :math:`N - 1`, and scikit-learn's :math:`N`-th component is an arbitrary
+        direction of zero variance). The number kept is ``n_components_``.
 
     Attributes
     ----------
+    n_components_ : int
     components_ : ndarray of shape (n_components, D)
         Principal axes; the largest-magnitude entry of each is positive (scikit-learn's rule).
     explained_variance_ : ndarray of shape (n_components,)
     explained_variance_ratio_ : ndarray of shape (n_components,)
     mean_ : ndarray of shape (D,)
     embedding_ : ndarray of shape (N, n_components)
+
+    Notes
+    -----
+    Sparse ``X`` (``scipy.sparse``) is accepted and centred implicitly: the covariance is
+    :math:`(X^\top X - N \bar x \bar x^\top)/(N-1)`, never :math:`X - \bar x` (which is
+    dense); see :func:`_sparse_principal_components`. float32 input gives float32 coordinates
+    (``transform``, ``fit_transform``), as in scikit-learn; the eigenproblem and the fitted
+    attributes stay in float64.
 
     Examples
     --------
@@ -76,17 +141,57 @@ class PCA(Estimator):
     def __init__(self, n_components=2):
         self.n_components = n_components
 
+    _preserves_float32 = True
+
+    def _tags(self):
+        return {"input_tags.sparse": True}
+
+    def _check_n_components(self):
+        """``(how many to compute, variance fraction or None)`` from ``n_components``."""
+        n = self.n_components
+        if n is None:
+            return None, None
+        if isinstance(n, bool) or not isinstance(n, numbers.Real):
+            raise TypeError(
+                f"n_components must be a positive integer, a variance fraction in (0, 1) or "
+                f"None, got {n!r}."
+            )
+        if isinstance(n, numbers.Integral):
+            return n, None
+        if not 0 < n < 1:
+            raise ValueError(
+                f"n_components={n!r} is a float, so it must be a fraction of the variance in "
+                "(0, 1) (e.g. 0.95); pass an integer for a number of components."
+            )
+        return None, float(n)
+
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
-        self.components_, self.explained_variance_, self.mean_ = principal_components(
-            X, self.n_components
-        )
-        total = ((X - self.mean_) ** 2).sum() / (len(X) - 1)
+        X = check_array(X, min_samples=2, accept_sparse=True)
+        n, fraction = self._check_n_components()
+        full = n is None
+        if full:
+            # all components: min(N, D) as scikit-learn, except that with more features than
+            # samples the N-th has zero variance and no defined direction (rank N - 1)
+            N, D = X.shape
+            n = D if D < N else N - 1
+        solve = _sparse_principal_components if sp.issparse(X) else principal_components
+        if sp.issparse(X):
+            n = check_n_components(n, min(X.shape), what="min(n_samples, n_features)")
+        self.components_, self.explained_variance_, self.mean_ = solve(X, n)
+        total = _total_variance(X, self.mean_)
         self.explained_variance_ratio_ = self.explained_variance_ / total if total > 0 else (
             np.zeros_like(self.explained_variance_)
         )
+        if fraction is not None:
+            # the fewest components whose ratios sum to more than the fraction
+            cumulative = np.cumsum(self.explained_variance_ratio_)
+            keep = min(int(np.searchsorted(cumulative, fraction, side="right")) + 1, n)
+            self.components_ = self.components_[:keep]
+            self.explained_variance_ = self.explained_variance_[:keep]
+            self.explained_variance_ratio_ = self.explained_variance_ratio_[:keep]
+        self.n_components_ = len(self.components_)
         self.n_features_in_ = X.shape[1]
-        self.embedding_ = (X - self.mean_) @ self.components_.T
+        self.embedding_ = _centred_product(X, self.mean_, self.components_)
         return self
 
     def fit_transform(self, X, y=None):
@@ -95,8 +200,8 @@ class PCA(Estimator):
     def transform(self, X):
         """Coordinates :math:`(X - \\bar x) V_L` of (new) points."""
         check_is_fitted(self, "components_")
-        X = check_n_features(X, self.n_features_in_, estimator=self)
-        return (X - self.mean_) @ self.components_.T
+        X = check_n_features(X, self.n_features_in_, estimator=self, accept_sparse=True)
+        return _centred_product(X, self.mean_, self.components_)
 
     def inverse_transform(self, Z):
         """Back to data space: :math:`Z V_L^\\top + \\bar x`."""

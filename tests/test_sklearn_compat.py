@@ -260,3 +260,118 @@ def test_laplacian_eigenmaps_default_k_follows_spectral_embedding():
     with pytest.warns(ml.DisconnectedGraphWarning):  # k = 1 on 10 points
         assert ml.LaplacianEigenmaps().fit(X[:10]).n_neighbors_ == 1
     assert ml.LaplacianEigenmaps(radius=2.0).fit(X).n_neighbors_ is None
+
+
+class Frame:
+    """A minimal data frame (pandas is not a dependency): named columns over an array."""
+
+    def __init__(self, data, columns):
+        self._data = np.asarray(data)
+        self.columns = list(columns)
+        self.shape = self._data.shape
+        self.dtype = self._data.dtype
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self):
+        return len(self._data)
+
+
+FEATURE_NAME_ESTIMATORS = [ml.PCA(), ml.KernelPCA(kernel="rbf"), ml.Isomap(), ml.LLE(),
+                           ml.LaplacianEigenmaps(), ml.ClassicalMDS()]
+
+
+@pytest.mark.parametrize("est", FEATURE_NAME_ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_feature_names_must_match_those_seen_in_fit(est):
+    rng = np.random.default_rng(0)
+    train = Frame(rng.normal(size=(40, 3)), ["a", "b", "c"])
+    est = clone(est).fit(train)
+    assert list(est.feature_names_in_) == ["a", "b", "c"]
+    same = "The feature names should match those that were passed during fit"
+    cases = {
+        "xyz": r"Feature names unseen at fit time:\n- x\n- y\n- z\nFeature names seen at fit "
+               r"time, yet now missing:\n- a\n- b\n- c\n",
+        "ab": r"Feature names seen at fit time, yet now missing:\n- c\n",
+        "abcd": r"Feature names unseen at fit time:\n- d\n",
+        "cba": r"Feature names must be in the same order as they were in fit",
+    }
+    for columns, detail in cases.items():
+        new = Frame(rng.normal(size=(5, len(columns))), list(columns))
+        with pytest.raises(ValueError, match=rf"(?s){same}\.\n{detail}.*fitted on the columns "
+                                             r"\['a', 'b', 'c'\]; pass a data frame"):
+            est.transform(new)
+    with pytest.warns(UserWarning, match=rf"X does not have valid feature names, but "
+                                         rf"{type(est).__name__} was fitted with feature names"):
+        est.transform(np.asarray(train)[:5])
+    est.fit(np.asarray(train))
+    assert not hasattr(est, "feature_names_in_")
+    with pytest.warns(UserWarning, match=rf"X has feature names, but {type(est).__name__} was "
+                                         r"fitted without feature names"):
+        est.transform(train)
+
+
+def test_feature_names_pca_with_matching_frame_is_silent():
+    train = Frame(np.random.default_rng(0).normal(size=(40, 3)), ["a", "b", "c"])
+    pca = ml.PCA().fit(train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(pca.transform(train), pca.embedding_)
+
+
+@pytest.mark.parametrize("est", [ml.PCA(), ml.KernelPCA(kernel="rbf"), ml.Isomap()],
+                         ids=lambda e: type(e).__name__)
+def test_float32_in_float32_out_as_scikit_learn(est):
+    # scikit-learn's PCA, KernelPCA and Isomap preserve float32; so do ours (computed in
+    # float64: the float32 result is the float64 one rounded)
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    X32 = X.astype(np.float32)
+    est64, est32 = clone(est).fit(X32.astype(np.float64)), clone(est)
+    Z32 = est32.fit_transform(X32)
+    assert Z32.dtype == np.float32 and est32.transform(X32).dtype == np.float32
+    np.testing.assert_array_equal(Z32, est64.embedding_.astype(np.float32))
+    assert est32.transform(X32.astype(np.float64)).dtype == np.float64
+    assert est.__sklearn_tags__().transformer_tags.preserves_dtype == ["float64", "float32"]
+    assert ml.LLE().__sklearn_tags__().transformer_tags.preserves_dtype == ["float64"]
+
+
+def test_pca_variance_fraction_and_all_components_match_scikit_learn():
+    from sklearn.decomposition import PCA as SkPCA
+
+    X = np.random.default_rng(0).normal(size=(100, 8)) * np.arange(1, 9)
+    for n in [0.5, 0.9, 0.95, 0.999, None]:
+        ours, theirs = ml.PCA(n_components=n).fit(X), SkPCA(n_components=n).fit(X)
+        assert ours.n_components_ == theirs.n_components_, n
+        np.testing.assert_allclose(ours.explained_variance_ratio_,
+                                   theirs.explained_variance_ratio_, rtol=1e-10)
+        np.testing.assert_allclose(np.abs(ours.transform(X)), np.abs(theirs.transform(X)),
+                                   atol=1e-9)
+    assert ml.PCA(n_components=0.95).fit(X).n_components_ < 8
+    wide = X[:5]  # D >= N: the centred data have rank N - 1
+    assert ml.PCA(n_components=None).fit(wide).n_components_ == 4
+    for bad in [1.0, 1.5, 0.0, -0.5]:
+        with pytest.raises(ValueError, match=rf"n_components={bad!r} is a float, so it must be a "
+                                             r"fraction of the variance in \(0, 1\)"):
+            ml.PCA(n_components=bad).fit(X)
+    with pytest.raises(TypeError, match="n_components must be a positive integer, a variance "
+                                        "fraction in"):
+        ml.PCA(n_components="mle").fit(X)
+
+
+@pytest.mark.parametrize("n_features", [300, 2500])  # dense covariance, ARPACK operator
+def test_pca_on_sparse_data_centres_implicitly(n_features):
+    import scipy.sparse as sp
+    from sklearn.decomposition import PCA as SkPCA
+
+    S = sp.random(150, n_features, density=0.02, random_state=0, format="csr")
+    ours = ml.PCA(n_components=3).fit(S)
+    dense = ml.PCA(n_components=3).fit(S.toarray())
+    np.testing.assert_allclose(ours.explained_variance_, dense.explained_variance_, rtol=1e-8)
+    np.testing.assert_allclose(ours.transform(S), dense.transform(S.toarray()), atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_ratio_, dense.explained_variance_ratio_,
+                               rtol=1e-8)
+    sk = SkPCA(n_components=3, svd_solver="arpack", random_state=0).fit(S)
+    np.testing.assert_allclose(ours.explained_variance_, sk.explained_variance_, rtol=1e-8)
+    # not TruncatedSVD: without centring, the first axis would point at the mean
+    assert abs(ours.components_[0] @ ours.mean_) < 0.9 * np.linalg.norm(ours.mean_)
+    assert sp.issparse(S) and ours.transform(S[:4]).shape == (4, 3)
