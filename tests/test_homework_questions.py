@@ -22,7 +22,7 @@ REQUIRED = {
     "eigenmaps.dirichlet_energy", "isomap.residual_variance",
 }
 ALL = questions()
-MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].mistakes]
+MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].all_mistakes()]
 
 
 def test_bank_size_and_required_questions():
@@ -52,16 +52,22 @@ def test_stub_is_not_implemented(name):
 @pytest.mark.parametrize(("name", "mistake"), MISTAKES, ids=[f"{q}-{m}" for q, m in MISTAKES])
 def test_mistake_is_rejected_with_its_diagnosis(name, mistake):
     question = get_question(name)
-    wrong = next(m for m in question.mistakes if m.name == mistake)
-    diagnosed = 0
+    wrong = next(m for m in question.all_mistakes() if m.name == mistake)
+    diagnosed = judged = 0
     for seed in SEEDS:
         for inputs in question.cases(seed):
-            outcome = {"value": to_plain(wrong.wrong(**inputs))}
+            answer = wrong.answer(inputs, question.expected(inputs))
+            outcome = {"value": to_plain(answer)}
             case = evaluate_case(question, inputs, outcome)
             assert not case.passed, f"{mistake} passed on seed {seed}"
+            parts = answer if isinstance(answer, tuple) else (answer,)
+            if any(np.isnan(np.asarray(a, dtype=float)).any() for a in parts):
+                assert case.status and question.nan_hint in (case.diagnosis, "")
+                continue  # a hard case where the slip gives NaN: the NaN hint says so
+            judged += 1
             diagnosed += case.diagnosis == wrong.diagnosis
     # every case must be diagnosed (a wrong answer may rarely coincide with another mistake)
-    assert diagnosed >= 2 * len(SEEDS) - 1, f"{mistake}: diagnosed {diagnosed} cases"
+    assert diagnosed >= judged - 1 and diagnosed >= 1, f"{mistake}: diagnosed {diagnosed} cases"
 
 
 def test_plain_round_trip_is_exact_float64():
@@ -73,10 +79,9 @@ def test_plain_round_trip_is_exact_float64():
 
 def test_every_assignment_asks_for_understanding():
     """Issue 16: at least two derivation or analysis questions per assignment, graded."""
-    from mlnotes.homework import ASSIGNMENTS
-    from mlnotes.homework.bank import understanding
+    from mlnotes.homework.assignments import ASSIGNMENTS, UNDERSTANDING
 
-    derived = {name for name, q in QUESTIONS.items()
-               if q.make_inputs.__module__ == understanding.__name__}
+    assert UNDERSTANDING <= set(QUESTIONS)
     for name, questions_ in ASSIGNMENTS.items():
-        assert len(derived & set(questions_)) >= 2, name
+        graded = {q for q, points in questions_.items() if points > 0}
+        assert len(UNDERSTANDING & graded) >= 2, name

@@ -2,48 +2,48 @@
 
 Each assignment matches a notebook in ``book/homework/`` (the student version) and
 ``book/homework/instructor/`` (with the solutions); the function names students define are the
-questions' stub names (``Question.function``). The last questions of each assignment ask for
-understanding (a derivation or an analysis with a checkable number, ``bank/understanding.py``).
+questions' stub names (``Question.function``).
+
+A graded question asks for work that neither the book's chapters (their solutions and hints)
+nor the package hand over: variants (another kernel, another weighting or normalisation, another
+objective), inputs where the plain formula breaks, closed forms brute force cannot reach, and
+derivations with a checked number (:data:`UNDERSTANDING`); ``tests/test_homework_answers.py``
+runs every function of the book and of the package against each one. A chapter exercise appears
+only as an ungraded warm-up (0 points): its solution is in the book.
 """
 
 ASSIGNMENTS = {
     "spectral": {
-        "kernels.double_center": 1,
-        "kernels.center_kernel_test": 1,
-        "mds.classical_mds": 2,
-        "graphs.knn_graph": 1,
-        "graphs.floyd_warshall": 2,
-        "lle.weights": 2,
-        "lle.alignment_matrix": 1,
-        "eigenmaps.heat_kernel_weights": 1,
-        "eigenmaps.laplacian": 1,
+        "kernels.double_center": 0,
+        "eigenmaps.laplacian": 0,
+        "kernels.weighted_double_center": 2,
+        "eigenmaps.cauchy_weights": 1,
         "lle.null_vector": 1,
         "eigenmaps.trivial_eigenvectors": 2,
-        "isomap.residual_variance": 1,
-    },
-    "sne": {
-        "sne.conditional_affinities": 1,
-        "sne.entropy_bits": 1,
-        "sne.perplexity_search": 2,
-        "sne.joint_affinities": 1,
-        "sne.student_t_affinities": 1,
-        "sne.kl_divergence": 1,
-        "sne.tsne_gradient": 2,
-        "sne.perplexity_limits": 1,
-        "sne.tsne_forces": 2,
+        "eigenmaps.path_spectrum": 2,
     },
     "embeddings": {
-        "kernels.center_kernel": 1,
-        "kernel_pca.transform": 2,
-        "pca.reconstruction_error": 1,
-        "pca.principal_subspace": 1,
-        "eigenmaps.normalized_laplacian": 1,
-        "lle.embedding": 1,
-        "eigenmaps.embedding": 2,
-        "autoencoder.step": 2,
-        "kernel_pca.linear_scores": 1,
+        "pca.weighted_subspace": 2,
+        "kernel_pca.feature_space_error": 2,
+        "autoencoder.tied_step": 2,
         "eigenmaps.dirichlet_energy": 1,
+        "autoencoder.linear_optimum": 1,
     },
+    "sne": {
+        "sne.laplace_affinities": 1,
+        "sne.laplace_bandwidths": 2,
+        "sne.reverse_kl_gradient": 2,
+        "sne.tsne_forces": 2,
+        "sne.perplexity_limits": 1,
+        "umap.attraction_gradient": 1,
+    },
+}
+
+# The questions that ask for a derivation or a prediction (a number the derivation gives).
+UNDERSTANDING = {
+    "lle.null_vector", "eigenmaps.trivial_eigenvectors", "eigenmaps.path_spectrum",
+    "eigenmaps.dirichlet_energy", "autoencoder.linear_optimum", "sne.perplexity_limits",
+    "sne.tsne_forces", "umap.attraction_gradient",
 }
 
 

@@ -4,13 +4,18 @@ A :class:`Question` bundles what is needed to check one function:
 
 * the stub a student starts from (its signature and docstring);
 * ``make_inputs(rng)``: the trusted generator of one test case (a dict of named arguments);
-* ``reference(**inputs)``: the answer from mlnotes' own implementation;
+* ``reference(**inputs)``: the reference answer: mlnotes' own implementation for a chapter's
+  exercise, the instructor's (read from their solutions, never shipped with the package) for a
+  graded homework question (:mod:`mlnotes.homework.bank.solutions`); where it cannot be read, the
+  properties are still tested and the report says the comparison happens when the work is graded;
 * ``properties``: statements about the answer that must hold whatever the reference says
   (symmetric, rows sum to one, ...);
 * ``compare(answer, expected, inputs)``: agreement with the reference, up to the freedom the
   mathematics allows (:mod:`mlnotes.homework.compare`);
 * ``mistakes``: a catalogue of plausible wrong answers, each a function computing that wrong
-  answer and the diagnosis to print when a student's answer matches it.
+  answer (from the inputs, or from the reference answer) and the diagnosis to print when a
+  student's answer matches it. A diagnosis says which property fails and where to look; for a
+  question that asks for understanding it never states the answer.
 
 An answer always travels as *plain data* (nested lists of numbers, see :func:`to_plain`) and is
 rebuilt here as exact ``float64`` arrays by :func:`from_plain`, whether it came from a sandboxed
@@ -42,6 +47,13 @@ DEFINITION = "<definition>"
 MAX_NESTING = 4
 # How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
 MISTAKE_TOL = 1e-6
+UNVERIFIED = ("the comparison with the reference answer happens when your work is graded (the "
+              "reference is your instructor's); the properties above are all that can be "
+              "checked here")
+
+
+class ReferenceUnavailable(LookupError):
+    """The reference answer of a graded homework question cannot be read here."""
 
 
 # --- plain data (to_plain runs beside the student code, see _child.py) ------------------------
@@ -118,11 +130,21 @@ class Property:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A plausible wrong answer: ``wrong(**inputs)`` computes it; ``diagnosis`` explains it."""
+    """A plausible wrong answer: ``wrong(**inputs)`` computes it (or ``derive(expected,
+    inputs)`` from the reference answer, a tuple of arrays, where computing it from the inputs
+    would spell out the right answer), returned as the student's function would return it;
+    ``diagnosis`` explains it."""
 
     name: str
-    wrong: Callable
-    diagnosis: str
+    wrong: Callable = None
+    diagnosis: str = ""
+    derive: Callable = None
+
+    def answer(self, inputs, expected):
+        """The wrong answer on ``inputs`` (plain data or arrays)."""
+        if self.derive is not None:
+            return self.derive(tuple(np.array(e) for e in expected), copy.deepcopy(inputs))
+        return self.wrong(**copy.deepcopy(inputs))
 
 
 @dataclass(frozen=True)
@@ -146,6 +168,18 @@ class Question:
     allow_inf: bool = False
     # questions whose function this one's function usually calls (its own helper functions)
     depends_on: tuple = ()
+    # ``rng -> [inputs, ...]``: fixed hard cases added to the random ones (a bandwidth so small
+    # that the plain formula underflows)
+    extra_cases: Callable = None
+    # ``inputs -> (shape, ...)``: the shape of each output, to judge an answer without the
+    # reference
+    shapes: Callable = None
+    # ``() -> (Mistake, ...)``: likely mistakes kept private with the reference answers
+    private_mistakes: Callable = None
+
+    def all_mistakes(self):
+        return tuple(self.mistakes) + (tuple(self.private_mistakes())
+                                       if self.private_mistakes else ())
 
     def stub_source(self):
         """The code a student starts from."""
@@ -159,7 +193,8 @@ class Question:
     def cases(self, seed):
         """The inputs of every case, generated from ``seed`` (trusted side only)."""
         rng = np.random.default_rng(seed)
-        return [self.make_inputs(rng) for _ in range(self.n_cases)]
+        cases = [self.make_inputs(rng) for _ in range(self.n_cases)]
+        return cases + (list(self.extra_cases(rng)) if self.extra_cases else [])
 
     def shape_answer(self, value):
         """Plain data -> a tuple of float64 arrays, one per output, or an :class:`AnswerError`."""
@@ -197,6 +232,7 @@ class CaseReport:
     lines: list = field(default_factory=list)   # (ok, text)
     diagnosis: str = ""
     status: str = ""        # "" for an answer that was judged, else why it could not be judged
+    verified: bool = True   # False: no reference answer here, only the properties were tested
 
     @property
     def passed(self):
@@ -229,17 +265,28 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         report.status = f"{WRONG_KIND}: {exc}"
         return report
     if expected is None:
-        expected = question.expected(inputs)
-
+        try:
+            expected = question.expected(inputs)
+        except ReferenceUnavailable:
+            report.verified = False
+            if not question.properties:
+                report.status = UNVERIFIED
+                return report
     names = question.outputs
-    for name, a, e in zip(names, answer, expected, strict=False):
-        if a.shape == e.shape:
+    if report.verified:
+        shapes = [e.shape for e in expected]
+    elif question.shapes is not None:
+        shapes = [tuple(s) for s in question.shapes(inputs)]
+    else:
+        shapes = [a.shape for a in answer]
+    for name, a, shape in zip(names, answer, shapes, strict=False):
+        if a.shape == shape:
             continue
-        want = f"shape {e.shape}" if e.ndim else "a single number"
+        want = f"shape {shape}" if shape else "a single number"
         got = f"shape {a.shape}" if a.ndim else "a single number"
         report.status = f"{WRONG_KIND}: {name} should be {want}, got {got}"
-        if a.ndim == 2 and a.shape == e.shape[::-1]:
-            report.diagnosis = f"{name} is transposed: return the {e.shape} array, not its transpose."
+        if a.ndim == 2 and a.shape == shape[::-1]:
+            report.diagnosis = f"{name} is transposed: return the {shape} array, not its transpose."
         return report
     for name, a in zip(names, answer, strict=False):
         what = _non_finite(a, question.allow_inf)
@@ -248,8 +295,8 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
             report.diagnosis = question.nan_hint if "NaN" in what else ""
             return report
     tol = question.tolerance(inputs, expected)
-    for name, e in zip(names, expected, strict=False):
-        label = f"{name} has shape {e.shape}" if e.ndim else f"{name} is a single number"
+    for name, shape in zip(names, shapes, strict=False):
+        label = f"{name} has shape {shape}" if shape else f"{name} is a single number"
         report.lines.append((True, label))
     failed_hints = []
     for prop in question.properties:
@@ -261,6 +308,9 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         report.lines.append((bool(ok), text))
         if not ok and prop.hint:
             failed_hints.append(prop.hint)
+    if not report.verified:
+        report.diagnosis = failed_hints[0] if failed_hints else ""
+        return report
     try:
         ok, detail = question.compare(answer, expected, inputs, tol)
     except Exception as exc:  # noqa: BLE001
@@ -285,9 +335,9 @@ def _non_finite(a, allow_inf):
 
 def diagnose(question, inputs, answer, expected, tol):
     """Name the likely mistake: a catalogued wrong answer it matches, else a constant factor."""
-    for mistake in question.mistakes:
+    for mistake in question.all_mistakes():
         try:
-            wrong = question.shape_answer(to_plain(mistake.wrong(**copy.deepcopy(inputs))))
+            wrong = question.shape_answer(to_plain(mistake.answer(inputs, expected)))
             same_shapes = all(w.shape == a.shape for w, a in zip(wrong, answer, strict=True))
             if same_shapes and question.compare(answer, wrong, inputs, max(tol, MISTAKE_TOL))[0]:
                 return mistake.diagnosis
@@ -338,12 +388,29 @@ class Report:
     def diagnosis(self):
         return next((c.diagnosis for c in self.cases if c.diagnosis), "")
 
+    @property
+    def verified(self):
+        """Whether the answer was compared with the reference (not only its properties)."""
+        return all(c.verified for c in self.cases)
+
+    @property
+    def feedback(self):
+        """One paragraph for the grades CSV: the status, and the likely mistake where it adds to
+        it (never the answer of a question that asks for understanding)."""
+        status, diagnosis = self.status, self.diagnosis
+        return status if not diagnosis or diagnosis in status else f"{status}; likely mistake: " \
+            f"{diagnosis}"
+
     def text(self, *, student=True):
         """The report as printed by ``check`` (``student=False``: for the grader's feedback,
         without the seed and the notebook hint)."""
         head = f"{self.question}: " + ("PASSED" if self.passed else "FAILED")
+        if self.passed and not self.verified:
+            head += " the checks that can run here"
         out = [head]
         out += [f"  note: {n}" for n in self.notes]
+        if not self.verified and self.cases:
+            out.append(f"  note: {UNVERIFIED}")
         if self.cases and all(c.status == NOT_IMPLEMENTED for c in self.cases):
             out.append(f"  {NOT_IMPLEMENTED}" + (
                 ": replace the `raise NotImplementedError` line with\n  your code, then run "

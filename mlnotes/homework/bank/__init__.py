@@ -1,12 +1,24 @@
 """The question bank: every question of the homework, by name.
 
-Each module holds the questions of one part of the book; every reference answer comes from the
-mlnotes function that the book's chapter builds (imported here, in the trusted process). The bank
-depends on :mod:`mlnotes.homework.core` (what a question is, how it is judged); the core never
-imports the bank.
+Two kinds of question live here. A chapter's exercise (``check("sne.kl_divergence", ...)`` in
+the t-SNE chapter) is checked against the mlnotes function the chapter builds: the chapter hands
+its solution over anyway (modules by part of the book). A graded homework question
+(:mod:`.homework`, and the derivations of :mod:`.understanding`) asks for other work, and its
+reference answer is the instructor's, read from their solutions (:mod:`.solutions`), never
+shipped with the package. The bank depends on :mod:`mlnotes.homework.core` (what a question is,
+how it is judged); the core never imports the bank.
 """
 
-from . import autoencoder, eigenmaps, graphs, lle, matrices, sne, understanding  # noqa: F401
+from . import (  # noqa: F401
+    autoencoder,
+    eigenmaps,
+    graphs,
+    homework,
+    lle,
+    matrices,
+    sne,
+    understanding,
+)
 from ._common import BANK as QUESTIONS
 
 __all__ = ["QUESTIONS", "get_question"]

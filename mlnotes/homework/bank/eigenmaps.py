@@ -160,10 +160,24 @@ def _eigenmaps_inputs(rng):
     return {"W": _heat(G, float(np.median(finite) ** 2)), "n_components": 2}
 
 
-def _generalised(W, n_components, *, skip=1, standard=False, unit=False):
+def _generalised(W, n_components, *, skip=1, standard=False, unit=False, largest=False):
     L = np.diag(_degree(W)) - W
-    V = bottom_eigvecs(L, n_components, skip, None if standard else np.diag(_degree(W)))
+    V = bottom_eigvecs(L, n_components, skip, None if standard else np.diag(_degree(W)),
+                       largest=largest)
     return V / np.linalg.norm(V, axis=0) if unit else V
+
+
+def _sym_not_mapped_back(W, n_components):
+    """The eigenvectors U of L_sym, returned as they are (the slip of the chapter's box)."""
+    return bottom_eigvecs(_lap_sym(W), n_components, 1)
+
+
+def _eigenvectors_as_rows(W, n_components):
+    """Rows 1 .. L of the (N, N) matrix of generalised eigenvectors, as columns."""
+    from scipy.linalg import eigh
+
+    lam, V = eigh(np.diag(_degree(W)) - W, np.diag(_degree(W)))
+    return V[np.argsort(lam)[1:n_components + 1], :].T
 
 
 def _eigenmaps_tolerance(inputs, expected):
@@ -210,5 +224,16 @@ Z^T D Z = I; column signs are free.""",
                 "off by one: skip only the first (constant) eigenvector."),
         Mistake("unit norm", lambda W, n_components: _generalised(W, n_components, unit=True),
                 "the columns have unit length: normalise them so that Z^T D Z = I."),
+        Mistake("L_sym", _sym_not_mapped_back,
+                "these are eigenvectors u of L_sym = D^-1/2 L D^-1/2, returned as they are: "
+                "they solve L_sym u = lambda u, and the generalised problem needs v with "
+                "u = D^1/2 v, so map each back (v = D^-1/2 u) before returning."),
+        Mistake("largest", lambda W, n_components: _generalised(W, n_components, skip=0,
+                                                                 largest=True),
+                "these are eigenvectors of the LARGEST eigenvalues: eigenmaps minimises "
+                "sum_ij w_ij ||z_i - z_j||^2, so take the smallest (after the constant one)."),
+        Mistake("rows", _eigenvectors_as_rows,
+                "the eigenvectors were taken as rows: numpy and scipy return them as the "
+                "COLUMNS of the eigenvector matrix (V[:, j] belongs to eigenvalue j)."),
     ),
 ))

@@ -52,6 +52,19 @@ def _lle_mutant(X, n_neighbors, reg, *, scaled=True, normalise=True, self_=False
     return W.T if transpose else W
 
 
+def _unconstrained(X, n_neighbors, reg):
+    """Plain (ridge) least squares x_i ~ sum_j w_ij x_j, without the sum-to-one constraint."""
+    N = len(X)
+    D2 = squared_distances(X)
+    np.fill_diagonal(D2, np.inf)
+    W = np.zeros((N, N))
+    for i in range(N):
+        nb = np.argsort(D2[i])[:n_neighbors]
+        G = X[nb] @ X[nb].T
+        W[i, nb] = np.linalg.solve(G + reg * np.trace(G) * np.eye(n_neighbors), X[nb] @ X[i])
+    return W
+
+
 def _lle_tolerance(inputs, expected):
     X, k, reg = inputs["X"], inputs["n_neighbors"], inputs["reg"]
     D2 = squared_distances(X)
@@ -91,7 +104,11 @@ Returns the (N, N) array W with row i holding w on i's neighbours, 0 elsewhere.
     compare=compare_close,
     tolerance=_lle_tolerance,
     outputs=("W",),
-    properties=(sums_to(1, 1, name="W"), zero_diagonal(name="W"),
+    properties=(sums_to(1, 1, name="W", hint=(
+        "the rows of W do not sum to one: LLE's weights minimise the reconstruction error "
+        "UNDER the constraint sum_j w_ij = 1 (which makes them invariant to translations); "
+        "plain least squares ignores it. Work with the neighbours relative to x_i.")),
+        zero_diagonal(name="W"),
                 Property("weights sit only on each point's k nearest neighbours",
                          _on_neighbours)),
     mistakes=(
@@ -101,6 +118,11 @@ Returns the (N, N) array W with row i holding w on i's neighbours, 0 elsewhere.
         Mistake("no reg", lambda X, n_neighbors, reg: _lle_mutant(X, n_neighbors, 1e-13),
                 "missing regularisation: with more neighbours than dimensions G_i is "
                 "singular; add reg * trace(G_i) * I before solving."),
+        Mistake("least squares", _unconstrained,
+                "plain least squares x_i ~ sum_j w_ij x_j, without the constraint "
+                "sum_j w_ij = 1: LLE's weights are constrained (that makes them invariant to "
+                "translations); with the neighbours relative to x_i the constraint gives "
+                "G_i w = lambda 1."),
         Mistake("unnormalised", lambda **kw: _lle_mutant(**kw, normalise=False),
                 "the weights must sum to one: divide each row's solution by its sum."),
         Mistake("self", lambda **kw: _lle_mutant(**kw, self_=True),
@@ -195,6 +217,9 @@ free.""",
         Mistake("largest", lambda M, n_components: bottom_eigvecs(M, n_components, 0, largest=True),
                 "these are eigenvectors of the largest eigenvalues: LLE minimises "
                 "tr(Z^T M Z), so take the smallest (after the constant one)."),
+        Mistake("rows", lambda M, n_components: np.linalg.eigh(M)[1][1:n_components + 1].T,
+                "the eigenvectors were taken as rows: np.linalg.eigh returns them as the "
+                "COLUMNS of its second output (V[:, j] belongs to eigenvalue j)."),
         Mistake("sqrt N", lambda M, n_components: np.sqrt(len(M)) * bottom_eigvecs(
             M, n_components, 1),
             "the columns are scaled by sqrt(N) (the notes' Z^T Z = N I): the question asks "

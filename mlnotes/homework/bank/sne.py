@@ -53,6 +53,28 @@ def _conditional_inputs(rng):
     return {"D2": D2, "sigma": sigma, "_P": P}
 
 
+# In the hard case, exp(-D2_ij / 2 sigma_i^2) is below exp(-UNDERFLOW) for every j of some rows:
+# 0 in float64, so the plain formula divides 0 by 0 there.
+UNDERFLOW = 800.0
+
+
+def _stable_rows(D2, sigma):
+    """p_{j|i} with each row's exponents shifted by its smallest off-diagonal D2_ij."""
+    off = D2 + np.diag(np.full(len(D2), np.inf))
+    E = np.exp(-(off - off.min(axis=1, keepdims=True)) / (2 * sigma[:, None] ** 2))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def _tiny_bandwidth_inputs(rng):
+    """Bandwidths so small on some rows that every plain exp(-D2_ij / 2 sigma_i^2) is 0."""
+    d = _conditional_inputs(rng)
+    D2, sigma = d["D2"], d["sigma"].copy()
+    nearest = np.where(np.eye(len(D2), dtype=bool), np.inf, D2).min(axis=1)
+    rows = rng.choice(len(D2), size=max(1, len(D2) // 3), replace=False)
+    sigma[rows] = np.sqrt(nearest[rows] / (2 * UNDERFLOW)) * rng.uniform(0.3, 0.9, size=len(rows))
+    return [{"D2": D2, "sigma": sigma, "_P": _stable_rows(D2, sigma)}]
+
+
 register(Question(
     name="sne.conditional_affinities",
     function="conditional_affinities",
@@ -63,12 +85,20 @@ D2 : (N, N) squared distances. sigma : (N,) bandwidths sigma_i > 0.
 Returns P, (N, N): p_{j|i} = exp(-D2_ij / (2 sigma_i^2)) / sum_{k != i} exp(-D2_ik / (2 sigma_i^2)),
 with p_{i|i} = 0; row i is the distribution p_{.|i}.""",
     make_inputs=_conditional_inputs,
+    extra_cases=_tiny_bandwidth_inputs,
     reference=lambda D2, sigma, _P: _P,
     compare=compare_close,
     tolerance=lambda inputs, expected: max(tol_direct(len(inputs["D2"])), 1e-9),
     outputs=("P_cond",),
     properties=(sums_to(1, 1, name="P"), zero_diagonal(name="P"), in_range(0, 1)),
+    nan_hint="rows of P are 0/0: with a small sigma_i every exp(-D2_ij / 2 sigma_i^2) of the "
+             "row underflows to 0. A ratio does not change when every exponent of the row is "
+             "shifted by the same amount: shift row i by its smallest D2_ij (j != i), so that "
+             "its largest term is exp(0) = 1 (the safeguard the exercise asks for).",
     mistakes=(
+        Mistake("transposed", derive=lambda expected, inputs: expected[0].T,
+                diagnosis="P is transposed: row i must hold the distribution p_{.|i} (it sums "
+                          "to 1 over j); yours has it in column i."),
         Mistake("diagonal", lambda D2, sigma, _P: _gaussian_rows(D2, sigma,
                                                                  keep_diagonal=True),
                 "p_{i|i} must be 0: leave k = i out of the normalising sum (and the row)."),
@@ -149,13 +179,31 @@ def _search_inputs(rng):
                                                                      2))}
 
 
+def perplexity_miss(perp, target):
+    """Whether the rows' perplexities ``perp`` reach ``target``, and if not which way they miss
+    and by how much (the target itself is the student's own input, never restated)."""
+    rel = perp / target - 1
+    bad = np.abs(rel) > PERPLEXITY_RTOL
+    if not bad.any():
+        return True, ""
+    high, low = int((rel > PERPLEXITY_RTOL).sum()), int((rel < -PERPLEXITY_RTOL).sum())
+    if high and low:
+        return False, (f"{high} rows too high and {low} too low, by up to "
+                       f"{float(np.abs(perp - target).max()):.3g} "
+                       f"({float(np.abs(rel).max()):.1%})")
+    way, gap = ("too high", perp - target) if high else ("too low", target - perp)
+    return False, (f"{high or low} of {len(perp)} rows reach a perplexity {way}, by "
+                   f"{float(gap[bad].mean()):.3g} on average "
+                   f"({float(np.abs(rel[bad]).mean()):.1%}): "
+                   + ("each sigma_i is too large" if high else "each sigma_i is too small"))
+
+
 def _reaches_perplexity(answer, inputs, tol):
     sigma = answer[0]
     if sigma.shape != (len(inputs["D2"]),) or not np.all(sigma > 0):
         return False, "some sigma_i <= 0"
-    perp = 2.0 ** _entropy(_gaussian_rows(inputs["D2"], sigma))
-    worst = float(np.abs(perp / inputs["perplexity"] - 1).max())
-    return worst <= PERPLEXITY_RTOL, f"a row's perplexity is off by {worst:.1%}"
+    perp = 2.0 ** _entropy(_stable_rows(inputs["D2"], sigma))
+    return perplexity_miss(perp, inputs["perplexity"])
 
 
 register(Question(
@@ -173,7 +221,10 @@ Returns sigma, (N,), accurate to a relative 1e-4 or better.""",
     compare=compare_close,
     tolerance=fixed_tolerance(SIGMA_RTOL),
     outputs=("sigma",),
-    properties=(Property("each row of P reaches the perplexity (0.1%)", _reaches_perplexity),),
+    properties=(Property("each row of P reaches the perplexity (0.1%)", _reaches_perplexity,
+                         hint="the search stops at the wrong perplexity: compare 2 ** H_i (H_i "
+                              "in bits) with exactly the perplexity you were given; the line "
+                              "above says which way the rows miss."),),
     mistakes=(
         Mistake("nats", lambda D2, perplexity: _search(D2, perplexity, entropy_base=np.e),
                 "entropy in nats, perplexity expects bits: compare log2-entropy with "
@@ -311,6 +362,15 @@ def _tsne_grad(Z, P, *, factor=4.0, kernel=True, gaussian=False):
     return factor * (M.sum(axis=1)[:, None] * Z - M @ Z)
 
 
+def _tsne_repulsion(Z):
+    """4 sum_j q_ij w_ij (z_i - z_j), the repulsive part of the t-SNE gradient."""
+    D2 = squared_distances(Z)
+    W = 1 / (1 + D2)
+    np.fill_diagonal(W, 0.0)
+    M = W / W.sum() * W
+    return 4.0 * (M.sum(axis=1)[:, None] * Z - M @ Z)
+
+
 def _fd_gradient(answer, inputs, tol):
     Z, P = inputs["Z"], inputs["P"]
     G = np.zeros_like(Z)
@@ -345,6 +405,13 @@ dC/dz_i = 4 sum_j (p_ij - q_ij) (z_i - z_j) / (1 + ||z_i - z_j||^2).""",
                              a[0].sum(0), 0, atol=1e-8 * max(np.abs(a[0]).max(), 1e-12))),
                              "they do not"))),
     mistakes=(
+        Mistake("zero", lambda Z, P: np.zeros_like(Z),
+                "the gradient is zero everywhere: compute dC/dz_i from p_ij - q_ij, which is "
+                "not zero unless Q already equals P."),
+        Mistake("attraction only", lambda Z, P: _tsne_grad(Z, P) + _tsne_repulsion(Z),
+                "only the attraction: q_ij depends on every z through its normalisation, and "
+                "the term -q_ij of (p_ij - q_ij) gives the repulsion; 4 sum_j (p_ij - q_ij) "
+                "... has both."),
         Mistake("no 4", lambda Z, P: _tsne_grad(Z, P, factor=1.0),
                 "grad equals 0.25 x the expected: the factor 4 is missing."),
         Mistake("ascent", lambda Z, P: -_tsne_grad(Z, P),

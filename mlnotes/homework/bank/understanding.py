@@ -2,17 +2,21 @@
 the grader can check (issue 16). Each docstring states what to derive; the function returns the
 derived quantity, computed from the derivation rather than by brute force where that matters.
 
-* ``lle.null_vector``: M 1 = (I - W)^T (1 - W 1), hence M 1 = 0 when rows of W sum to one;
-* ``eigenmaps.trivial_eigenvectors``: the null space of L_rw (constant on each component);
-* ``sne.perplexity_limits``: the perplexity as sigma -> 0 (the number of tied nearest
-  neighbours) and as sigma -> infinity (N - 1);
+* ``lle.null_vector``: M 1 for weights whose rows need not sum to one;
+* ``eigenmaps.trivial_eigenvectors``: the null space of L_rw, and its dimension;
+* ``sne.perplexity_limits``: the perplexity as sigma -> 0 and as sigma -> infinity;
 * ``sne.tsne_forces``: the t-SNE gradient split into attraction and repulsion;
-* ``kernel_pca.linear_scores``: kernel PCA with the linear kernel gives PCA's scores, Z = V sqrt(lambda);
-* ``eigenmaps.dirichlet_energy``: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2, zero for constants;
+* ``kernel_pca.linear_scores``: kernel PCA with the linear kernel gives PCA's scores;
+* ``eigenmaps.dirichlet_energy``: f^T L f as a sum over the edges;
 * ``isomap.residual_variance``: Tenenbaum et al.'s 1 - R^2, to predict what a short circuit does.
 
-The references are computed here from first principles (numpy, scipy), independently of the
-chapters' code.
+The questions graded in the homework (:data:`~mlnotes.homework.assignments.ASSIGNMENTS`) take
+their references from the instructor's solutions (:mod:`.solutions`): what is here spells out no
+answer, and their catalogued mistakes are derived from the reference answer, or kept with it.
+Their diagnoses point to the step of the derivation that fails, never to the result.
+``kernel_pca.linear_scores`` and ``isomap.residual_variance`` are no longer graded (the PCA
+chapter's dual PCA and ``mlnotes.metrics.residual_variance`` answer them); their references are
+computed here from first principles (numpy, scipy).
 """
 
 import numpy as np
@@ -30,6 +34,7 @@ from ._common import (
     register,
     squared_distances,
 )
+from .solutions import PrivateReference, private_mistakes
 
 # Null-space (trivial) eigenvectors are compared as subspaces, to this relative accuracy: an
 # eigen-solver on the non-symmetric L_rw loses a few digits, the components are well connected.
@@ -51,12 +56,13 @@ def _raw_weights(rng):
     return {"W": W}
 
 
-def _m_ones(W):
-    # M 1 = (I - W)^T (I - W) 1 = (I - W)^T (1 - W 1)
-    return (np.eye(len(W)) - W).T @ (1.0 - W.sum(axis=1))
+def _graded(name):
+    """The reference and the private mistakes of graded question ``name``: the instructor's."""
+    return {"reference": PrivateReference(name), "private_mistakes": private_mistakes(name)}
 
 
 register(Question(
+    **_graded("lle.null_vector"),
     name="lle.null_vector",
     function="m_times_ones",
     signature="def m_times_ones(W):",
@@ -66,18 +72,10 @@ W : (N, N) array of reconstruction weights (here the rows need NOT sum to one).
 Returns the vector M 1, shape (N,). Write it with W 1 (the row sums): the formula shows at once
 when M 1 = 0, i.e. why the constant vector is LLE's trivial eigenvector.""",
     make_inputs=_raw_weights,
-    reference=_m_ones,
     compare=compare_close,
     tolerance=lambda inputs, expected: tol_direct(len(inputs["W"])),
     outputs=("M1",),
-    mistakes=(
-        Mistake("no transpose", lambda W: (np.eye(len(W)) - W) @ (1.0 - W.sum(axis=1)),
-                "the outer factor is (I - W)^T, not (I - W): M = (I - W)^T (I - W)."),
-        Mistake("one factor", lambda W: 1.0 - W.sum(axis=1),
-                "that is (I - W) 1 = 1 - W 1, one factor of M: apply (I - W)^T to it."),
-        Mistake("ones", lambda W: (np.eye(len(W)) - W).T @ np.ones(len(W)),
-                "(I - W) 1 is 1 - W 1 (the row sums enter), not 1."),
-    ),
+    shapes=lambda inputs: [(len(inputs["W"]),)],
 ))
 
 
@@ -98,17 +96,13 @@ def _components_inputs(rng):
     return {"W": W[np.ix_(order, order)]}
 
 
-def _indicators(W, weight=None):
-    from scipy.sparse.csgraph import connected_components
-
-    n, labels = connected_components(W > 0, directed=False)
-    V = (labels[:, None] == np.arange(n)[None, :]).astype(float)
-    if weight is not None:
-        V = V * weight[:, None]
-    return V / np.linalg.norm(V, axis=0)
+def _degree_weighted(expected, inputs, power):
+    """The same subspace with each vertex scaled by d_i ** power (an answer-free wrong basis)."""
+    V = expected[0] * inputs["W"].sum(axis=1)[:, None] ** power
+    return np.linalg.qr(V)[0]  # an orthonormal basis of the wrong subspace
 
 
-def _compare_subspaces(answer, expected, inputs, tol):
+def compare_subspaces(answer, expected, inputs, tol):
     """The columns span the same subspace (any basis): compare the orthogonal projectors."""
     A, E = answer[0], expected[0]
     if A.ndim != 2 or A.shape[1] != E.shape[1]:
@@ -121,6 +115,7 @@ def _compare_subspaces(answer, expected, inputs, tol):
 
 
 register(Question(
+    **_graded("eigenmaps.trivial_eigenvectors"),
     name="eigenmaps.trivial_eigenvectors",
     function="trivial_eigenvectors",
     signature="def trivial_eigenvectors(W):",
@@ -131,17 +126,17 @@ components. Returns an (N, c) array whose c columns span the null space of L_rw 
 eigenvectors of eigenvalue 0): derive what they are (when is L v = 0?) and how many there are,
 rather than calling an eigen-solver. Any basis of that space is accepted.""",
     make_inputs=_components_inputs,
-    reference=lambda W: _indicators(W),
-    compare=_compare_subspaces,
+    compare=compare_subspaces,
     tolerance=lambda inputs, expected: SUBSPACE_TOL,
     outputs=("V",),
+    shapes=None,
     mistakes=(
-        Mistake("L_sym", lambda W: _indicators(W, np.sqrt(W.sum(1))),
-                "these span the null space of L_sym = D^-1/2 L D^-1/2 (D^1/2 1 on each "
-                "component); L_rw v = 0 means L v = 0: v is constant on each component."),
-        Mistake("left", lambda W: _indicators(W, W.sum(1)),
-                "that is the LEFT null space (u^T L_rw = 0 for u = D 1 on each component); the "
-                "eigenvectors L_rw v = 0 are constant on each component."),
+        Mistake("L_sym", derive=lambda e, inputs: _degree_weighted(e, inputs, 0.5),
+                diagnosis="these span the null space of L_sym = D^-1/2 L D^-1/2, not of L_rw: "
+                          "write L_rw v = 0 as an equation for L and see what it asks of v."),
+        Mistake("left", derive=lambda e, inputs: _degree_weighted(e, inputs, 1.0),
+                diagnosis="that is the LEFT null space (u^T L_rw = 0); the question asks for "
+                          "right eigenvectors, L_rw v = 0."),
     ),
 ))
 
@@ -157,15 +152,15 @@ def _lattice_inputs(rng):
     return {"D2": squared_distances(grid[keep]) * float(rng.choice([1.0, 4.0]))}
 
 
-def _limits(D2, *, top=None, low=None):
-    N = len(D2)
-    off = np.where(np.eye(N, dtype=bool), np.inf, D2)
-    ties = (off == off.min(axis=1, keepdims=True)).sum(axis=1)
-    return np.c_[ties if low is None else np.full(N, low),
-                 np.full(N, N - 1 if top is None else top)].astype(float)
+def _with_column(expected, k, values):
+    """The reference answer with column ``k`` replaced (an answer-free wrong answer)."""
+    wrong = np.array(expected[0], dtype=float)
+    wrong[:, k] = values(wrong[:, k])
+    return wrong
 
 
 register(Question(
+    **_graded("sne.perplexity_limits"),
     name="sne.perplexity_limits",
     function="perplexity_limits",
     signature="def perplexity_limits(D2):",
@@ -177,22 +172,28 @@ Derive both from p_{j|i} = exp(-D2_ij / 2 sigma_i^2) / sum_{k != i} exp(-D2_ik /
 which distribution does p_{.|i} tend to, and what is 2^H of it? (These limits bound the
 perplexity a user may ask for.)""",
     make_inputs=_lattice_inputs,
-    reference=_limits,
     compare=compare_close,
     tolerance=lambda inputs, expected: 1e-9,
     outputs=("limits",),
+    shapes=lambda inputs: [(len(inputs["D2"]), 2)],
     properties=(Property("each limit is at least 1 (2^H with H >= 0)", lambda a, i, tol: (
         bool(np.all(a[0] >= 1 - tol)), "a limit is below 1")),),
     mistakes=(
-        Mistake("N", lambda D2: _limits(D2, top=len(D2)),
-                "the upper limit counts the point itself: p_{i|i} = 0, so p_{.|i} tends to "
-                "the uniform distribution on the N - 1 others, perplexity N - 1."),
-        Mistake("one", lambda D2: _limits(D2, low=1),
-                "as sigma -> 0, p_{.|i} becomes uniform over ALL the nearest neighbours tied at "
-                "the smallest distance: the perplexity is their number, not always 1."),
-        Mistake("zero", lambda D2: _limits(D2, low=0),
-                "the perplexity 2^H is at least 1: as sigma -> 0 the entropy tends to "
-                "log2(number of tied nearest neighbours), not to -infinity."),
+        Mistake("N", derive=lambda e, inputs: _with_column(e, 1, lambda c: c + 1),
+                diagnosis="the upper limit is one too high: as sigma_i -> infinity every "
+                          "exp(-D2_ij / 2 sigma_i^2) tends to 1, but which j does the sum "
+                          "defining p_{.|i} run over? Count the entries of the row that can "
+                          "be non-zero."),
+        Mistake("one", derive=lambda e, inputs: _with_column(e, 0, np.ones_like),
+                diagnosis="the lower limit is not always the same number: as sigma_i -> 0, "
+                          "compare p_{j|i} / p_{k|i} = exp(-(D2_ij - D2_ik) / 2 sigma_i^2) for "
+                          "two points j, k at the SAME smallest distance, and for a farther "
+                          "one. The lattice inputs have such ties: look at the rows where "
+                          "your answer fails, and at 2^H of the distribution you find."),
+        Mistake("zero", derive=lambda e, inputs: _with_column(e, 0, np.zeros_like),
+                diagnosis="a perplexity 2^H is never below 1 (H >= 0): as sigma_i -> 0 the "
+                          "distribution p_{.|i} does not vanish, it concentrates; on which "
+                          "points?"),
     ),
 ))
 
@@ -208,19 +209,6 @@ def _forces_inputs(rng):
     return {"Z": Z, "P": P / P.sum()}
 
 
-def _forces(Z, P, *, gaussian=False, normalise=True, swap=False):
-    D2 = squared_distances(Z)
-    W = np.exp(-D2) if gaussian else 1.0 / (1.0 + D2)
-    np.fill_diagonal(W, 0.0)
-    Q = W / W.sum() if normalise else W
-
-    def pull(M):  # row i: sum_j m_ij (z_i - z_j)
-        return M.sum(axis=1)[:, None] * Z - M @ Z
-
-    attraction, repulsion = pull(P * W), pull(Q * W)
-    return (repulsion, attraction) if swap else (attraction, repulsion)
-
-
 def _zero_net(k, name):
     def test(answer, inputs, tol):
         F = answer[k]
@@ -233,6 +221,7 @@ def _zero_net(k, name):
 
 
 register(Question(
+    **_graded("sne.tsne_forces"),
     name="sne.tsne_forces",
     function="tsne_forces",
     signature="def tsne_forces(Z, P):",
@@ -244,19 +233,15 @@ dC/dz_i = 4 (a_i - r_i). Return the tuple (A, R) of (N, d) arrays:
 a_i = sum_j p_ij w_ij (z_i - z_j) (attraction) and r_i = sum_j q_ij w_ij (z_i - z_j)
 (repulsion). Derive why each adds up to zero over i.""",
     make_inputs=_forces_inputs,
-    reference=_forces,
     compare=compare_close,
     tolerance=lambda inputs, expected: max(1e-10, tol_direct(len(inputs["Z"]))),
     outputs=("attraction", "repulsion"),
+    shapes=lambda inputs: [inputs["Z"].shape, inputs["Z"].shape],
     properties=(_zero_net(0, "attraction"), _zero_net(1, "repulsion")),
     mistakes=(
-        Mistake("swapped", lambda Z, P: _forces(Z, P, swap=True),
-                "attraction and repulsion are swapped: p_ij (the data) attracts, q_ij (the "
-                "embedding) repels."),
-        Mistake("gaussian", lambda Z, P: _forces(Z, P, gaussian=True),
-                "w_ij is the Student-t kernel (1 + ||z_i - z_j||^2)^-1, not a Gaussian."),
-        Mistake("unnormalised q", lambda Z, P: _forces(Z, P, normalise=False),
-                "q_ij = w_ij / sum_{k != l} w_kl: the repulsion uses the normalised q."),
+        Mistake("swapped", derive=lambda e, inputs: (e[1], e[0]),
+                diagnosis="attraction and repulsion are swapped: which of p_ij (the data) "
+                          "and q_ij (the embedding) pulls points together?"),
     ),
 ))
 
@@ -338,17 +323,8 @@ def _energy_inputs(rng):
     return {"W": W, "F": F}
 
 
-def _energy(W, F, *, half=True, normalised=False):
-    d = W.sum(axis=1)
-    if normalised:
-        scale = np.where(d > 0, 1 / np.sqrt(np.where(d > 0, d, 1)), 0.0)
-        F = F * scale[:, None]
-    diff2 = (F[:, None, :] - F[None, :, :]) ** 2          # (f_i - f_j)^2 for every pair
-    E = np.einsum("ij,ijk->k", W, diff2)                   # sum_ij w_ij (f_i - f_j)^2
-    return 0.5 * E if half else E
-
-
 register(Question(
+    **_graded("eigenmaps.dirichlet_energy"),
     name="eigenmaps.dirichlet_energy",
     function="dirichlet_energy",
     signature="def dirichlet_energy(W, F):",
@@ -358,20 +334,20 @@ W : (N, N) symmetric weights, zero diagonal. F : (N, d) functions on the vertice
 Returns the (d,) energies, L = D - W. Derive the identity (expand the square, use the
 symmetry of W); then see which column of the inputs always has energy 0, and why.""",
     make_inputs=_energy_inputs,
-    reference=lambda W, F: np.einsum("ik,ij,jk->k", F, np.diag(W.sum(1)) - W, F),
     compare=compare_close,
+    shapes=lambda inputs: [(inputs["F"].shape[1],)],
     tolerance=lambda inputs, expected: tol_direct(len(inputs["W"])) * 10,
     outputs=("energy",),
     properties=(Property("every energy is >= 0 (L is positive semidefinite)", lambda a, i, tol: (
         bool(np.all(a[0] >= -tol * max(float(np.abs(a[0]).max(initial=0.0)), 1.0))),
         "an energy is negative")),),
     mistakes=(
-        Mistake("no half", lambda W, F: _energy(W, F, half=False),
-                "energy equals 2 x the expected: sum_ij counts each edge twice, hence the 1/2."),
-        Mistake("sign", lambda W, F: -_energy(W, F),
-                "the sign is flipped: L = D - W, not W - D (the energy is a sum of squares)."),
-        Mistake("normalised", lambda W, F: _energy(W, F, normalised=True),
-                "that is the energy of L_sym = D^-1/2 L D^-1/2; the question asks for L = D - W."),
+        Mistake("no half", derive=lambda e, inputs: 2 * e[0],
+                diagnosis="energy equals 2 x the expected: how many times does sum_ij count "
+                          "each edge?"),
+        Mistake("sign", derive=lambda e, inputs: -e[0],
+                diagnosis="the sign is flipped: the energy is a weighted sum of squares, so it "
+                          "cannot be negative; check the sign convention of L."),
     ),
 ))
 

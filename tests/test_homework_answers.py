@@ -1,0 +1,225 @@
+"""No graded homework question is answered by code the book or the package hands over (issue 22).
+
+Every function defined in a code cell of the book's chapter notebooks (exercise solutions,
+hints, helpers: the cells a reader can unfold) and every public function of the ``mlnotes``
+package is run, on the inputs of every graded homework question, exactly as the grader would
+run a student's function; none may pass a single question. A function that cannot be called
+with the question's arguments (another signature) cannot pass it either, and is counted apart.
+
+The chapters' own exercise questions (``check("sne.kl_divergence", ...)`` in a chapter) are not
+homework: their solutions are in the book on purpose. An assignment lists a chapter exercise
+only as an ungraded warm-up (0 points).
+"""
+
+import ast
+import importlib
+import inspect
+import json
+import pkgutil
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlnotes
+from mlnotes.homework import ASSIGNMENTS, get_question
+from mlnotes.homework.bank import solutions
+from mlnotes.homework.core import call_plain, evaluate_case
+from mlnotes.homework.student import student_args
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+SEEDS = (0, 1)
+# A call that takes longer than this (an optimiser run on the question's inputs) is stopped.
+CALL_SECONDS = 5
+# Package modules that only draw, fit estimators or load data: their functions answer nothing.
+SKIP_MODULES = ("mlnotes.homework", "mlnotes.widgets", "mlnotes.plotting", "mlnotes.datasets")
+
+GRADED = sorted({q for points in ASSIGNMENTS.values() for q, p in points.items() if p > 0})
+WARM_UPS = sorted({q for points in ASSIGNMENTS.values() for q, p in points.items() if p == 0})
+CHAPTER_EXERCISES = sorted({
+    name for nb in BOOK.glob("*.ipynb") for cell in json.loads(nb.read_text())["cells"]
+    if cell["cell_type"] == "code"
+    for name in __import__("re").findall(r'check\("([^"]+)"', "".join(cell["source"]))})
+
+
+@contextmanager
+def time_limit(seconds):
+    def stop(signum, frame):
+        raise TimeoutError(f"took longer than {seconds} s")
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _code(cell):
+    lines = "".join(cell["source"]).splitlines()
+    # IPython magics and shell lines are not Python; the rest of the cell is
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+
+
+def _definitions(tree):
+    """The statements of a cell that define things without running a computation: imports,
+    functions, classes, and names bound to constants (``EPS = 1e-12``, ``K = 2 * N``)."""
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+            yield node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and not any(
+                isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(node.value)):
+            yield node
+
+
+def book_functions():
+    """``[(notebook:function, function)]``: every function defined at the top level of a code
+    cell of a chapter notebook (solutions and hints included), defined in one namespace per
+    notebook with the notebook's imports and constants, so that helpers calling each other
+    work as in the chapter."""
+    found = []
+    for nb_path in sorted(BOOK.glob("*.ipynb")):
+        namespace = {"__name__": f"book_{nb_path.stem}"}
+        names = []
+        for cell in json.loads(nb_path.read_text())["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            try:
+                tree = ast.parse(_code(cell))
+            except SyntaxError:
+                continue
+            for node in _definitions(tree):
+                module = ast.Module(body=[node], type_ignores=[])
+                try:
+                    with time_limit(CALL_SECONDS):
+                        exec(compile(module, str(nb_path), "exec"), namespace)  # noqa: S102
+                except Exception:  # noqa: BLE001, S112 - a statement that needs the chapter's state
+                    continue
+                if isinstance(node, ast.FunctionDef):
+                    names.append(node.name)
+        found += [(f"{nb_path.stem}:{n}", namespace[n]) for n in dict.fromkeys(names)
+                  if callable(namespace.get(n))]
+    return found
+
+
+def package_functions():
+    """``[(module.function, function)]``: every public function of the mlnotes package."""
+    found = {}
+    for info in pkgutil.walk_packages(mlnotes.__path__, "mlnotes."):
+        if info.name.startswith(SKIP_MODULES) or info.name.split(".")[-1].startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001, S112 - a module being written right now, or an extra
+            continue
+        for name, fn in vars(module).items():
+            if (inspect.isfunction(fn) and not name.startswith("_")
+                    and fn.__module__ == module.__name__):
+                found[f"{info.name}.{name}"] = fn
+    return sorted(found.items())
+
+
+def _callable_with(fn, n_args):
+    try:
+        inspect.signature(fn).bind(*range(n_args))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+_TOO_SLOW = set()  # functions stopped once: an optimiser, not an answer; not run again
+
+
+def attempt(fn, question, cases):
+    """``"cannot be called"``, ``"failed"`` or ``"PASSED"``: ``fn`` judged like a student's."""
+    if not _callable_with(fn, len(student_args(cases[0][0]))):
+        return "cannot be called"
+    if fn in _TOO_SLOW:
+        return "failed"
+    for inputs, expected in cases:
+        with np.errstate(all="ignore"):
+            try:
+                with time_limit(CALL_SECONDS):
+                    outcome = call_plain(fn, student_args(inputs))
+            except TimeoutError:
+                _TOO_SLOW.add(fn)
+                return "failed"
+        if not evaluate_case(question, inputs, outcome, expected=expected).passed:
+            return "failed"
+    return "PASSED"
+
+
+@pytest.fixture(scope="module")
+def hard_cases():
+    """Each graded question's cases and reference answers (from the instructor's solutions)."""
+    assert solutions.available(), "the instructor's reference answers are needed here"
+    out = {}
+    for name in GRADED:
+        question = get_question(name)
+        cases = [inputs for seed in SEEDS for inputs in question.cases(seed)]
+        out[name] = [(inputs, question.expected(inputs)) for inputs in cases]
+    return out
+
+
+def _tally(functions, hard_cases):
+    passed, tried, called = [], 0, 0
+    for label, fn in functions:
+        for name in GRADED:
+            tried += 1
+            verdict = attempt(fn, get_question(name), hard_cases[name])
+            called += verdict != "cannot be called"
+            if verdict == "PASSED":
+                passed.append(f"{label} answers {name}")
+    return passed, tried, called
+
+
+def test_no_function_of_the_book_answers_a_homework_question(hard_cases):
+    functions = book_functions()
+    assert len(functions) >= 100, len(functions)  # the extraction found the chapters' code
+    names = {label.split(":")[1] for label, _ in functions}
+    # the solutions of the chapters' exercises are among them, and still pass their exercises
+    assert {"conditional_affinities", "find_bandwidths", "kl_divergence", "tsne_gradient",
+            "lle_weights", "laplacian_eigenmaps", "double_center"} <= names
+    passed, tried, called = _tally(functions, hard_cases)
+    print(f"\n{len(functions)} book functions x {len(GRADED)} graded questions: {tried} pairs, "
+          f"{called} called with the question's arguments, {len(passed)} passed")
+    assert not passed, passed
+    assert called >= 100  # many functions do take the same arguments, and fail
+
+
+def test_no_function_of_the_package_answers_a_homework_question(hard_cases):
+    functions = package_functions()
+    assert len(functions) >= 60, len(functions)
+    passed, tried, called = _tally(functions, hard_cases)
+    print(f"\n{len(functions)} package functions x {len(GRADED)} graded questions: {tried} "
+          f"pairs, {called} called with the question's arguments, {len(passed)} passed")
+    assert not passed, passed
+
+
+def test_the_extracted_book_solutions_do_pass_their_own_exercises():
+    """The harness can see a pass: the book's solutions answer the chapters' exercises."""
+    functions = dict(book_functions())
+    pairs = {"tsne:conditional_affinities": "sne.conditional_affinities",
+             "tsne:kl_divergence": "sne.kl_divergence", "tsne:tsne_gradient": "sne.tsne_gradient",
+             "classical_mds:double_center": "kernels.double_center"}
+    for label, name in pairs.items():
+        question = get_question(name)
+        cases = [(inputs, question.expected(inputs)) for inputs in question.cases(0)]
+        assert attempt(functions[label], question, cases) == "PASSED", label
+
+
+def test_chapter_exercises_stay_in_the_bank_and_out_of_the_graded_homework():
+    assert CHAPTER_EXERCISES, "no check(...) found in the chapters"
+    for name in CHAPTER_EXERCISES:
+        get_question(name)  # KeyError if a chapter's exercise lost its question
+    assert not set(CHAPTER_EXERCISES) & set(GRADED)
+    assert set(WARM_UPS) <= set(CHAPTER_EXERCISES)
+
+
+def test_graded_references_are_not_in_the_package():
+    """A graded question's reference answer is read from the instructor's solutions."""
+    for name in GRADED:
+        assert isinstance(get_question(name).reference, solutions.PrivateReference), name
