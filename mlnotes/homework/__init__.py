@@ -1,5 +1,9 @@
 """Homework with checked answers, and a sandboxed batch grader.
 
+The chapters' exercises are checked against mlnotes' own functions; the graded homework asks for
+other work, and its reference answers are the instructor's, read from the folder
+:func:`use_solutions` (or ``MLNOTES_HOMEWORK_SOLUTIONS``) names (:mod:`~.bank.solutions`).
+
 Student side::
 
     from mlnotes.homework import check
@@ -27,6 +31,7 @@ _EXPORTS = {
     "ASSIGNMENTS": "assignments", "QUESTIONS": "bank", "get_question": "bank",
     "Question": "core", "Report": "core", "Grader": "grader", "grade_folder": "grader",
     "student_version": "notebook", "check": "student", "run_check": "student",
+    "use_solutions": "bank.solutions", "UNDERSTANDING": "assignments",
 }
 
 __all__ = sorted([*_EXPORTS, "questions"])

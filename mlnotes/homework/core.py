@@ -47,6 +47,7 @@ DEFINITION = "<definition>"
 MAX_NESTING = 4
 # How closely a wrong answer must match a catalogued mistake to be diagnosed as that mistake.
 MISTAKE_TOL = 1e-6
+NOT_JUDGED = "no check that can run here fails"
 UNVERIFIED = ("the comparison with the reference answer happens when your work is graded (the "
               "reference is your instructor's); the properties above are all that can be "
               "checked here")
@@ -236,6 +237,11 @@ class CaseReport:
 
     @property
     def passed(self):
+        return self.verified and self.holds
+
+    @property
+    def holds(self):
+        """Every check that could run passed (without a reference: every property)."""
         return not self.status and bool(self.lines) and all(ok for ok, _ in self.lines)
 
 
@@ -381,7 +387,7 @@ class Report:
                 return c.status
         for c in self.cases:
             if not c.passed:
-                return c.diagnosis or next(t for ok, t in c.lines if not ok)
+                return c.diagnosis or next((t for ok, t in c.lines if not ok), UNVERIFIED)
         return "no answer"
 
     @property
@@ -404,9 +410,9 @@ class Report:
     def text(self, *, student=True):
         """The report as printed by ``check`` (``student=False``: for the grader's feedback,
         without the seed and the notebook hint)."""
-        head = f"{self.question}: " + ("PASSED" if self.passed else "FAILED")
-        if self.passed and not self.verified:
-            head += " the checks that can run here"
+        holds = bool(self.cases) and all(c.holds for c in self.cases)
+        head = f"{self.question}: " + ("PASSED" if self.passed else
+                                       NOT_JUDGED if holds else "FAILED")
         out = [head]
         out += [f"  note: {n}" for n in self.notes]
         if not self.verified and self.cases:
@@ -424,8 +430,9 @@ class Report:
                 if case.diagnosis:
                     out.append(f"    likely mistake: {case.diagnosis}")
                 continue
-            if case.passed:
-                out.append(f"{prefix}all {len(case.lines)} checks pass")
+            if case.holds:
+                out.append(f"{prefix}all {len(case.lines)} checks "
+                           + ("pass" if case.verified else "that can run here pass"))
                 continue
             if detailed:  # one failing case in full is enough; the others in one line
                 failed = sum(not ok for ok, _ in case.lines)
