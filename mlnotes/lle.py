@@ -37,6 +37,41 @@ reconstructed from its own neighbours (not from itself), so it lands at
 :math:`(W Z)_i = z_i - ((I - W) Z)_i`: off its embedding by the residual the embedding leaves,
 whose total squared size is the reconstruction error
 :math:`\|(I - W) Z\|_F^2 = \operatorname{tr}(Z^\top M Z)`.
+
+The LLE family (scikit-learn's ``method=`` names). Every member keeps steps 1 and 3 and changes
+only step 2, what each neighbourhood asks of the embedding. Each asks that some local linear
+maps annihilate the embedding coordinates of the neighbourhood: with :math:`S_i` the
+:math:`N \times m` selection of the neighbourhood's rows and :math:`B_i` an
+:math:`m \times s_i` matrix of local weight vectors, the cost is
+:math:`\sum_i \|B_i^\top S_i^\top Z\|_F^2 = \operatorname{tr}(Z^\top M Z)` with
+:math:`M = \sum_i S_i B_i B_i^\top S_i^\top` (:func:`local_alignment_matrix`). Standard LLE
+is one vector per point, :math:`B_i = (1, -w_i)` over :math:`\{i\} \cup N(i)`, which gives
+:math:`M = (I - W)^\top (I - W)`. What goes wrong with it, and the fix:
+
+* ``"modified"`` (Zhang and Wang 2007). With :math:`k > D` the constraint
+  :math:`\sum_j w_{ij} = 1` leaves a :math:`(k - D)`-dimensional family of exact weight
+  vectors, and the ridge :math:`r \operatorname{tr}(G_i)` picks one of them by a criterion that
+  has nothing to do with the manifold (smallest norm). The embedding then only has to match
+  that one vector, and it can satisfy it while distorting the neighbourhood. Modified LLE uses
+  :math:`s_i` weight vectors per point, all (nearly) exact, spanning the near-null space of
+  :math:`G_i` (:func:`modified_weights`).
+* ``"hessian"`` (Donoho and Grimes 2003). A weight vector reproduces every affine function,
+  but the cost never asks the embedding to be an isometry of the neighbourhood: any smooth
+  reparametrisation of the sheet costs almost nothing, which is why standard LLE bends
+  rectangles. Hessian LLE penalises the estimated second derivatives of each coordinate in
+  local tangent coordinates: the null space of :math:`\int \|H f\|_F^2` is exactly the
+  constants and the isometric coordinates (:func:`hessian_estimators`). Needs
+  :math:`k > d(d+3)/2` neighbours (one, :math:`d` linear and :math:`d(d+1)/2` quadratic terms).
+* ``"ltsa"`` (Zhang and Zha 2004). Ask instead that each neighbourhood of the embedding be an
+  affine image of its tangent coordinates: the residual is the projection of
+  :math:`S_i^\top Z` off :math:`[\mathbf 1, U_i]`, the orthogonal complement of the constants
+  and the local tangent coordinates :math:`U_i` (:func:`ltsa_bases`).
+
+scikit-learn's ``method="hessian"`` takes all the columns of the full QR factor beyond the
+first :math:`d + 1`, not only the :math:`d(d+1)/2` quadratic ones, so for
+:math:`k > 1 + d + d(d+1)/2` its :math:`B_i B_i^\top` is the projector off
+:math:`[\mathbf 1, U_i]`, LTSA's: its Hessian LLE is LTSA. This module follows Donoho and
+Grimes; the two agree at :math:`k = 1 + d + d(d+1)/2`, where the factor has no other columns.
 """
 
 import numpy as np
@@ -184,15 +219,171 @@ def alignment_matrix(W):
     return sp.csr_matrix(I_W.T @ I_W)
 
 
+METHODS = ("standard", "modified", "hessian", "ltsa")
+
+
+def local_alignment_matrix(ind, B, n_samples):
+    r"""The alignment matrix :math:`M = \sum_i S_i B_i B_i^\top S_i^\top` of local weights.
+
+    :math:`z^\top M z = \sum_i \|B_i^\top z_{\mathrm{ind}[i]}\|^2`: each column of
+    :math:`B_i` is a local weight vector that should annihilate the embedding coordinates of
+    the rows ``ind[i]``. Zero columns (padding) change nothing.
+
+    Parameters
+    ----------
+    ind : ndarray of shape (N, m)
+        The rows each block acts on.
+    B : ndarray of shape (N, m, s)
+    n_samples : int
+
+    Returns
+    -------
+    M : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Symmetric, positive semi-definite; duplicate entries summed.
+    """
+    BBt = B @ B.transpose(0, 2, 1)  # B_i B_i^T, (N, m, m)
+    m = ind.shape[1]
+    rows = np.repeat(ind, m, axis=1).ravel()  # (S_i B_i B_i^T S_i^T)[ind[i][a], ind[i][b]]
+    cols = np.tile(ind, (1, m)).ravel()
+    return sp.csr_matrix((BBt.ravel(), (rows, cols)), shape=(n_samples, n_samples))
+
+
+def local_tangent_coordinates(X, ind, n_components):
+    r"""Orthonormal local coordinates :math:`U_i` (:math:`k \times d`) of each neighbourhood:
+    the top :math:`d` left singular vectors of the centred neighbours
+    :math:`X_{N(i)} - \bar x_{N(i)}` (local PCA scores, scaled to unit norm)."""
+    Xi = X[ind] - X[ind].mean(axis=1, keepdims=True)  # (N, k, D), centred neighbourhoods
+    U = np.linalg.svd(Xi, full_matrices=False)[0]
+    return U[:, :, :n_components]
+
+
+def hessian_estimators(X, ind, n_components, *, hessian_tol=1e-4):
+    r"""Donoho and Grimes' local Hessian estimators :math:`H_i^\top` (:math:`k \times d(d+1)/2`).
+
+    Fit each coordinate's values on the neighbourhood by a quadratic in the tangent
+    coordinates :math:`U_i`: the columns :math:`[\mathbf 1, U_i, (u_a u_b)_{a \le b}]`,
+    orthonormalised in that order (Gram-Schmidt, a reduced QR), and the last
+    :math:`d(d+1)/2` columns :math:`H_i^\top` read off the quadratic part not explained by
+    the constant and linear terms. :math:`H_i f = 0` for every affine function of the tangent
+    coordinates, and :math:`\|H_i f\|^2` estimates :math:`\|\operatorname{Hess} f\|_F^2`.
+    Columns whose sum exceeds ``hessian_tol`` in size are divided by it (the authors'
+    normalisation; the columns are orthogonal to :math:`\mathbf 1`, so it acts only on
+    round-off).
+
+    Returns
+    -------
+    Ht : ndarray of shape (N, k, d(d+1)/2)
+    """
+    U = local_tangent_coordinates(X, ind, n_components)
+    a, b = np.triu_indices(n_components)
+    quadratic = U[:, :, a] * U[:, :, b]  # u_a u_b, a <= b
+    Y = np.concatenate([np.ones(U.shape[:2] + (1,)), U, quadratic], axis=2)
+    Q = np.linalg.qr(Y)[0]  # Gram-Schmidt of [1, U, quadratic], all points at once
+    Ht = Q[:, :, 1 + n_components:]
+    S = Ht.sum(axis=1, keepdims=True)
+    return Ht / np.where(np.abs(S) < hessian_tol, 1.0, S)
+
+
+def ltsa_bases(X, ind, n_components):
+    r"""LTSA's local blocks: an orthonormal basis of the complement of
+    :math:`[\mathbf 1/\sqrt k, U_i]` (:math:`k \times (k - d - 1)`), so that
+    :math:`B_i B_i^\top = I - G_i G_i^\top` with :math:`G_i = [\mathbf 1/\sqrt k, U_i]`."""
+    U = local_tangent_coordinates(X, ind, n_components)
+    k = ind.shape[1]
+    G = np.concatenate([np.full(U.shape[:2] + (1,), 1 / np.sqrt(k)), U], axis=2)
+    return np.linalg.svd(G, full_matrices=True)[0][:, :, 1 + n_components:]
+
+
+def modified_weights(X, ind, n_components, *, reg=1e-3, modified_tol=1e-12):
+    r"""Modified LLE's :math:`s_i` weight vectors per point (Zhang and Wang 2007).
+
+    With :math:`G_i = V_i \Lambda_i V_i^\top` (eigenvalues decreasing), the ratio
+    :math:`\rho_i` of the eigenvalues after the :math:`d` largest to those :math:`d`, and
+    :math:`\eta` its median over all points, :math:`s_i` is the largest :math:`s \le k - d`
+    whose :math:`s` smallest eigenvalues sum to less than :math:`\eta` times the rest (at
+    least one). Each of the :math:`s_i` bottom eigenvectors :math:`V_i^{(s)}` reconstructs
+    :math:`x_i` almost exactly, but does not sum to one; a Householder reflection
+    :math:`H_i = I - 2hh^\top`, :math:`h \propto \alpha_i \mathbf 1_s - V_i^{(s)\top}
+    \mathbf 1_k`, :math:`\alpha_i = \|V_i^{(s)\top} \mathbf 1_k\| / \sqrt{s_i}`, makes
+    their column sums equal, and :math:`W_i = V_i^{(s)} H_i + (1 - \alpha_i) w_i
+    \mathbf 1_s^\top` (with the regularised LLE weights :math:`w_i`) has columns summing to
+    one. (:math:`h` is set to 0 when its norm is below ``modified_tol``.)
+
+    Returns
+    -------
+    W : ndarray of shape (N, k, s_max)
+        Column :math:`l < s_i` of ``W[i]`` is a weight vector over ``ind[i]``; the other
+        columns are zero.
+    s : ndarray of shape (N,)
+    """
+    N, k = ind.shape
+    d = n_components
+    Xi = X[ind] - X[:, None, :]
+    lam, V = np.linalg.eigh(Xi @ Xi.transpose(0, 2, 1))  # G_i, eigenvalues increasing
+    lam, V = np.clip(lam[:, ::-1], 0, None), V[:, :, ::-1]  # decreasing
+    rho = lam[:, d:].sum(axis=1) / lam[:, :d].sum(axis=1)
+    eta = np.median(rho)
+    # tail[:, t-1] = sum of the t smallest eigenvalues; head = the rest
+    tail = np.cumsum(lam[:, ::-1], axis=1)[:, :-1]
+    head = lam.sum(axis=1, keepdims=True) - tail
+    s = np.clip(np.sum(tail < eta * head, axis=1), 1, k - d)
+    s_max = int(s.max())
+    keep = np.arange(s_max)[None, :] < s[:, None]  # (N, s_max): the columns each point uses
+    Vs = V[:, :, k - s_max:][:, :, ::-1] * keep[:, None, :]  # bottom s_i, zero-padded
+    v1 = Vs.sum(axis=1)  # V^T 1_k, (N, s_max)
+    alpha = np.linalg.norm(v1, axis=1) / np.sqrt(s)
+    h = alpha[:, None] * keep - v1
+    norm_h = np.linalg.norm(h, axis=1, keepdims=True)
+    h = np.where(norm_h < modified_tol, 0.0, h / np.where(norm_h == 0, 1.0, norm_h))
+    VH = Vs - 2 * (Vs @ h[:, :, None]) * h[:, None, :]  # V H, H = I - 2 h h^T
+    w = reconstruction_weights(X, X, ind, reg=reg)
+    return VH + (1 - alpha)[:, None, None] * w[:, :, None] * keep[:, None, :], s
+
+
+def _with_self(ind, W):
+    r"""Blocks over :math:`\{i\} \cup N(i)` for weight vectors over :math:`N(i)`:
+    :math:`B_i = (\mathbf 1^\top; -W_i)`, zero columns kept zero."""
+    used = np.abs(W).sum(axis=1, keepdims=True) > 0
+    return np.hstack([np.arange(len(ind))[:, None], ind]), np.concatenate([used, -W], axis=1)
+
+
+def check_method_neighbors(method, n_components, n_neighbors, n_features):
+    """Refuse a neighbourhood too small for the method's local fits (clear message)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}.")
+    d, k = n_components, n_neighbors
+    if method in ("hessian", "ltsa") and d > n_features:
+        raise ValueError(
+            f"method={method!r} fits a {d}-dimensional tangent space to each neighbourhood, "
+            f"but the data have only {n_features} features; choose n_components <= "
+            f"{n_features}."
+        )
+    needed = d * (d + 3) // 2
+    if method == "hessian" and k <= needed:
+        raise ValueError(
+            f"method='hessian' needs n_neighbors > d(d+3)/2 = {needed} for n_components={d}: "
+            f"each neighbourhood fits a constant, {d} linear and {d * (d + 1) // 2} quadratic "
+            f"terms, which takes at least {needed + 1} points; choose n_neighbors >= "
+            f"{needed + 1} (or fewer components)."
+        )
+
+
 class LLE(Estimator):
-    r"""Locally linear embedding (standard LLE).
+    r"""Locally linear embedding, and its modified, Hessian and LTSA variants.
 
     Parameters
     ----------
     n_components : int, default=2
     n_neighbors : int, default=5
     reg : float, default=1e-3
+        Ridge of the reconstruction weights (standard and modified LLE, and ``transform``).
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    method : {"standard", "modified", "hessian", "ltsa"}, default="standard"
+        Step 2's local weights (see the module docstring for what each repairs).
+    hessian_tol : float, default=1e-4
+        ``"hessian"``: columns of the estimator whose sum is below this are not rescaled.
+    modified_tol : float, default=1e-12
+        ``"modified"``: a Householder vector shorter than this is taken as 0.
 
     Warns
     -----
@@ -206,6 +397,9 @@ class LLE(Estimator):
         Unit-norm columns (scikit-learn's scaling; the notes' :math:`\sqrt N` scaling is
         ``sqrt(N) * embedding_``); largest-magnitude entry of each column positive.
     weights_ : scipy.sparse.csr_matrix of shape (N, N)
+        The standard reconstruction weights (for every method: ``transform`` uses them).
+    alignment_matrix_ : scipy.sparse.csr_matrix of shape (N, N)
+        :math:`M` of the chosen method.
     X_fit_ : ndarray of shape (N, p)
         Training data, for ``transform``.
     eigenvalues_ : ndarray of shape (n_components,)
@@ -220,13 +414,35 @@ class LLE(Estimator):
     >>> X, t = make_s_curve(300, random_state=0)
     >>> LLE(n_components=2, n_neighbors=10).fit_transform(X).shape
     (300, 2)
+    >>> LLE(n_components=2, n_neighbors=10, method="ltsa").fit_transform(X).shape
+    (300, 2)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=5, reg=1e-3, eigen_solver="auto"):
+    def __init__(self, n_components=2, *, n_neighbors=5, reg=1e-3, eigen_solver="auto",
+                 method="standard", hessian_tol=1e-4, modified_tol=1e-12):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.reg = reg
         self.eigen_solver = eigen_solver
+        self.method = method
+        self.hessian_tol = hessian_tol
+        self.modified_tol = modified_tol
+
+    @property
+    def _expected_failed_checks(self):
+        """Standard LLE has none. The variants' ``transform`` places a point by its standard
+        reconstruction weights from its ``k`` nearest *other* training points, which the
+        variants' embeddings do not satisfy exactly; on the checks' two 15-point blobs
+        :math:`M` has a degenerate null space and ``transform(X)`` is not ``fit_transform(X)``
+        (scikit-learn's Hessian and LTSA fail these checks too; its modified LLE passes them
+        only because its ``transform`` counts a training point as its own neighbour)."""
+        if self.method == "standard":
+            return {}
+        reason = ("transform uses the standard reconstruction weights from the k nearest "
+                  "other training points, which the variant's embedding does not satisfy "
+                  "exactly on the checks' degenerate two-blob data")
+        return {"check_transformer_data_not_an_array": reason,
+                "check_transformer_general": reason}
 
     def fit(self, X, y=None):
         X = check_array(X, min_samples=2)
@@ -242,16 +458,37 @@ class LLE(Estimator):
                 f"times n_components, e.g. n_neighbors={max(2 * self.n_components, 10)}), or "
                 f"fewer components."
             )
-        self.weights_ = lle_weights(X, self.n_neighbors, reg=self.reg)
-        check_connected(abs(self.weights_), X, n_neighbors=self.n_neighbors,
+        check_method_neighbors(self.method, self.n_components, k, X.shape[1])
+        check_positive(self.reg, "reg", allow_zero=True)
+        check_positive(self.hessian_tol, "hessian_tol", allow_zero=True)
+        check_positive(self.modified_tol, "modified_tol", allow_zero=True)
+        ind = nearest_neighbors(X, k)
+        w = reconstruction_weights(X, X, ind, reg=self.reg)
+        N = len(X)
+        self.weights_ = sp.csr_matrix((w.ravel(), ind.ravel(), np.arange(0, N * k + 1, k)),
+                                      shape=(N, N))
+        check_connected(abs(self.weights_), X, n_neighbors=k,
                         consequence=SPECTRAL_CONSEQUENCE, warn=True)
-        M = alignment_matrix(self.weights_)
-        self.eigenvalues_, V = bottom_eigenpairs(M, self.n_components, skip=1,
-                                                 solver=self.eigen_solver)
+        self.alignment_matrix_ = self._alignment_matrix(X, ind)
+        self.eigenvalues_, V = bottom_eigenpairs(self.alignment_matrix_, self.n_components,
+                                                 skip=1, solver=self.eigen_solver)
         self.embedding_ = flip_signs(V)
         self.reconstruction_error_ = float(self.eigenvalues_.sum())
         self.X_fit_ = X
         return self
+
+    def _alignment_matrix(self, X, ind):
+        """Step 2 of the chosen method: its local blocks, then :math:`M`."""
+        d, N = self.n_components, len(X)
+        if self.method == "standard":
+            return alignment_matrix(self.weights_)
+        if self.method == "modified":
+            W, _ = modified_weights(X, ind, d, reg=self.reg, modified_tol=self.modified_tol)
+            return local_alignment_matrix(*_with_self(ind, W), N)
+        if self.method == "hessian":
+            return local_alignment_matrix(
+                ind, hessian_estimators(X, ind, d, hessian_tol=self.hessian_tol), N)
+        return local_alignment_matrix(ind, ltsa_bases(X, ind, d), N)
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_

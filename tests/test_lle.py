@@ -254,3 +254,179 @@ def test_disconnected_graph_warns_and_embeds_each_piece(solver):
     # the third coordinate is the big piece's own embedding, as if it were fitted alone
     alone = LLE(n_components=1, n_neighbors=8, eigen_solver="dense").fit_transform(X)
     assert abs(np.corrcoef(Z[:150, 2], alone[:, 0])[0, 1]) > 0.99
+
+
+# --- the LLE family (issue 26): modified, Hessian, LTSA -----------------------------------------
+from scipy.linalg import orthogonal_procrustes  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+import mlnotes.datasets as mld  # noqa: E402
+from mlnotes.base import expected_failed_checks  # noqa: E402
+from mlnotes.lle import (  # noqa: E402
+    hessian_estimators,
+    local_alignment_matrix,
+    local_tangent_coordinates,
+    ltsa_bases,
+    modified_weights,
+    reconstruction_weights,
+)
+
+FAMILY_DATA = {
+    "swiss_roll": lambda: mld.make_swiss_roll(500, random_state=0)[0],
+    "swiss_roll_hole": lambda: mld.make_swiss_roll_hole(800, random_state=0)[0],
+}
+# Hessian LLE at k = 1 + d + d(d+1)/2 = 6 for d = 2: the one k where scikit-learn's estimator
+# (all QR columns after the first d + 1) and Donoho and Grimes' (the quadratic ones) coincide
+FAMILY_K = {"standard": 12, "modified": 12, "hessian": 6, "ltsa": 12}
+
+
+def _aligned_gap(A, B):
+    """Largest entry of A R - B after the best orthogonal R (both centred): the embedding is
+    defined up to an orthogonal map of the eigenspace (signs, or a rotation in a tie)."""
+    A, B = A - A.mean(axis=0), B - B.mean(axis=0)
+    R = orthogonal_procrustes(A, B)[0]
+    return np.abs(A @ R - B).max()
+
+
+@pytest.mark.parametrize("name", FAMILY_DATA)
+@pytest.mark.parametrize("method", ["standard", "modified", "hessian", "ltsa"])
+def test_family_parity_with_sklearn(name, method):
+    X = FAMILY_DATA[name]()
+    k = FAMILY_K[method]
+    ours = LLE(n_neighbors=k, method=method, eigen_solver="dense").fit(X)
+    theirs = skm.LocallyLinearEmbedding(n_neighbors=k, method=method,
+                                        eigen_solver="dense").fit(X)
+    assert _aligned_gap(ours.embedding_, theirs.embedding_) < 1e-6
+    np.testing.assert_allclose(ours.reconstruction_error_, theirs.reconstruction_error_,
+                               rtol=1e-6)
+    # the alignment is a sign per column: the eigenvalues are simple
+    assert np.diff(ours.eigenvalues_).min() > 1e-3 * ours.eigenvalues_.max()
+    flips = np.sign(np.sum(ours.embedding_ * theirs.embedding_, axis=0))
+    assert _aligned_gap(ours.embedding_, theirs.embedding_ * flips) < 1e-6
+
+
+def test_sklearn_hessian_beyond_the_minimal_k_is_ltsa():
+    # scikit-learn keeps every QR column after the first d + 1: B B^T is then the projector off
+    # [1, U_i], LTSA's, so its Hessian LLE equals LTSA; Donoho and Grimes' estimator does not
+    X = FAMILY_DATA["swiss_roll"]()
+    sk_hessian = skm.LocallyLinearEmbedding(n_neighbors=12, method="hessian",
+                                            eigen_solver="dense").fit(X)
+    ltsa = LLE(n_neighbors=12, method="ltsa", eigen_solver="dense").fit(X)
+    hessian = LLE(n_neighbors=12, method="hessian", eigen_solver="dense").fit(X)
+    assert _aligned_gap(ltsa.embedding_, sk_hessian.embedding_) < 1e-6
+    assert _aligned_gap(hessian.embedding_, sk_hessian.embedding_) > 1e-4
+
+
+def test_standard_blocks_give_the_standard_alignment_matrix():
+    X = DATASETS["s_curve"]()[:120]
+    k = 7
+    ind = nearest_neighbors(X, k)
+    w = reconstruction_weights(X, X, ind)
+    # B_i = (1, -w_i) over {i} + N(i)
+    B = np.concatenate([np.ones((len(X), 1)), -w], axis=1)[:, :, None]
+    M = local_alignment_matrix(np.hstack([np.arange(len(X))[:, None], ind]), B, len(X))
+    assert abs(M - alignment_matrix(lle_weights(X, k))).max() < 1e-12
+
+
+def test_modified_weight_vectors_sum_to_one_and_reconstruct():
+    X = DATASETS["swiss_roll"]()
+    k, d = 10, 2
+    ind = nearest_neighbors(X, k)
+    W, s = modified_weights(X, ind, d)
+    assert s.min() >= 1 and s.max() <= k - d
+    used = np.arange(W.shape[2])[None, :] < s[:, None]
+    col_sums = W.sum(axis=1)
+    np.testing.assert_allclose(col_sums[used], 1.0, atol=1e-10)
+    assert np.all(W[~np.broadcast_to(used[:, None, :], W.shape)] == 0)
+    # every weight vector reconstructs its point better than the point's distance to its
+    # neighbours: residual^2 / mean squared neighbour distance small (they span the near-null
+    # space of G_i)
+    res = np.einsum("nks,nkp->nsp", W, X[ind]) - X[:, None, :]
+    rel = (res**2).sum(axis=2) / ((X[ind] - X[:, None]) ** 2).sum(axis=2).mean(axis=1)[:, None]
+    assert np.median(rel[used]) < 0.05
+    # more than one vector per point on most of the roll: the constraint the ridge resolved
+    # arbitrarily is now kept in all its directions
+    assert np.mean(s > 1) > 0.5
+
+
+def test_hessian_estimator_annihilates_affine_functions_and_sees_curvature():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(300, 2)) @ rng.standard_normal((2, 4))  # a plane in R^4
+    ind = nearest_neighbors(X, 10)
+    Ht = hessian_estimators(X, ind, 2)
+    assert Ht.shape == (300, 10, 3)
+    U = local_tangent_coordinates(X, ind, 2)
+    affine = 2.0 + U @ np.array([0.7, -1.3])  # an affine function of the tangent coordinates
+    assert np.abs(np.einsum("nkq,nk->nq", Ht, affine)).max() < 1e-12
+    quadratic = U[:, :, 0] ** 2
+    assert np.abs(np.einsum("nkq,nk->nq", Ht, quadratic)).min(axis=1).max() >= 0
+    assert np.linalg.norm(np.einsum("nkq,nk->nq", Ht, quadratic), axis=1).min() > 1e-3
+    B = ltsa_bases(X, ind, 2)
+    np.testing.assert_allclose(B.transpose(0, 2, 1) @ B, np.broadcast_to(np.eye(7), (300, 7, 7)),
+                               atol=1e-12)
+    assert np.abs(np.einsum("nks,nk->ns", B, affine)).max() < 1e-12
+
+
+@pytest.mark.parametrize("method, low, high", [("hessian", 0, 1e-8), ("ltsa", 0, 1e-8),
+                                               ("modified", 0, 1e-3), ("standard", 1e-2, 1)])
+def test_the_isometry_standard_lle_misses(method, low, high):
+    # a flat rectangle 3 x 1 with a hole, rotated into R^3: Hessian LLE and LTSA recover the
+    # coordinates up to an affine map, to round-off; modified LLE nearly; standard LLE bends
+    # them (its cost never asks for an isometry, and the ridge picks weights the embedding
+    # can meet while distorting), so an affine fit to the truth leaves a residual
+    rng = np.random.default_rng(1)
+    P = rng.uniform(0, 1, size=(3000, 2)) * [3, 1]
+    P = P[~((np.abs(P[:, 0] - 1.5) < 0.4) & (np.abs(P[:, 1] - 0.5) < 0.25))][:700]
+    X = P @ np.linalg.qr(rng.standard_normal((3, 3)))[0][:2]
+    Z = LLE(n_neighbors=12, method=method, eigen_solver="dense").fit_transform(X)
+    A = np.c_[np.ones(len(Z)), Z]
+    fit = A @ np.linalg.lstsq(A, P, rcond=None)[0]
+    relative = np.linalg.norm(fit - P) / np.linalg.norm(P - P.mean(axis=0))
+    assert low < relative < high
+
+
+def test_hessian_needs_enough_neighbours():
+    X = FAMILY_DATA["swiss_roll"]()[:200]
+    with pytest.raises(ValueError, match=r"method='hessian' needs n_neighbors > d\(d\+3\)/2 = 5 "
+                                         r"for n_components=2: each neighbourhood fits a "
+                                         r"constant, 2 linear and 3 quadratic terms, which takes "
+                                         r"at least 6 points; choose n_neighbors >= 6"):
+        LLE(n_neighbors=5, method="hessian").fit(X)
+    with pytest.raises(ValueError, match=r"needs n_neighbors > d\(d\+3\)/2 = 9 for n_components=3"):
+        LLE(n_components=3, n_neighbors=9, method="hessian").fit(X)
+    assert LLE(n_neighbors=6, method="hessian").fit(X).embedding_.shape == (200, 2)
+
+
+def test_family_bad_input():
+    X = FAMILY_DATA["swiss_roll"]()[:100]
+    with pytest.raises(ValueError, match=r"method must be one of 'standard', 'modified', "
+                                         r"'hessian', 'ltsa', got 'hlle'"):
+        LLE(method="hlle").fit(X)
+    with pytest.raises(ValueError, match=r"method='ltsa' fits a 4-dimensional tangent space to "
+                                         r"each neighbourhood, but the data have only 3 "
+                                         r"features; choose n_components <= 3"):
+        LLE(n_components=4, n_neighbors=10, method="ltsa").fit(X)
+    with pytest.raises(ValueError, match="hessian_tol"):
+        LLE(method="hessian", n_neighbors=8, hessian_tol=-1).fit(X)
+
+
+@pytest.mark.parametrize("method", ["modified", "hessian", "ltsa"])
+def test_family_transform_uses_reconstruction_weights(method):
+    X = make_swiss_roll(700, random_state=1)[0]
+    train, new = X[:600], X[600:]
+    lle = LLE(n_neighbors=12, method=method).fit(train)
+    Z_new = lle.transform(new)
+    assert _lands_among_neighbours(Z_new, lle.embedding_, train, new, 12).mean() > 0.95
+
+
+_FAMILY = [LLE(method="standard"), LLE(method="modified"), LLE(method="hessian", n_neighbors=6),
+           LLE(method="ltsa")]
+
+
+@parametrize_with_checks(_FAMILY, expected_failed_checks=expected_failed_checks)
+def test_family_check_estimator(estimator, check):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DisconnectedGraphWarning on the checks' two blobs
+        check(estimator)
