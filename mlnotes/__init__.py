@@ -62,13 +62,14 @@ _ESTIMATORS = {
     "LinearAutoencoder": "autoencoder",
     "Autoencoder": "autoencoder",
     "UMAP": "umap",
+    "DiffusionMap": "diffusion",
 }
 # Other public names (warnings) -> module that defines them.
 _OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
-    "isomap", "lle", "eigenmaps", "sne", "umap", "autoencoder", "metrics", "plotting", "widgets",
-    "homework",
+    "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "autoencoder", "metrics", "plotting",
+    "widgets", "homework",
 )
 
 __all__ = sorted(_ESTIMATORS) + sorted(_OTHER) + list(_SUBMODULES)
