@@ -5,9 +5,10 @@ eigenvalues, then zeros (the data come back up to a rotation); city-block and ge
 dissimilarities give negative eigenvalues (drawn in red).
 
 book/metric_mds.ipynb, "Explore": the SMACOF stress curve only goes down; from a random start the
-picture untangles over dozens of iterations; from the classical start the picture changes
-little (a tenth of its size or less, after the best rotation) and the run is much shorter, while
-the stress still falls.
+picture untangles over dozens of iterations (the chapter's explorer shows max_iter=50, and the
+random runs are still going there); from the classical start the picture changes little (a
+tenth of its size or less, after the best rotation) and the run stops sooner, after 20 to 35
+iterations, while the stress still falls by a fifth or more.
 """
 
 import numpy as np
@@ -17,6 +18,7 @@ from mlnotes.metrics import align
 from mlnotes.widgets import mds as explorer
 
 N_CLASSICAL, N_SMACOF, SEED = 300, 200, 0
+MAX_ITER = 50  # the chapter calls smacof_explorer(max_iter=50)
 
 
 def _eigenvalues(dissimilarity):
@@ -45,7 +47,7 @@ def test_non_euclidean_dissimilarities_give_negative_eigenvalues(dissimilarity):
 
 
 def _run(dissimilarity, init):
-    history, stress = explorer.smacof_run(dissimilarity, init, N_SMACOF, 100, SEED)
+    history, stress = explorer.smacof_run(dissimilarity, init, N_SMACOF, MAX_ITER, SEED)
     return np.asarray(history), np.asarray(stress)
 
 
@@ -64,7 +66,7 @@ def test_the_stress_curve_only_goes_down(dissimilarity, init):
 @pytest.mark.parametrize("dissimilarity", explorer.DISSIMILARITIES)
 def test_random_start_untangles_over_dozens_of_iterations(dissimilarity):
     history, stress = _run(dissimilarity, "random")
-    assert len(stress) - 1 >= 24
+    assert len(stress) - 1 == MAX_ITER  # still going when the replay ends
     assert stress[-1] < 0.1 * stress[0]
     assert _relative_move(history) > 0.5  # the picture really changes
 
@@ -74,5 +76,5 @@ def test_classical_start_barely_moves_and_its_curve_is_short(dissimilarity):
     history, stress = _run(dissimilarity, "classical")
     _, stress_random = _run(dissimilarity, "random")
     assert _relative_move(history) < 0.15
-    assert len(stress) - 1 < (len(stress_random) - 1) / 2
-    assert stress[-1] < 0.9 * stress[0]  # the stress still falls: classical is not stress-optimal
+    assert 15 <= len(stress) - 1 <= 35 < len(stress_random) - 1
+    assert stress[-1] < 0.85 * stress[0]  # still falls: classical is not stress-optimal
