@@ -2,11 +2,26 @@
 # Both create .venv (if absent) and install the pinned requirements once.
 
 SHELL := /bin/bash
-PYTHON ?= python3
+# The Python that builds .venv (`make setup PYTHON=python3.13`). Given explicitly, a .venv built
+# by another Python is rebuilt; left out, the existing .venv keeps its own Python.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := python3
+PYTHON_GIVEN :=
+else
+PYTHON_GIVEN := 1
+endif
+# The Python versions the book and the package are tested with (README, CI matrix, pyproject).
+SUPPORTED_PYTHONS := 3.11 3.12 3.13
 VENV := .venv
 BIN := $(VENV)/bin
+# What .venv was built from: the Python version and the lock file's hash (setup rebuilds .venv
+# when either differs); PACKAGE_STAMP: mlnotes installed editable from pyproject.toml.
 STAMP := $(VENV)/.installed
+PACKAGE_STAMP := $(VENV)/.package
 PORT ?= 8000
+# `make lab PORT=9999 NO_BROWSER=1`: JupyterLab's port (default 8888) and no browser window.
+LAB_PORT = $(if $(filter command line environment override,$(origin PORT)),$(PORT),8888)
+NO_BROWSER ?=
 
 # Reproducible numbers: one BLAS thread everywhere (notebooks also pin it themselves).
 export OMP_NUM_THREADS := 1
@@ -15,17 +30,42 @@ export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: setup book pdf test test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean
+.PHONY: setup book pdf test test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean distclean FORCE
 
-setup: $(STAMP)
+setup: $(PACKAGE_STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	@touch $(STAMP)
+# Runs on every make (FORCE) but rebuilds only when the stamp does not match: a .venv built by
+# another Python, from another requirements.txt, or left unfinished (no stamp) is removed and
+# built again, so a failed setup never sticks.
+$(STAMP): FORCE
+	@set -euo pipefail; \
+	lock="$$( (sha256sum requirements.txt 2>/dev/null || shasum -a 256 requirements.txt) | cut -c1-16)"; \
+	have="$$($(BIN)/python -c 'import platform; print(platform.python_version())' 2>/dev/null || true)"; \
+	if [ -n "$(PYTHON_GIVEN)" ] || [ -z "$$have" ]; then \
+	  want="$$($(PYTHON) -c 'import platform; print(platform.python_version())')" \
+	    || { echo "make: '$(PYTHON)' is not a Python interpreter (PYTHON=...)"; exit 1; }; \
+	else want="$$have"; fi; \
+	stamp="python $$want, requirements.txt $$lock"; \
+	if [ "$$(cat $(STAMP) 2>/dev/null)" = "$$stamp" ]; then exit 0; fi; \
+	case " $(SUPPORTED_PYTHONS) " in *" $${want%.*} "*) ;; *) \
+	  echo "make: Python $$want is not supported: the pinned requirements have wheels for" \
+	       "Python $(SUPPORTED_PYTHONS) (use e.g. make setup PYTHON=python3.11)"; exit 1;; esac; \
+	if [ -e $(VENV) ]; then \
+	  echo "== .venv was built from: $$(cat $(STAMP) 2>/dev/null || echo 'an unfinished setup')"; \
+	  echo "== wanted: $$stamp: rebuilding .venv"; rm -rf $(VENV); fi; \
+	$(PYTHON) -m venv $(VENV); \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt; \
+	echo "$$stamp" > $(STAMP)
+
+# The package itself, editable, on top of the lock file (its dependencies are all pinned there).
+$(PACKAGE_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(PACKAGE_STAMP)
+
+FORCE:
 
 # The HTML book in _build/html (warnings are errors; notebooks are not re-executed).
-book: $(STAMP)
+book: setup
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --quiet
 
 # One PDF of the whole book (toc order, print styles) for offline reading: _build/pdf/mlnotes.pdf.
@@ -34,7 +74,7 @@ pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
-test: $(STAMP)
+test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
@@ -42,38 +82,46 @@ test: $(STAMP)
 	$(MAKE) book
 	$(BIN)/python -m pytest -m browser tests
 
-test-unit: $(STAMP)
+test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 
-test-notebooks: $(STAMP)
+test-notebooks: setup
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
 
 # The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
 # a stored output that holds one machine's rounding fails here, not first on a reader's machine.
-test-notebooks-kernel: $(STAMP)
+test-notebooks-kernel: setup
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 MLNOTES_BLAS_THREADS=2 \
 	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
 
-test-browser: $(STAMP)
+test-browser: setup
 	$(BIN)/python -m pytest -m browser tests
 
 serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) \
+	  $(if $(NO_BROWSER),--no-browser) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-bench: $(STAMP)
+bench: setup
 	$(BIN)/python benchmarks/run.py
 
 # Re-execute every notebook in place (after changing mlnotes or a chapter).
-notebooks: $(STAMP)
+notebooks: setup
 	$(BIN)/python .dev/execute_notebooks.py $$(find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*')
 
-lint: $(STAMP)
+lint: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 
+# Build outputs and caches; .venv (the installed environment) stays: `make distclean` removes it.
 clean:
-	rm -rf _build .pytest_cache .hypothesis .ruff_cache benchmarks/results.md tests/artifacts
+	rm -rf _build build dist .pytest_cache .hypothesis .ruff_cache .jupyter_cache benchmarks/results.md tests/artifacts
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+	@if [ -d $(VENV) ]; then echo "Kept .venv ($$(cat $(STAMP) 2>/dev/null || echo 'unfinished setup')):" \
+	  "'make distclean' removes it too (the next make builds it again)."; fi
+
+# Everything clean removes, and .venv and the packaging metadata.
+distclean: clean
+	rm -rf $(VENV) *.egg-info

@@ -1,5 +1,9 @@
 """What a reader installs and what publishes the book.
 
+* The licence is in place everywhere it belongs: the files, the wheel's metadata, the README and
+  the book's footer; third-party material is listed in one notices file.
+* ``pip install`` gives numpy + scipy and each extra what it needs; an import of a missing extra
+  names the extra (simulated by blocking the module in ``sys.modules``).
 * The package builds as a wheel and an sdist that hold every module and data file the book
   imports, and a chapter runs against the wheel installed into a fresh virtual environment.
 * The GitHub workflow is valid against the published GitHub-workflow schema (vendored by
@@ -7,37 +11,47 @@
 * The publishing setting drives the launch buttons and the install cell, and is never made up.
 """
 
+import ast
+import email.parser
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 # The chapter run against the installed wheel: it loads the vendored data files too.
 CHAPTER = ROOT / "book" / "datasets.ipynb"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+DISTRIBUTION = PYPROJECT["project"]["name"]
+WHEEL_NAME = DISTRIBUTION.replace("-", "_")
+LICENSE_FILES = ("LICENSE", "THIRD_PARTY_NOTICES.md")
 
 
 def _build(tmp_path):
     """Build wheel and sdist from a copy of the sources (the tree stays clean)."""
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", *LICENSE_FILES):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "mlnotes", src / "mlnotes",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist),
                     str(src)], check=True, capture_output=True, text=True)
-    (wheel,) = dist.glob("mlnotes-*.whl")
-    (sdist,) = dist.glob("mlnotes-*.tar.gz")
+    (wheel,) = dist.glob(f"{WHEEL_NAME}-*.whl")
+    (sdist,) = dist.glob(f"{WHEEL_NAME}-*.tar.gz")
     return wheel, sdist
 
 
@@ -80,7 +94,7 @@ def test_a_chapter_runs_against_the_installed_wheel(built, tmp_path):
     constraints = tmp_path / "constraints.txt"
     constraints.write_text("\n".join(pins) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-c", str(constraints), str(wheel), "nbclient", "ipykernel", "scikit-learn"],
+                    "-c", str(constraints), f"{wheel}[plot,widgets,sklearn]", "nbclient", "ipykernel"],
                    check=True, capture_output=True, text=True)
     work = tmp_path / "reader"
     work.mkdir()
@@ -196,3 +210,289 @@ def test_every_chapter_starts_with_the_install_cell():
                 "tags", []):
             missing.append(path.name)
     assert not missing, f"run .dev/add_setup_cell.py on: {missing}"
+
+
+# --- licence -----------------------------------------------------------------------------------
+def _metadata(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        return email.parser.Parser().parsestr(zf.read(meta).decode()), names
+
+
+def test_the_wheel_declares_the_licence_and_ships_the_notices(built):
+    import mlnotes
+
+    wheel, sdist = built
+    meta, names = _metadata(wheel)
+    assert meta["License-Expression"] == "BSD-3-Clause"
+    assert sorted(meta.get_all("License-File")) == sorted(LICENSE_FILES)
+    for name in LICENSE_FILES:
+        assert any(n.endswith(f".dist-info/licenses/{name}") for n in names), name
+    # PEP 639: no licence classifier beside the expression
+    assert not [c for c in meta.get_all("Classifier") if c.startswith("License ::")]
+    assert meta["Name"] == DISTRIBUTION and DISTRIBUTION != "mlnotes"  # PyPI's mlnotes is taken
+    assert meta["Version"] == mlnotes.__version__          # one version source
+    assert meta["Author"] or meta["Author-email"]
+    with tarfile.open(sdist) as tf:
+        assert {f"{sdist.name[:-len('.tar.gz')]}/{n}" for n in LICENSE_FILES} <= set(tf.getnames())
+
+
+def test_the_licence_files_say_what_they_cover():
+    code = (ROOT / "LICENSE").read_text()
+    assert code.startswith("BSD 3-Clause License")
+    assert "Neither the name of the copyright holder" in code
+    content = (ROOT / "LICENSE-CONTENT").read_text()
+    assert "Creative Commons Attribution 4.0 International" in content
+    assert "https://creativecommons.org/licenses/by/4.0/" in content
+    # the legal code itself, all eight sections
+    for n, title in enumerate(["Definitions", "Scope", "License Conditions", "Sui Generis Database",
+                               "Disclaimer of Warranties", "Term and Termination", "Other Terms",
+                               "Interpretation"], start=1):
+        assert f"Section {n} -- {title}" in content
+    readme = (ROOT / "README.md").read_text()
+    assert "BSD-3-Clause" in readme and "CC BY 4.0" in readme and "LICENSE-CONTENT" in readme
+
+
+def test_every_vendored_file_is_in_the_notices():
+    notices = (ROOT / "THIRD_PARTY_NOTICES.md").read_text()
+    vendored = [p.relative_to(ROOT).as_posix() for p in (ROOT / "mlnotes" / "data").iterdir()
+                if p.is_file() and p.name != "README.md"]
+    # a folder of the book's static files that carries its own licence is third-party
+    vendored += [p.parent.relative_to(ROOT).as_posix() + "/"
+                 for p in (ROOT / "book" / "_static").glob("*/LICENSE*")]
+    assert vendored
+    missing = [v for v in vendored if f"`{v}" not in notices]
+    assert not missing, f"not in THIRD_PARTY_NOTICES.md: {missing}"
+    assert "Apache License" in notices and "Version 2.0, January 2004" in notices
+
+
+# --- dependencies and extras -----------------------------------------------------------------
+def _extra_requirements(name, seen=()):
+    """The requirement names an extra installs, its references to other extras expanded."""
+    names = set()
+    for line in PYPROJECT["project"]["optional-dependencies"][name]:
+        req = Requirement(line)
+        if req.name == DISTRIBUTION:
+            for extra in req.extras - set(seen):
+                names |= _extra_requirements(extra, (*seen, name))
+        else:
+            names.add(req.name.lower())
+    return names
+
+
+def test_the_core_is_numpy_and_scipy_with_lower_bounds():
+    deps = [Requirement(d) for d in PYPROJECT["project"]["dependencies"]]
+    assert sorted(d.name for d in deps) == ["numpy", "scipy"]
+    for d in deps:
+        assert [s.operator for s in d.specifier] == [">="], d
+
+
+def test_each_optional_package_comes_with_the_extra_its_error_names():
+    from mlnotes import _optional
+
+    assert _optional.DISTRIBUTION == DISTRIBUTION
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert {"plot", "widgets", "homework", "book", "all"} <= set(extras)
+    for module, (package, extra) in _optional.EXTRAS.items():
+        assert package in _extra_requirements(extra), (module, extra)
+    everything = set().union(*(_extra_requirements(e) for e in extras if e != "all"))
+    assert _extra_requirements("all") == everything
+    assert {"matplotlib", "ipywidgets"} <= _extra_requirements("widgets")
+
+
+def _third_party_imports():
+    found = {}
+    for path in (ROOT / "mlnotes").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.partition(".")[0]
+                if top not in sys.stdlib_module_names and top not in {"numpy", "scipy", "mlnotes"}:
+                    found.setdefault(top, path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_import_beyond_numpy_and_scipy_is_declared_in_an_extra():
+    from mlnotes import _optional
+
+    found = _third_party_imports()
+    assert "matplotlib" in found and "sklearn" in found      # the scan sees lazy imports too
+    undeclared = {m: p for m, p in found.items() if m not in _optional.EXTRAS}
+    assert not undeclared, f"imported but in no extra (mlnotes/_optional.py): {undeclared}"
+
+
+def test_a_missing_extra_names_the_extra_to_install(monkeypatch):
+    from mlnotes import _optional, datasets
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)   # as if scikit-learn were not installed
+    with pytest.raises(ImportError, match=re.escape(
+            f'load_digits needs scikit-learn, which is not installed. It comes with the '
+            f'\'sklearn\' extra: pip install "{DISTRIBUTION}[sklearn]"')):
+        datasets.load_digits()
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    with pytest.raises(_optional.MissingExtraError, match=re.escape(f"{DISTRIBUTION}[widgets]")):
+        _optional.import_optional("ipywidgets", purpose="The live explorer")
+    # an installed package is imported, a submodule too
+    assert _optional.import_optional("matplotlib.colors", purpose="x").__name__ == "matplotlib.colors"
+    with pytest.raises(ValueError, match="not an optional dependency"):
+        _optional.import_optional("numpy", purpose="x")
+
+
+def test_a_module_missing_inside_an_installed_package_is_not_blamed_on_the_extra(monkeypatch):
+    from mlnotes import _optional
+
+    with pytest.raises(ModuleNotFoundError) as info:
+        _optional.import_optional("matplotlib.no_such_module", purpose="x")
+    assert not isinstance(info.value, _optional.MissingExtraError)
+
+
+def test_the_explorers_without_matplotlib_name_the_widgets_extra():
+    code = "import sys\nsys.modules['matplotlib'] = None\nimport mlnotes.widgets"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("mlnotes._optional.MissingExtraError: mlnotes.widgets needs matplotlib")
+    assert f'pip install "{DISTRIBUTION}[widgets]"' in last
+
+
+def test_setup_notebook_warns_when_it_cannot_pin_blas(monkeypatch):
+    import matplotlib as mpl
+
+    from mlnotes import plotting
+
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)
+    with mpl.rc_context(), pytest.warns(RuntimeWarning, match=re.escape(
+            f"needs threadpoolctl, which is not installed. It comes with the 'plot' extra: "
+            f'pip install "{DISTRIBUTION}[plot]"')):
+        plotting.setup_notebook()
+
+
+@pytest.mark.filterwarnings("ignore:TSNE made no progress")
+def test_a_progress_bar_without_tqdm_warns_and_the_run_goes_on(monkeypatch):
+    import mlnotes as ml
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.warns(RuntimeWarning, match=re.escape(f"{DISTRIBUTION}[progress]")):
+        Z = ml.TSNE(perplexity=5, max_iter=260, progress=True, random_state=0).fit_transform(X)
+    assert Z.shape == (30, 2)
+
+
+# --- Python versions, Binder, the workflow matrix --------------------------------------------
+# The Pythons the book is tested with; every pin of requirements.txt has a wheel for each
+# (README, "Python versions"). The Makefile, pyproject.toml and the workflow must agree.
+SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
+# What repo2docker's conda base can install (repo2docker/buildpacks/conda/
+# supported_python_version.py, 2025 releases); mybinder.org runs the latest repo2docker.
+REPO2DOCKER_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+BINDER_PLATFORMS = [f"manylinux_2_{minor}_x86_64" for minor in range(35, 4, -1)] + [
+    "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+
+
+def test_the_supported_pythons_agree_everywhere():
+    project = PYPROJECT["project"]
+    assert project["requires-python"] == f">={SUPPORTED_PYTHONS[0]}"
+    listed = [c.rsplit(":: ", 1)[1] for c in project["classifiers"]
+              if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    assert listed == list(SUPPORTED_PYTHONS)
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"SUPPORTED_PYTHONS := {' '.join(SUPPORTED_PYTHONS)}\n" in makefile
+    readme = (ROOT / "README.md").read_text()
+    assert "Python 3.11, 3.12 or 3.13" in readme
+
+
+def repo2docker_python(runtime_txt):
+    """The Python version repo2docker's Python buildpack takes from ``runtime.txt``, parsed as
+    it parses it: the stripped text must start with ``python-``; ``X.Y[.Z]`` gives ``X.Y``;
+    anything else is not a Python runtime (None: repo2docker would use its default)."""
+    runtime = runtime_txt.read_text().strip()
+    if not runtime.startswith("python-"):
+        return None
+    parts = runtime.split("-", 1)[1].split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else None
+
+
+def test_binder_reads_a_supported_python_from_runtime_txt(tmp_path):
+    runtime = ROOT / "runtime.txt"
+    assert re.fullmatch(r"python-3\.\d+\n", runtime.read_text())
+    version = repo2docker_python(runtime)
+    assert version in SUPPORTED_PYTHONS and version in REPO2DOCKER_PYTHONS
+    # repo2docker reads only binder/ (or .binder/) when such a folder exists: none may hide it
+    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
+    # the parser itself can fail
+    for text, expected in [("python-3.10.4\n", "3.10"), ("3.12\n", None), ("r-4.3-2024-01-01", None)]:
+        (tmp_path / "runtime.txt").write_text(text)
+        assert repo2docker_python(tmp_path / "runtime.txt") == expected
+    # the published site gets the same file beside the requirements.txt the build writes
+    workflow = (ROOT / ".github" / "workflows" / "book.yml").read_text()
+    assert "cp runtime.txt _build/html/runtime.txt" in workflow
+
+
+def _binder_pins():
+    publish = _publish_module()
+    lines = publish.binder_requirements(ROOT / "requirements.txt", "https://github.com/a/b")
+    return [line for line in lines.splitlines() if "==" in line]
+
+
+def test_every_pin_binder_installs_has_a_wheel_for_its_python(tmp_path):
+    """pip's own resolver, metadata only (no download of the wheels): a few seconds."""
+    version = repo2docker_python(ROOT / "runtime.txt")
+    pins = _binder_pins()
+    assert {p.split("==")[0].lower() for p in pins} >= {"numpy", "scipy", "matplotlib"}
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--no-deps",
+               "--only-binary=:all:", "--disable-pip-version-check", "--ignore-installed",
+               "--python-version", version, "--target", str(tmp_path / "target")]
+    for platform in BINDER_PLATFORMS:
+        command += ["--platform", platform]
+    result = subprocess.run(command + pins, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0 and "No matching distribution" not in result.stderr:
+        pytest.skip(f"PyPI not reachable: {result.stderr.strip().splitlines()[-1:]}")
+    assert result.returncode == 0, f"no wheel for Python {version}: {result.stderr[-1500:]}"
+
+
+@pytest.mark.xfail(reason="book/_ext/publish.py (phone helper) still installs 'mlnotes @ git+...': "
+                   "pip rejects a direct reference whose name is not the distribution's")
+def test_the_published_install_requirement_names_the_distribution():
+    publish = _publish_module()
+    requirement = Requirement(publish.install_requirement("https://github.com/a/b"))
+    assert requirement.name == DISTRIBUTION
+
+
+def test_the_workflow_tests_oldest_and_newest_python_on_linux_and_macos():
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    test = workflow["jobs"]["test"]
+    matrix = test["strategy"]["matrix"]
+    combos = {(os_, py) for os_ in matrix["os"] for py in matrix["python"]}
+    combos |= {(item["os"], item["python"]) for item in matrix.get("include", [])}
+    for system in ("ubuntu", "macos"):
+        for python in (SUPPORTED_PYTHONS[0], SUPPORTED_PYTHONS[-1]):
+            assert any(o.startswith(system) and p == python for o, p in combos), (system, python)
+    assert {p for _, p in combos} <= set(SUPPORTED_PYTHONS)
+    # macOS on arm64 (Apple silicon, Accelerate): macos-14 and later; macos-13 is Intel
+    for os_ in {o for o, _ in combos if o.startswith("macos")}:
+        assert os_ == "macos-latest" or int(os_.split("-")[1]) >= 14, os_
+    assert test["runs-on"] == "${{ matrix.os }}"
+    assert test["strategy"].get("fail-fast") is False
+    runs = [step.get("run", "") for step in test["steps"]]
+    assert any(r.startswith("make test") for r in runs)
+    # publishing: once, on Linux, after every test job passed, without rewriting gh-pages
+    publish = workflow["jobs"]["publish"]
+    assert publish["needs"] == "test" and publish["runs-on"].startswith("ubuntu")
+    (deploy,) = [s for s in publish["steps"] if "actions-gh-pages" in s.get("uses", "")]
+    assert not deploy["with"].get("force_orphan")
+    assert "push" in publish["if"] and "refs/heads/main" in publish["if"]
+
+
+def test_build_outputs_are_ignored():
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert {"build/", "dist/", "*.egg-info/", ".venv/"} <= set(ignored)
