@@ -63,8 +63,8 @@ register(Question(
     docstring=r"""One gradient-descent step of a one-hidden-layer autoencoder.
 
 Encoder a = tanh(X W1 + b1), decoder X_hat = a W2 + b2 (one sample per row), loss
-(1 / 2N) sum_n ||x_n - x_hat_n||^2. X : (N, D); W1 : (D, H); b1 : (H,); W2 : (H, D);
-b2 : (D,); learning_rate : float.
+(1 / 2N) sum_n ||x_n - x_hat_n||^2. X : (N, p); W1 : (p, h); b1 : (h,); W2 : (h, p);
+b2 : (p,); learning_rate : float.
 Returns (loss, W1_new, b1_new, W2_new, b2_new): the loss BEFORE the step and the parameters
 after one step theta <- theta - learning_rate * dloss/dtheta (back-propagation).""",
     make_inputs=_inputs,

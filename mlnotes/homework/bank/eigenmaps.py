@@ -198,9 +198,9 @@ register(Question(
     signature="def laplacian_eigenmaps(W, n_components):",
     docstring=r"""Laplacian eigenmaps: solve the generalised problem L v = lambda D v.
 
-W : (N, N) symmetric weights of a connected graph. n_components : int L.
-With D = diag(row sums) and L = D - W, return Z, (N, L): the generalised eigenvectors of the
-2nd to (L+1)-th smallest eigenvalues (skip the constant one), normalised so that
+W : (N, N) symmetric weights of a connected graph. n_components : int d.
+With D = diag(row sums) and L = D - W, return Z, (N, d): the generalised eigenvectors of the
+2nd to (d+1)-th smallest eigenvalues (skip the constant one), normalised so that
 Z^T D Z = I; column signs are free.""",
     make_inputs=_eigenmaps_inputs,
     reference=lambda W, n_components: _bottom_eigenpairs(

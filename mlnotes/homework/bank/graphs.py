@@ -53,7 +53,7 @@ register(Question(
     signature="def knn_graph(X, n_neighbors):",
     docstring=r"""Symmetric k-nearest-neighbour graph of edge lengths.
 
-X : (N, D) data. n_neighbors : int k.
+X : (N, p) data. n_neighbors : int k.
 Returns an (N, N) array G: G[i, j] = ||x_i - x_j|| when j is among the k nearest neighbours
 of i OR i among those of j (a point is not its own neighbour), np.inf where there is no
 edge, 0 on the diagonal. (A scipy.sparse matrix of edge lengths is accepted too.)""",

@@ -94,7 +94,7 @@ register(Question(
     signature="def lle_weights(X, n_neighbors, reg):",
     docstring=r"""LLE reconstruction weights.
 
-X : (N, D) data. n_neighbors : int k (the point itself is not its own neighbour).
+X : (N, p) data. n_neighbors : int k (the point itself is not its own neighbour).
 reg : float, regularisation. For each i, with Z_i the k neighbours minus x_i (k x D) and
 G_i = Z_i Z_i^T, solve (G_i + reg * trace(G_i) * I) w = 1 and rescale w to sum to 1.
 Returns the (N, N) array W with row i holding w on i's neighbours, 0 elsewhere.
@@ -194,7 +194,7 @@ register(Question(
     docstring=r"""The LLE embedding from the alignment matrix.
 
 M : (N, N) alignment matrix (symmetric, positive semidefinite, M 1 = 0).
-n_components : int L. Returns Z, (N, L): the unit-norm eigenvectors of the 2nd to (L+1)-th
+n_components : int d. Returns Z, (N, d): the unit-norm eigenvectors of the 2nd to (d+1)-th
 smallest eigenvalues of M (the smallest, the constant vector, is skipped); column signs are
 free.""",
     make_inputs=_lle_embedding_inputs,

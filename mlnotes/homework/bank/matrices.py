@@ -186,11 +186,11 @@ def _mds_tolerance(inputs, expected):
 register(Question(
     name="mds.classical_mds",
     function="classical_mds",
-    signature="def classical_mds(D, n_components):",
-    docstring=r"""Classical MDS: an embedding whose inner products best match K = -1/2 C D^2 C.
+    signature="def classical_mds(Delta, n_components):",
+    docstring=r"""Classical MDS: an embedding whose inner products best match K = -1/2 C D2 C.
 
-D : (N, N) array of Euclidean distances (not squared). n_components : int L.
-Returns Z, an (N, L) array: Z = V_L Lambda_L^(1/2), the top-L eigenvectors of K scaled by
+Delta : (N, N) array of Euclidean distances (not squared), D2 their squares. n_components : int d.
+Returns Z, an (N, d) array: Z = V_d Lambda_d^(1/2), the top-d eigenvectors of K scaled by
 the square roots of their eigenvalues (largest first; each column's sign is free).""",
     make_inputs=_mds_inputs,
     reference=lambda D, n_components: _classical_mds(D, n_components)[0],
@@ -244,11 +244,11 @@ register(Question(
     name="pca.reconstruction_error",
     function="pca_reconstruction_error",
     signature="def pca_reconstruction_error(X, n_components):",
-    docstring=r"""Mean squared reconstruction error of PCA with L components.
+    docstring=r"""Mean squared reconstruction error of PCA with d components.
 
-X : (N, D) data, one sample per row. n_components : int L.
+X : (N, p) data, one sample per row. n_components : int d.
 Returns (1/N) sum_i ||x_i - x_hat_i||^2, where x_hat_i is the projection of x_i onto the
-mean plus the top-L principal directions (it equals the sum of the discarded eigenvalues of
+mean plus the top-d principal directions (it equals the sum of the discarded eigenvalues of
 the covariance matrix (1/N) X_c^T X_c).""",
     make_inputs=_pca_inputs,
     reference=_pca_error,
@@ -305,9 +305,9 @@ register(Question(
     name="pca.principal_subspace",
     function="principal_subspace",
     signature="def principal_subspace(X, n_components):",
-    docstring=r"""An orthonormal basis of PCA's top-L principal subspace.
+    docstring=r"""An orthonormal basis of PCA's top-d principal subspace.
 
-    X : (N, D) data. n_components : int L. Returns V, (D, L), with orthonormal columns spanning
+    X : (N, p) data. n_components : int d. Returns V, (p, d), with orthonormal columns spanning
     the eigenvectors of the L largest eigenvalues of the covariance of the centred data. Any
     orthonormal basis of that subspace is right (the leading variances may be equal).""",
     make_inputs=_subspace_inputs,
@@ -371,8 +371,8 @@ register(Question(
     docstring=r"""Kernel PCA coordinates of new points.
 
 K_test : (M, N) kernel between new points and the training points.
-K_train : (N, N) training kernel matrix. n_components : int L.
-Centre K_train (C K C) and find its top-L eigenpairs (lambda_l, v_l), unit-norm v_l;
+K_train : (N, N) training kernel matrix. n_components : int d.
+Centre K_train (C K C) and find its top-d eigenpairs (lambda_l, v_l), unit-norm v_l;
 centre K_test with the TRAINING means; return the (M, L) array whose column l is
 K_test_centred v_l / sqrt(lambda_l) (each column's sign is free).""",
     make_inputs=_kpca_inputs,

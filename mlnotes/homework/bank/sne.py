@@ -284,7 +284,7 @@ register(Question(
     docstring=r"""t-SNE's embedding affinities (Student-t kernel, one normalisation over all pairs).
 
 q_ij = (1 + ||z_i - z_j||^2)^-1 / sum_{k != l} (1 + ||z_k - z_l||^2)^-1.
-Z : (N, L) embedding. Returns Q, (N, N), zero diagonal, summing to 1.""",
+Z : (N, d) embedding. Returns Q, (N, N), zero diagonal, summing to 1.""",
     make_inputs=_embedding_inputs,
     reference=lambda Z: _student_t_affinities(Z),
     compare=compare_close,
@@ -391,7 +391,7 @@ register(Question(
     signature="def tsne_gradient(Z, P):",
     docstring=r"""Gradient of the t-SNE objective KL(P || Q(Z)) with respect to the embedding.
 
-Z : (N, L) embedding. P : (N, N) joint affinities. Returns the (N, L) array with rows
+Z : (N, d) embedding. P : (N, N) joint affinities. Returns the (N, d) array with rows
 dC/dz_i = 4 sum_j (p_ij - q_ij) (z_i - z_j) / (1 + ||z_i - z_j||^2).""",
     make_inputs=_gradient_inputs,
     reference=lambda Z, P: _tsne_objective_gradient(Z, P)[1],
