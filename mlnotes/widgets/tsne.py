@@ -123,7 +123,7 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     static_panel(fig, _paint_case, (case, n_samples, random_state), width=DATA_PANEL_WIDTH)
     map_ax, kl_ax = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
     scatter(map_ax, embeddings[frame], t, s=6, gid="map",
-            title=f"iteration {iterations[frame]}" + (" (exaggerated)" if alpha[frame] > 1 else ""))
+            title=_map_title(iterations[frame], embeddings[frame], alpha[frame]))
     map_ax.set_xticks([])
     map_ax.set_yticks([])
     kl_ax.plot(iterations, kl, color="C0", gid="kl-curve")
@@ -136,6 +136,17 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
     return fig
+
+
+def map_width(Z):
+    """The larger side of the map's bounding box: the panel rescales to the map, so the title
+    says how large it is (a map that barely left its tiny start looks as large as any other)."""
+    return float(np.ptp(Z, axis=0).max())
+
+
+def _map_title(iteration, Z, alpha):
+    return (f"iteration {iteration}" + (" (exaggerated)" if alpha > 1 else "")
+            + f", width {map_width(Z):.2g}")
 
 
 def _suptitle(case, perplexity, learning_rate, exaggeration):
@@ -158,7 +169,7 @@ def scene_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exa
     curve = [st.line(iterations, kl), st.dot(iterations[frame], kl[frame])]
     if exaggeration > 1:
         curve.insert(0, st.span(0, iterations[alpha > 1].max(initial=0)))
-    title = f"iteration {iterations[frame]}" + (" (exaggerated)" if alpha[frame] > 1 else "")
+    title = _map_title(iterations[frame], embeddings[frame], alpha[frame])
     return st.scene(_suptitle(case, perplexity, learning_rate, exaggeration), [
         st.panel(f"data ({X.shape[1]}-D)", [st.points(shown, t, size=2)], equal=True,
                  axes=X.shape[1] < 3),
