@@ -254,6 +254,14 @@ def test_the_licence_files_say_what_they_cover():
     assert "BSD-3-Clause" in readme and "CC BY 4.0" in readme and "LICENSE-CONTENT" in readme
 
 
+def test_the_book_footer_states_the_licence():
+    import yaml
+
+    footer = yaml.safe_load((ROOT / "_config.yml").read_text())["html"]["extra_footer"]
+    assert "CC BY 4.0" in footer and "https://creativecommons.org/licenses/by/4.0/" in footer
+    assert "BSD-3-Clause" in footer and "THIRD_PARTY_NOTICES.md" in footer
+
+
 def test_every_vendored_file_is_in_the_notices():
     notices = (ROOT / "THIRD_PARTY_NOTICES.md").read_text()
     vendored = [p.relative_to(ROOT).as_posix() for p in (ROOT / "mlnotes" / "data").iterdir()
@@ -393,6 +401,9 @@ SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
 # What repo2docker's conda base can install (repo2docker/buildpacks/conda/
 # supported_python_version.py, 2025 releases); mybinder.org runs the latest repo2docker.
 REPO2DOCKER_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+# Colab's Python as of 2026 (an assumption: Colab states no schedule). The published notebooks'
+# install cell pip-installs the package there, so that Python must be a supported and tested one.
+COLAB_PYTHON = "3.12"
 BINDER_PLATFORMS = [f"manylinux_2_{minor}_x86_64" for minor in range(35, 4, -1)] + [
     "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
 
@@ -478,6 +489,9 @@ def test_the_workflow_tests_oldest_and_newest_python_on_linux_and_macos():
         for python in (SUPPORTED_PYTHONS[0], SUPPORTED_PYTHONS[-1]):
             assert any(o.startswith(system) and p == python for o, p in combos), (system, python)
     assert {p for _, p in combos} <= set(SUPPORTED_PYTHONS)
+    # Colab's and Binder's Python are tested too (on Linux, where both run)
+    for python in {COLAB_PYTHON, repo2docker_python(ROOT / "runtime.txt")}:
+        assert any(o.startswith("ubuntu") and p == python for o, p in combos), python
     # macOS on arm64 (Apple silicon, Accelerate): macos-14 and later; macos-13 is Intel
     for os_ in {o for o, _ in combos if o.startswith("macos")}:
         assert os_ == "macos-latest" or int(os_.split("-")[1]) >= 14, os_
