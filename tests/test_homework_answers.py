@@ -234,3 +234,16 @@ def test_graded_references_are_not_in_the_package():
     """A graded question's reference answer is read from the instructor's solutions."""
     for name in GRADED:
         assert isinstance(get_question(name).reference, solutions.PrivateReference), name
+
+
+def test_the_package_defines_no_function_a_graded_question_asks_for():
+    """No file of the package (the wheel) defines a graded question's function or holds the
+    instructor's references."""
+    package = Path(mlnotes.__file__).parent
+    defined = {node.name for path in package.rglob("*.py")
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    asked = {get_question(name).function for name in GRADED}
+    assert not asked & defined, asked & defined
+    assert not list(package.rglob("reference.py"))
+    assert solutions.CHECKOUT == ROOT / "book" / "homework" / "instructor"

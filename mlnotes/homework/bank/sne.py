@@ -83,7 +83,8 @@ register(Question(
 
 D2 : (N, N) squared distances. sigma : (N,) bandwidths sigma_i > 0.
 Returns P, (N, N): p_{j|i} = exp(-D2_ij / (2 sigma_i^2)) / sum_{k != i} exp(-D2_ik / (2 sigma_i^2)),
-with p_{i|i} = 0; row i is the distribution p_{.|i}.""",
+with p_{i|i} = 0; row i is the distribution p_{.|i}. Some sigma_i may be tiny: no row may come out
+as NaN.""",
     make_inputs=_conditional_inputs,
     extra_cases=_tiny_bandwidth_inputs,
     reference=lambda D2, sigma, _P: _P,
