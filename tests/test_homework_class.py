@@ -10,43 +10,42 @@ from pathlib import Path
 import pytest
 from homework_fixtures import instructor, submission, write
 
+from mlnotes.homework.assignments import ASSIGNMENTS
+from mlnotes.homework.bank import get_question
 from mlnotes.homework.notebook import student_version
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _variant(nb_replace, expected):
-    return submission("spectral", replace=nb_replace), expected
-
-
 def _class_folder(folder):
-    """50 submissions: honest, stubs, wrong in known ways, hostile; returns expected totals."""
-    full = 16.0
+    """50 submissions: honest, stubs, functions that loop, crash or raise, hostile top-level
+    lines; returns the expected totals (from the assignment's points, whatever its questions)."""
+    points = ASSIGNMENTS["spectral"]
+    full = float(sum(points.values()))
+    graded = [q for q, p in points.items() if p > 0]
+    fn = {q: get_question(q).function for q in graded}
+    first, second, third = graded[:3]
+
+    def redefined(question, body):  # the function defined again, below the honest one
+        return submission("spectral", append=[f"def {fn[question]}(*args, **kwargs):\n"
+                                              f"    {body}\n"])
+
     kinds = [
         (submission("spectral"), full),
         (student_version(instructor("spectral")), 0.0),
-        _variant({"floyd_warshall": "import numpy as np\ndef floyd_warshall(G):\n"
-                  "    D = np.array(G, float)\n    n = len(D)\n    for i in range(n):\n"
-                  "        for j in range(n):\n            for k in range(n):\n"
-                  "                D[i, j] = min(D[i, j], D[i, k] + D[k, j])\n    return D\n"},
-                 full - 2),
-        _variant({"laplacian": "def laplacian(W):\n    return W - np.diag(W.sum(1))\n"}, full - 1),
-        _variant({"double_center": "import numpy as np\ndef double_center(D2):\n"
-                  "    C = np.eye(len(D2)) - 1 / len(D2)\n    return C @ D2 @ C\n"},
-                 full - 3),  # classical_mds uses double_center too
-        _variant({"lle_weights": "def lle_weights(X, n_neighbors, reg):\n"
-                  "    return np.zeros((len(X), len(X)))\n"}, full - 2),
-        _variant({"knn_graph": "def knn_graph(X, n_neighbors):\n    import os\n    os._exit(3)\n"},
-                 full - 1),
+        (redefined(first, "raise ValueError('no')"), full - points[first]),
+        (redefined(second, "import os; os._exit(3)"), full - points[second]),
+        (redefined(third, "return None"), full - points[third]),
         (submission("spectral", extra=["import mlnotes as ml"]), full),
+        (submission("spectral", extra=["import os\nbye = os._exit(0)"]), full),
+        (submission("spectral", extra=["spin = sum(range(10**10))"]), full),
     ]
     expected = {}
     for k in range(50):
         nb, total = kinds[k % len(kinds)]
         name = f"student{k:02d}"
         if k in (5, 25):  # two endless loops (a short timeout keeps the run fast)
-            nb, total = _variant({"alignment_matrix": "def alignment_matrix(W):\n"
-                                  "    while True:\n        pass\n"}, full - 1)
+            nb, total = redefined(first, "while True: pass"), full - points[first]
         if k == 40:
             (folder / name).mkdir()
             write(folder / name / "submission.ipynb", nb)

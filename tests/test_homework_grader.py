@@ -249,21 +249,21 @@ def test_solutions_get_full_marks_and_student_versions_none(tmp_path, assignment
 
 
 def test_grade_one_writes_gradescope_results(tmp_path):
-    nb = write(tmp_path / "me.ipynb", submission("sne", replace={
-        "entropy_bits": "def entropy_bits(P_cond):\n    P = np.where(P_cond > 0, P_cond, 1.0)\n"
-                        "    return -(P_cond * np.log(P)).sum(1)\n"}))
+    nb = write(tmp_path / "me\x1b[2J.ipynb", instructor("sne"))
     out = tmp_path / "results" / "results.json"
+    target = tmp_path / "elsewhere.json"
+    target.write_text("keep")
+    out.parent.mkdir()
+    os.symlink(target, out)  # a link at the results' place is replaced, never followed
     run = subprocess.run([sys.executable, "-m", "mlnotes.homework", "grade-one", str(nb),
                           "--assignment", "sne", "--results", str(out)],
                          capture_output=True, text=True, cwd=ROOT, check=True)
     data = json.loads(out.read_text())
-    assert run.stdout.strip() == "me: 9 / 12"  # perplexity_search uses entropy_bits: 1 + 2 lost
-    failed = {t["name"]: t["output"] for t in data["tests"] if t["status"] == "failed"}
-    assert set(failed) == {"sne.entropy_bits", "sne.perplexity_search"}
-    assert "entropy in nats, perplexity expects bits" in failed["sne.entropy_bits"]
-    assert "entropy in nats, perplexity expects bits" in failed["sne.perplexity_search"]
-    assert "find_bandwidths calls your entropy_bits, which fails its own check" in failed[
-        "sne.perplexity_search"]  # the pointer back to the helper that caused it
+    total = sum(ASSIGNMENTS["sne"].values())
+    assert run.stdout.strip() == f"me\\x1b[2J: {total:g} / {total:g}"  # escaped, not run
+    assert data["score"] == total and target.read_text() == "keep"
+    assert [t["name"] for t in data["tests"]] == list(ASSIGNMENTS["sne"])
+    assert all(t["status"] == "passed" for t in data["tests"]), data
 
 
 # --- notebooks ----------------------------------------------------------------------------------

@@ -119,3 +119,66 @@ def test_grader_peak_memory_stays_under_its_bound(tmp_path):
     feedback = (tmp_path / "out" / "feedback" / "answer_8mb_b.txt").read_text()
     assert feedback.count("this question's answer has far fewer") == 4  # 2 questions x 2 cases
     assert "larger than 50 MB" in (tmp_path / "out" / "feedback" / "notebook_60mb.txt").read_text()
+
+
+# A function that forges one frame per question at once, each with 16 MB of numbers of which
+# the answer is one small array (the rest under keys the grader never reads), then exits.
+FORGE_VIEWS = """
+import json, os
+def f(x):
+    n = 12 * 2**20 // 8
+    for q in range(QUESTIONS):
+        message = {"kind": "answer", "q": q, "output": "",
+                   "answers": [{"value": {"array": 0}, "junk": {"array": 1}}],
+                   "extra": {"array": 1}}
+        header = json.dumps({"message": message, "shapes": [[2], [n]]}).encode()
+        body = bytes(8 * (2 + n))
+        frame = len(header).to_bytes(4, 'big') + len(body).to_bytes(4, 'big') + header + body
+        for fd in range(3, 20):
+            try:
+                os.write(fd, frame)
+            except OSError:
+                pass
+    os._exit(0)
+"""
+
+VIEWS_SCRIPT = """
+import json, sys, threading
+from mlnotes.homework.sandbox import run_functions
+
+QUESTIONS = 12
+code = sys.argv[1].replace("QUESTIONS", str(QUESTIONS))
+statements = [{"cell": 1, "line": 1, "code": code, "names": ["json", "os", "f"],
+               "kind": "statement"}]
+kept = []
+
+def grade():
+    _, results, _ = run_functions(statements, [("f", [[0.0]])] * QUESTIONS, timeout=5)
+    kept.append(results)  # held, as the grader holds every result until it has judged them
+
+threads = [threading.Thread(target=grade) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+with open("/proc/self/status") as f:
+    peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+answers = [a for results in kept for r in results for a in r["answers"]]
+print(json.dumps({"peak_mb": peak, "answers": len(answers),
+                  "keys": sorted({k for a in answers for k in a}),
+                  "owned": all(a["value"].base is None for a in answers)}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM is Linux's")
+def test_forged_frames_are_not_kept_whole():
+    """Two notebooks of 12 questions, each answered by a forged 12 MB frame: the grader keeps
+    a copy of the small answer and drops the rest (a view would keep each frame alive: 288 MB
+    more here)."""
+    run = subprocess.run([sys.executable, "-c", VIEWS_SCRIPT, FORGE_VIEWS], capture_output=True,
+                         text=True, cwd=ROOT, timeout=300, check=True)
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    print(f"grader peak with forged frames: {report['peak_mb']:.0f} MB")
+    assert report["answers"] == 24 and report["keys"] == ["value"] and report["owned"]
+    assert report["peak_mb"] < 150  # (each frame, kept whole, would add 12 MB)

@@ -81,13 +81,14 @@ def secret():
 
 
 @needs_root
-def test_the_child_is_nobody_without_capabilities_in_its_own_session():
+def test_the_child_is_a_user_of_its_own_without_capabilities_in_its_own_session():
     (uid, gid, groups, sid, pgrp, pid), isolation = _run(
         "return [os.getuid(), os.getgid(), len(os.getgroups()), os.getsid(0), os.getpgrp(), "
         "os.getpid()]")
-    assert (uid, gid, groups) == (65534, 65534, 0)
+    assert uid == gid and uid > 2**30 and groups == 0  # a user of its own, no groups
     assert sid == pid and pgrp == pid  # its own session and process group
-    assert isolation == {"mounts": True, "unprivileged": True, "seccomp": True}
+    assert isolation == {"mounts": True, "unprivileged": True, "seccomp": True,
+                         "namespaces": True, "uid": uid, "observed": True}
 
 
 @needs_root

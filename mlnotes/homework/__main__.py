@@ -25,7 +25,8 @@ from .bank import get_question
 def _grading_options(parser):
     parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS))
     parser.add_argument("--timeout", type=float, default=10.0,
-                        help="wall-clock seconds per question (default 10)")
+                        help="CPU seconds per question (default 10; wall-clock time is only a "
+                             "generous backstop for code that sleeps)")
     parser.add_argument("--memory", type=int, default=1024,
                         help="memory limit of the sandboxed process in MB (default 1024)")
     parser.add_argument("--seed", type=int, default=None,
@@ -64,9 +65,12 @@ def main(argv=None):
         if not args.submissions.is_dir():
             parser.error(f"{args.submissions} is not a folder of submissions")
         start = time.perf_counter()
-        results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
-                               timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
-                               block=_packages(args.block))
+        try:
+            results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
+                                   timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
+                                   block=_packages(args.block))
+        except ValueError as exc:  # an output folder inside the submissions, or not hideable
+            parser.error(str(exc))
         print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
               f"wrote {args.out}, feedback/, results/ and grading.json (the seed, to grade "
               f"again on the same inputs) in {args.out.parent or '.'}")
@@ -75,14 +79,13 @@ def main(argv=None):
         if warning:
             print(warning, file=sys.stderr)
     elif args.command == "grade-one":
-        from .grader import Grader, gradescope_json, isolation_warning
+        from .grader import Grader, escape, gradescope_json, isolation_warning, shown_name, write_new
 
         grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
                         seed=args.seed, block=_packages(args.block))
-        result = grader.grade_safely(args.notebook.stem, args.notebook)
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(gradescope_json(result), indent=1))
-        print(f"{result.student}: {result.total:g} / {result.max_total:g}")
+        result = grader.grade_safely(shown_name(args.notebook.stem), args.notebook)
+        write_new(args.results, json.dumps(gradescope_json(result), indent=1))
+        print(f"{escape(result.student, 300)}: {result.total:g} / {result.max_total:g}")
         warning = isolation_warning(grader.isolation)
         if warning:
             print(warning, file=sys.stderr)

@@ -301,8 +301,22 @@ _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
 _PR_CAPBSET_DROP, _PR_SET_KEEPCAPS = 24, 8
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
-# The unprivileged user and group graded code runs as (nobody/nogroup on Debian and Fedora).
-NOBODY = 65534
+# Graded code runs as a user and group of its own, one per sandbox (this number plus the
+# process's pid, far above any account's): no two sandboxes share a uid, so that the kernel's
+# own checks (signals, limits, ptrace) already keep them apart.
+SANDBOX_UID_BASE = 1_500_000_000
+# Namespaces of its own besides the mount one: System V IPC and POSIX message queues, the
+# network (no interface but a loopback that is down), the host name.
+_CLONE_NEWIPC, _CLONE_NEWNET, _CLONE_NEWUTS = 0x08000000, 0x40000000, 0x04000000
+_OTHER_NAMESPACES = _CLONE_NEWIPC | _CLONE_NEWNET | _CLONE_NEWUTS
+# mount_setattr(2): every mount of the namespace read-only and without access times (a read
+# that updates a file's access time is a signal another sandbox could see).
+_SYS_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE = 442, -100, 0x8000
+_MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOATIME, _MOUNT_ATTR__ATIME = 0x1, 0x10, 0x70
+
+
+def sandbox_uid():
+    return SANDBOX_UID_BASE + os.getpid()
 
 
 def _libc():
@@ -316,15 +330,71 @@ def _libc():
     return libc
 
 
+def _read_only_everywhere(libc):
+    """Every mount of this namespace read-only, without access times (Linux 5.12+)."""
+    import ctypes
+
+    class MountAttr(ctypes.Structure):
+        _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                    ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+    attr = MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOATIME, _MOUNT_ATTR__ATIME, 0, 0)
+    return libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr)) == 0
+
+
+def _proc_last(entry):
+    """``/proc`` is covered last: binding a folder back goes through ``/proc/self/fd``."""
+    return entry[0] == "/proc"
+
+
+def _cover(libc, folder, keep=(), size="4k"):
+    """Cover ``folder`` with an empty read-only file system; each folder of ``keep`` (inside
+    it: Python's own, when the instructor's output folder holds the grader's ``.venv``) is
+    bound back read-only at its place. Returns whether all of it worked."""
+    sealed = _MS_NOSUID | _MS_NODEV
+    handles, ok = {}, True
+    for path in keep:
+        try:
+            handles[path] = os.open(path, os.O_PATH | os.O_DIRECTORY)
+        except OSError:
+            ok = False
+    options = f"size={'1m' if handles else size},mode=755".encode()
+    if libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", sealed | _MS_NOEXEC, options) != 0:
+        for fd in handles.values():
+            os.close(fd)
+        return False
+    for path, fd in handles.items():
+        try:
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            target = os.fsencode(path)
+            ok &= libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, _MS_BIND | _MS_REC,
+                             None) == 0
+            ok &= libc.mount(b"none", target, None,
+                             _MS_REMOUNT | _MS_BIND | _MS_RDONLY | sealed, None) == 0
+        except OSError:
+            ok = False
+        finally:
+            os.close(fd)
+    ok &= libc.mount(b"none", os.fsencode(folder), None,
+                     _MS_REMOUNT | _MS_RDONLY | sealed | _MS_NOEXEC, options) == 0
+    return bool(ok)
+
+
 def _isolate(hide, expose, matplotlib_dir):
-    """Set up, as root, the file system graded code sees: a mount namespace of its own where
+    """Set up, as root, the file system graded code sees: namespaces of its own (mounts, IPC,
+    network, host name) where
 
     * each folder of ``expose`` (Python, its packages, under a folder only root may enter, such
       as ``/root``) is reachable read-only by the unprivileged user: the closed ancestor is
       covered by an empty file system and the folder bound back into it;
-    * each folder of ``hide`` is covered by an empty read-only file system: mlnotes, the
-      solutions, the submissions, the temporary folder, ``/proc`` and ``/dev``; what the audit
-      hook cannot stop (C code reading a file through an FFI) finds nothing there;
+    * each folder of ``hide`` (``[folder, [kept folders inside it]]``) is covered by an empty
+      read-only file system: mlnotes, the solutions, the submissions, the output folder, the
+      temporary folder, ``/proc`` and ``/dev``; what the audit hook cannot stop (C code
+      reading a file through an FFI) finds nothing there. A folder that holds Python's own
+      (an output folder beside the grader's ``.venv``) is covered all the same, and only
+      Python's folders are bound back;
+    * every mount is read-only, without access times;
     * matplotlib's cache folder is a small file system of its own holding a copy of the font
       list: matplotlib insists on a folder it may write to (and then writes nothing, or fails
       quietly against the seccomp filter), and the copy spares it rebuilding the list.
@@ -332,47 +402,30 @@ def _isolate(hide, expose, matplotlib_dir):
     Needs CAP_SYS_ADMIN (root); returns whether it worked.
     """
     libc = _libc()
-    if libc.unshare(_CLONE_NEWNS) != 0:
+    if libc.unshare(_CLONE_NEWNS | _OTHER_NAMESPACES) != 0:
         return False
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return False
     ok = True
-    sealed = _MS_NOSUID | _MS_NODEV
     fonts = _font_lists(matplotlib_dir)
-    handles = {}
-    for folder, _ in expose:
-        try:
-            handles[folder] = os.open(folder, os.O_PATH | os.O_DIRECTORY)
-        except OSError:
-            ok = False
-    for closed in dict.fromkeys(c for _, c in expose):
-        ok &= libc.mount(b"tmpfs", os.fsencode(closed), b"tmpfs", sealed,
-                         b"size=64k,mode=755") == 0
-    for folder, fd in handles.items():
-        try:
-            os.makedirs(folder, mode=0o755, exist_ok=True)
-        except OSError:
-            ok = False
-            continue
-        target = os.fsencode(folder)
-        ok &= libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, _MS_BIND | _MS_REC,
-                         None) == 0
-        ok &= libc.mount(b"none", target, None,
-                         _MS_REMOUNT | _MS_BIND | _MS_RDONLY | sealed, None) == 0
-        os.close(fd)
+    by_closed = {}
+    for folder, closed in expose:
+        by_closed.setdefault(closed, []).append(folder)
+    for closed, folders in by_closed.items():
+        inside = matplotlib_dir and (matplotlib_dir + os.sep).startswith(closed + os.sep)
+        ok &= _cover(libc, closed, folders + ([matplotlib_dir] if inside else []), "64k")
+    for d, keep in sorted(hide, key=_proc_last):
+        ok &= _cover(libc, d, keep)
+    ok &= _read_only_everywhere(libc)
     if matplotlib_dir:
         try:
-            os.makedirs(matplotlib_dir, exist_ok=True)
             ok &= libc.mount(b"tmpfs", os.fsencode(matplotlib_dir), b"tmpfs",
-                             sealed | _MS_NOEXEC, b"size=8m,mode=1777") == 0
+                             _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"size=8m,mode=1777") == 0
             for name, data in fonts.items():
                 with open(os.path.join(matplotlib_dir, name), "wb") as f:
                     f.write(data)
         except OSError:
             ok = False
-    flags = _MS_RDONLY | sealed | _MS_NOEXEC
-    for d in hide:
-        ok &= libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
     return bool(ok)
 
 
@@ -395,11 +448,11 @@ def _font_lists(folder, limit=4 * 2**20):
 def _isolate_as_user(hide):
     """Without root: cover ``hide`` as :func:`_isolate` does, from a user namespace of our own
     (the user keeps its uid inside; the namespace's capabilities, needed for the mounts, are
-    dropped right after). Needs unprivileged user namespaces (most Linux distributions);
-    returns whether it worked."""
+    dropped right after), with IPC, network and host-name namespaces of its own too. Needs
+    unprivileged user namespaces (most Linux distributions); returns whether it worked."""
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _OTHER_NAMESPACES) != 0:
         return False
     try:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
@@ -409,9 +462,9 @@ def _isolate_as_user(hide):
     except OSError:
         return False
     ok = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-    flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    for d in hide:
-        ok &= libc.mount(b"tmpfs", os.fsencode(d), b"tmpfs", flags, b"size=4k") == 0
+    for d, keep in sorted(hide, key=_proc_last):
+        ok &= _cover(libc, d, keep)
+    _read_only_everywhere(libc)  # (mounts inherited from outside may keep their flags)
     _drop_capabilities()
     return bool(ok) and _no_capabilities()
 
@@ -499,33 +552,52 @@ def _confine():
 # keys, io_uring, BPF, ...) fails with EPERM. Another ABI (32-bit calls) kills the process.
 _ALLOWED = {
     "read": 0, "write": 1, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7,
-    "lseek": 8, "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
+    "lseek": 8, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
     "rt_sigprocmask": 14, "rt_sigreturn": 15, "pread64": 17, "readv": 19,
     "access": 21, "pipe": 22, "select": 23, "sched_yield": 24, "mremap": 25, "msync": 26,
     "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34, "nanosleep": 35,
     "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "exit": 60, "uname": 63,
-    "fcntl": 72, "getcwd": 79, "chdir": 80, "fchdir": 81, "readlink": 89, "umask": 95,
+    "getcwd": 79, "chdir": 80, "fchdir": 81, "readlink": 89, "umask": 95,
     "gettimeofday": 96, "getrlimit": 97, "getrusage": 98, "sysinfo": 99, "times": 100,
     "getuid": 102, "getgid": 104, "geteuid": 107, "getegid": 108, "getppid": 110,
-    "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120, "getpgid": 121,
-    "getsid": 124, "rt_sigpending": 127, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
-    "sigaltstack": 131, "statfs": 137, "fstatfs": 138, "getpriority": 140,
-    "sched_getparam": 143, "sched_getscheduler": 145, "sched_get_priority_max": 146,
-    "sched_get_priority_min": 147, "sched_rr_get_interval": 148, "arch_prctl": 158,
+    "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120,
+    "rt_sigpending": 127, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
+    "sigaltstack": 131, "statfs": 137, "fstatfs": 138,
+    "sched_get_priority_max": 146,
+    "sched_get_priority_min": 147, "arch_prctl": 158,
     "gettid": 186, "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193, "listxattr": 194,
-    "llistxattr": 195, "flistxattr": 196, "time": 201, "futex": 202, "sched_getaffinity": 204,
+    "llistxattr": 195, "flistxattr": 196, "time": 201,
     "getdents64": 217, "set_tid_address": 218, "restart_syscall": 219, "fadvise64": 221,
     "clock_gettime": 228, "clock_getres": 229, "clock_nanosleep": 230, "exit_group": 231,
     "epoll_wait": 232, "epoll_ctl": 233, "mbind": 237, "set_mempolicy": 238,
     "get_mempolicy": 239, "newfstatat": 262, "readlinkat": 267, "faccessat": 269,
-    "pselect6": 270, "ppoll": 271, "set_robust_list": 273, "get_robust_list": 274,
+    "pselect6": 270, "ppoll": 271, "set_robust_list": 273,
     "epoll_pwait": 281, "eventfd": 284, "eventfd2": 290, "epoll_create1": 291, "dup3": 292,
     "pipe2": 293, "preadv": 295, "getcpu": 309, "getrandom": 318, "membarrier": 324,
     "statx": 332, "rseq": 334, "close_range": 436, "faccessat2": 439, "epoll_pwait2": 441,
-    "futex_waitv": 449,
+
 }
 _NO_SUCH_CALL = {"clone3": 435, "openat2": 437}  # ENOSYS: libc falls back to clone / openat
 _CLONE, _OPEN, _OPENAT, _KILL, _TGKILL, _PRLIMIT, _PRCTL = 56, 2, 257, 62, 234, 302, 157
+# Calls that name a process in their first argument: allowed on this process only (0 or its own
+# pid), so that no sandbox learns whether another process exists, let alone its state.
+_OWN_PROCESS = {"getpgid": 121, "getsid": 124, "sched_getparam": 143,
+                "sched_getscheduler": 145, "sched_rr_get_interval": 148,
+                "sched_getaffinity": 204, "get_robust_list": 274}
+_GETPRIORITY = 140  # (which, who): who must be 0 or this process
+_FCNTL, _MMAP, _FUTEX = 72, 9, 202
+# fcntl commands a numerical program makes: duplicate, close-on-exec, status flags (F_SETFL
+# without O_ASYNC). Refused: record locks (F_GETLK/F_SETLK/F_OFD_*: a channel between two
+# sandboxes through a file both can read), F_SETOWN/F_SETSIG (a signal sent by the kernel to
+# another process), leases, notifications, pipe sizes, seals.
+_FCNTL_ALLOWED = {"F_DUPFD": 0, "F_GETFD": 1, "F_SETFD": 2, "F_GETFL": 3,
+                  "F_DUPFD_CLOEXEC": 1030}
+_F_SETFL, _O_ASYNC = 4, 0o20000
+# mmap: no shared mapping of a file (two sandboxes mapping one file could signal each other
+# through it); futex: private operations only (a shared futex on a file page is such a
+# signal, even in a private mapping).
+_MAP_SHARED, _MAP_ANONYMOUS = 0x01, 0x20
+_FUTEX_PRIVATE_FLAG = 128
 _IOCTL = 16
 # The ioctl requests Python and numpy make (is it a terminal, its size, close-on-exec, bytes
 # waiting, non-blocking); any other (file attributes, terminals' input, devices) fails with
@@ -546,8 +618,8 @@ _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _LD, _JEQ, _JGE, _JSET, _JA, _RET = 0x20, 0x15, 0x35, 0x45, 0x05, 0x06
 # seccomp_data offsets: system call number, architecture, the low/high words of args[0..2]
 _AT_NR, _AT_ARCH = 0, 4
-_AT_ARG = (16, 24, 32)
-_AT_ARG_HIGH = (20, 28, 36)
+_AT_ARG = (16, 24, 32, 40)
+_AT_ARG_HIGH = (20, 28, 36, 44)
 
 
 def _bpf_program(pid):
@@ -563,7 +635,10 @@ def _bpf_program(pid):
         return [row(_JEQ, nr, no="+1"), row(_RET, _RET_ALLOW)]
 
     special = [(_CLONE, "clone"), (_OPEN, "open"), (_OPENAT, "openat"), (_KILL, "self"),
-               (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl"), (_IOCTL, "ioctl")]
+               (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl"), (_IOCTL, "ioctl"),
+               (_FCNTL, "fcntl"), (_MMAP, "mmap"), (_FUTEX, "futex"),
+               (_GETPRIORITY, "getpriority"),
+               *((nr, "own") for nr in _OWN_PROCESS.values())]
     return [
         row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, yes="+1"), row(_RET, _RET_KILL_PROCESS),
         row(_LD, _AT_NR), row(_JGE, _X32_BIT, no="+1"), row(_RET, _RET_KILL_PROCESS),
@@ -579,7 +654,20 @@ def _bpf_program(pid):
         row(_LD, _AT_ARG[0], label="self"), row(_JEQ, pid, no="deny"),
         row(_LD, _AT_ARG_HIGH[0]), row(_JEQ, 0, "allow", "deny"),
         row(_LD, _AT_ARG[2], label="prlimit"), row(_JEQ, 0, no="deny"),  # read, never set
-        row(_LD, _AT_ARG_HIGH[2]), row(_JEQ, 0, "allow", "deny"),
+        row(_LD, _AT_ARG_HIGH[2]), row(_JEQ, 0, "own", "deny"),  # ... and only its own
+        # a pid in the first argument: 0 (this process) or this process's pid
+        row(_LD, _AT_ARG_HIGH[0], label="own"), row(_JEQ, 0, no="deny"),
+        row(_LD, _AT_ARG[0]), row(_JEQ, 0, yes="allow"), row(_JEQ, pid, "allow", "deny"),
+        row(_LD, _AT_ARG_HIGH[1], label="getpriority"), row(_JEQ, 0, no="deny"),
+        row(_LD, _AT_ARG[1]), row(_JEQ, 0, yes="allow"), row(_JEQ, pid, "allow", "deny"),
+        # fcntl: the command is an int (the low word decides)
+        row(_LD, _AT_ARG[1], label="fcntl"),
+        *(row(_JEQ, command, yes="allow") for command in _FCNTL_ALLOWED.values()),
+        row(_JEQ, _F_SETFL, no="deny"),
+        row(_LD, _AT_ARG[2]), row(_JSET, _O_ASYNC, "deny", "allow"),
+        row(_LD, _AT_ARG[3], label="mmap"), row(_JSET, _MAP_SHARED, no="allow"),
+        row(_JSET, _MAP_ANONYMOUS, "allow", "deny"),
+        row(_LD, _AT_ARG[1], label="futex"), row(_JSET, _FUTEX_PRIVATE_FLAG, "allow", "deny"),
         row(_LD, _AT_ARG[0], label="prctl"), row(_JEQ, _PR_SET_NAME, yes="allow"),
         row(_JEQ, _PR_GET_NAME, "allow", "deny"),
         # the kernel reads an ioctl request as 32 bits: the low word decides
@@ -657,7 +745,7 @@ class _RefuseBlocked:
         return None
 
 
-def _install_guard(tmp, packages, blocked_dirs, private, record):
+def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
     """Block ``packages`` and install the audit hook (it cannot be removed once added).
 
     ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback, as an import of a
@@ -673,6 +761,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, record):
     tmp_root = realpath(tmp) + sep
     blocked = tuple(realpath(d) + sep for d in blocked_dirs)
     private = tuple(private)
+    allowed = tuple(allowed)  # Python's own folders inside a private one (bound back there)
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
     def resolve(path):
@@ -701,7 +790,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, record):
             if (p + sep).startswith(blocked):
                 record.append(BLOCKED_PACKAGE)
                 raise PermissionError(blocked_message(BLOCKED_PACKAGE))
-            if (p + sep).startswith(private):
+            if (p + sep).startswith(private) and not (p + sep).startswith(allowed):
                 raise PermissionError("reading the course's files (solutions, tests, other "
                                       "submissions) is not allowed while grading")
             mode, flags = args[1], args[2] if len(args) > 2 else 0
@@ -750,34 +839,74 @@ def _future_flags():
 
 # The compiler flags of ``from __future__`` imports (they carry over to later statements).
 FUTURE_FLAGS = _future_flags()
-# Once the top-level computations have used up their budget, a definition still gets this long.
-DEFINITION_FLOOR = 0.25
+# Once the top-level computations have used up their budget, a definition still gets this long;
+# a computation left less than SHARE_FLOOR is skipped.
+DEFINITION_FLOOR, SHARE_FLOOR = 0.25, 0.05
 
 
 class StatementTimeout(BaseException):
-    """A top-level statement ran past its share of the set-up time (not an ``Exception``: an
-    ``except Exception`` in the student's loop does not swallow it; the timer fires again
-    after another share if something does)."""
+    """A top-level statement ran past its share (not an ``Exception``: an ``except Exception``
+    in the student's loop does not swallow it; the timer fires again after another share if
+    something does). ``kind``: "cpu" (its CPU time) or "wall" (the wall-clock backstop)."""
+
+    def __init__(self, kind, text):
+        super().__init__(text)
+        self.kind = kind
 
 
-def _on_alarm(signum, frame):
-    raise StatementTimeout("it ran too long while the notebook's definitions were executed "
-                           "(an endless loop or a heavy computation at the top level?)")
+class _Timers:
+    """Per statement: a CPU-time share (ITIMER_PROF: what the statement itself computes, the
+    same on a busy machine as on an idle one) and a wall-clock backstop (ITIMER_REAL: for code
+    that sleeps or blocks; ``patience`` times longer when the notebook is graded alone)."""
+
+    def __init__(self, wall_factor, wall_extra, patience):
+        self.wall_factor, self.wall_extra, self.patience = wall_factor, wall_extra, patience
+        self.cpu = self.wall = 0.0
+        signal.signal(signal.SIGPROF, self._fired)
+        signal.signal(signal.SIGALRM, self._fired)
+
+    def _fired(self, signum, frame):
+        if signum == signal.SIGPROF:
+            raise StatementTimeout("cpu", f"it used more than its {self.cpu:g} s of CPU time "
+                                   "while the notebook's definitions were executed (an endless "
+                                   "loop or a heavy computation at the top level?)")
+        raise StatementTimeout("wall", f"it ran too long: {self.wall:g} s of wall-clock time "
+                               "while the notebook's definitions were executed, most of it "
+                               "not computing (time.sleep, input(), waiting on something?)")
+
+    def backstop(self, base):
+        return self.patience * (self.wall_factor * base + self.wall_extra)
+
+    def start(self, cpu, wall_base):
+        self.cpu, self.wall = cpu, self.backstop(wall_base)
+        signal.setitimer(signal.ITIMER_PROF, cpu, cpu)
+        signal.setitimer(signal.ITIMER_REAL, self.wall, self.wall)
+
+    @staticmethod
+    def stop():
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
-                    progress=None):
-    """Execute each top-level statement on its own; return notes, and for each function whose
-    definition failed (it does not compile, or raised), why.
+def _run_statements(statements, namespace, limits=None, skip=None, progress=None,
+                    on_backstop=None):
+    """Execute each top-level statement on its own; return notes, for each function whose
+    definition failed (it does not compile, or raised) why, and ``{index: why}`` for the
+    statements stopped by a time limit (a later process skips them: the notebook's set-up
+    costs its time once).
 
-    ``skip`` maps the index of a statement that ended an earlier process (a crash, an exit, a
-    hang past every timer) to why: it is not run again. ``progress(k)`` is called before the
-    statement of index ``k`` runs, so that the parent knows which one ended the process.
+    ``skip`` maps the index of a statement to leave out (it ended an earlier process: a crash,
+    an exit, a hang past every timer; or a time limit stopped it there) to why.
+    ``progress(k)`` is called before the statement of index ``k`` runs, so that the parent
+    knows which one is running.
 
-    Each statement but an import may run ``seconds``; all of them together ``budget`` (so
-    that many slow lines cannot make the whole notebook miss its deadline): once the budget is
-    spent, a computation is skipped and a definition (``def``, ``class``: instant unless a
-    decorator computes) still gets :data:`DEFINITION_FLOOR` seconds.
+    ``limits`` (all CPU seconds): ``statement`` (each computation's share), ``budget`` (all
+    computations together: once spent, a computation is skipped and a definition, ``def`` or
+    ``class``, still gets :data:`DEFINITION_FLOOR`), ``import`` (each import's share, generous
+    for real packages) and ``imports`` (all imports together); ``wall_factor``,
+    ``wall_extra`` and ``patience`` make each share's wall-clock backstop. When a backstop fires
+    and ``on_backstop`` is given, it is called with the index (the parent runs the notebook
+    again alone, with more patience, before it blames any statement).
 
     A statement is ``{"cell": k, "line": n, "code": text, "names": [defined names]}``; it is
     compiled with its own file name ``<cell k>`` and its line numbers in the cell, so an error
@@ -785,26 +914,35 @@ def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
     """
     import time
 
-    notes, broken = [], {}
-    started = time.monotonic()
+    notes, broken, stopped = [], {}, {}
     skip = skip or {}
+    timers = _Timers(limits["wall_factor"], limits["wall_extra"], limits["patience"]) if (
+        limits) else None
+    spent = {"statement": 0.0, "import": 0.0}
     future = 0
     for index, st in enumerate(statements):
         where = f"code cell {st['cell']}, line {st['line']}"
+        first = st["code"].lstrip().split("\n", 1)[0]
         if str(index) in skip:
             why = f"was skipped: the first time it ran, {skip[str(index)]} ({where})"
-            notes.append(f"`{_short(st['code'].lstrip().split(chr(10), 1)[0], 80)}` {why}")
+            notes.append(f"`{_short(first, 80)}` {why}")
             for name in st.get("names", []):
                 broken[name] = why
             continue
         if progress is not None:
             progress(index)
         kind = st.get("kind")
-        share = seconds if kind != "import" else None
-        if share and budget is not None:
-            left = budget - (time.monotonic() - started)
-            floor = DEFINITION_FLOOR if kind == "definition" else 0.0
-            share = min(share, max(left, floor))
+        share = wall_base = None
+        if timers is not None:
+            if kind == "import":
+                share = min(limits["import"], limits["imports"] - spent["import"])
+                wall_base = limits["import_wall"]
+                total = limits["imports"]
+            else:
+                left = limits["budget"] - spent["statement"]
+                floor = DEFINITION_FLOOR if kind == "definition" else 0.0
+                share = min(limits["statement"], max(left, floor))
+                wall_base, total = share, limits["budget"]
         try:
             code = compile("\n" * (st["line"] - 1) + st["code"], f"<cell {st['cell']}>", "exec",
                            flags=future, dont_inherit=True)
@@ -817,34 +955,41 @@ def _run_statements(statements, namespace, seconds=None, budget=None, skip=None,
             why = (f"does not compile: {type(exc).__name__}: {_short(_safe_str(exc), 160)} "
                    f"({where})")
         else:
-            if share is not None and share <= 0:
-                why = (f"was skipped: the notebook's top-level computations had used up their "
-                       f"{budget:g} s ({where}); heavy work belongs inside the functions")
-                first = st["code"].lstrip().split("\n", 1)[0]
+            if share is not None and share < SHARE_FLOOR:
+                what = "imports" if kind == "import" else "top-level computations"
+                why = (f"was skipped: the notebook's {what} had used up their {total:g} s of "
+                       f"CPU time ({where}); heavy work belongs inside the functions")
                 notes.append(f"`{_short(first, 80)}` {why}")
                 for name in st.get("names", []):
                     broken[name] = why
                 continue
-            # each statement gets its own share of time: one slow line costs only itself
-            # (imports excepted: a heavy package loads slowly on a busy machine, and only
-            # what is installed can be imported)
+            # each statement gets its own share of CPU time: one slow line costs only itself
+            used = time.process_time()
             if share:
-                signal.setitimer(signal.ITIMER_REAL, share, share)
+                timers.start(share, wall_base)
             try:
                 outcome = call_plain(lambda c=code: exec(c, namespace) or 0, [])  # noqa: S102
             finally:
                 if share:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    timers.stop()
+            if timers is not None:
+                spent["import" if kind == "import" else "statement"] += (
+                    time.process_time() - used)
             if "error" not in outcome:
                 continue
             why = f"failed: {outcome['type']}: {outcome['error']} ({where})"
-        first = st["code"].lstrip().split("\n", 1)[0]
+            if outcome["type"] == "StatementTimeout":
+                wall = "wall-clock" in outcome["error"]
+                if wall and on_backstop is not None:
+                    on_backstop(index)
+                stopped[str(index)] = ("it was stopped by the wall-clock backstop" if wall
+                                       else "it used up its CPU time")
         notes.append(f"`{_short(first, 80)}` {why}")
         for name in st.get("names", []):
             broken[name] = why
     if progress is not None:
         progress(None)  # past the last statement: what fails now is no statement's doing
-    return notes, broken
+    return notes, broken, stopped
 
 
 def main(config_path):
@@ -863,43 +1008,56 @@ def main(config_path):
     for i in range(config["start"], len(config["functions"])):
         with np.load(os.path.join(tmp, f"inputs_{i}.npz"), allow_pickle=False) as data:
             inputs.append((i, _cases_from_npz(data)))
-    # as root: the file system view; then nobody, with no capabilities; then the kernel filter.
-    # Not root (on Linux): the same view from a user namespace of our own, then no capabilities.
+    # as root: the file system view; then a user of its own, with no capabilities; then the
+    # kernel filter. Not root (on Linux): the same view from a user namespace of our own,
+    # then no capabilities.
     if config["isolate"]:
         isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])}
         # without the mounts, an interpreter under a folder closed to others (/root) would be
-        # out of reach for nobody: then stay as we are, and say so
+        # out of reach for another user: then stay as we are, and say so
         can_drop = isolation["mounts"] or not config["expose"]
-        isolation["unprivileged"] = _drop_privileges(NOBODY, NOBODY) if can_drop else False
+        isolation["unprivileged"] = (_drop_privileges(sandbox_uid(), sandbox_uid()) if can_drop
+                                     else False)
     else:
         isolation = {"mounts": config["user_namespace"] and _isolate_as_user(config["hide"])}
         isolation["unprivileged"] = os.geteuid() != 0 and _no_capabilities()
     isolation["seccomp"] = _confine()
+    frame = encode  # bound now: the code may replace the module's encode, not this one
+    # what holds, said before any line of the submission runs (the parent reads it first,
+    # and checks it against the kernel's own account where it can)
+    out.write(frame({"kind": "isolation", "isolation": isolation}))
+    out.flush()
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
     warnings.showwarning = _show_warning
     record = []
     _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]], config["blocked_dirs"],
-                   config["private"], record)
+                   config["private"], config.get("allowed", []), record)
 
     # ``check`` (the student's own checker, whose import is not run here) does nothing: a block
     # kept for its definitions may also call it
     namespace = {"__name__": "submission", "__builtins__": __builtins__, "check": _no_check}
-    signal.signal(signal.SIGALRM, _on_alarm)
-    frame = encode  # bound now: the code may replace the module's encode, not this one
 
     def progress(index):
         out.write(frame({"kind": "progress", "at": index}))
         out.flush()
 
-    notes, broken = _run_statements(
-        statements, namespace, config.get("statement_seconds"), config.get("setup_seconds"),
-        config.get("skip"), progress)
-    # from here on an alarm is the code's own (signal.alarm): it ends the process, and the
+    def backstop(index):
+        # the machine may only be busy: the parent runs the notebook again alone
+        out.write(frame({"kind": "backstop", "at": index}))
+        out.flush()
+        os._exit(0)
+
+    limits = config.get("limits")
+    notes, broken, stopped = _run_statements(
+        statements, namespace, limits, config.get("skip"), progress,
+        backstop if limits and limits["patience"] <= 1 else None)
+    # from here on a timer is the code's own (signal.alarm): it ends the process, and the
     # parent names it, rather than being mistaken for a slow top-level line
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
     _send(out, {"kind": "ready", "notes": notes, "blocked": sorted(set(record)),
-                "output": captured.take(), "isolation": isolation})
+                "output": captured.take(), "stopped": stopped})
     for i, cases in inputs:
         seen = len(record)
         name = config["functions"][i]

@@ -51,7 +51,12 @@ CONTINUATIONS = ("else", "elif", "except", "finally", ")", "]", "}")
 
 
 class NotebookError(ValueError):
-    """The file cannot be read as a notebook; the message says why."""
+    """The file cannot be read as a notebook; the message says why. ``summary``: the same
+    without any name the submission chose (for the grades CSV, in the grader's own words)."""
+
+    def __init__(self, message, summary=None):
+        super().__init__(message)
+        self.summary = summary or message
 
 
 def code_cells(data):
@@ -100,7 +105,39 @@ def _transform(source, transformer):
     words = head.split()
     if words and words[0] in TRANSPARENT_CELL_MAGICS:
         source = body
-    return transformer.transform_cell(source)
+    protected, placeholders = _protect(source)
+    return _restore(transformer.transform_cell(protected), placeholders)
+
+
+# Characters that ``str.splitlines`` (and so IPython's transformation) takes for the end of a
+# line, but Python's tokenizer does not: a form feed and a vertical tab are blanks, the others
+# may stand only in a comment or a string. Pasted from a PDF, they must cost nothing.
+SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# Stand-ins while IPython reads the cell: private-use characters (plane 15) absent from it.
+PLACEHOLDER_BASE = 0xF0000
+
+
+def _protect(source):
+    """``source`` with every :data:`SPLITLINES_ONLY` character that follows something else on
+    its line (not the blanks that start a line, which mean the same either way) replaced by a
+    private-use character absent from the cell; returns it and ``{stand-in: character}``."""
+    if not any(c in source for c in SPLITLINES_ONLY):
+        return source, {}
+    free = (chr(k) for k in range(PLACEHOLDER_BASE, PLACEHOLDER_BASE + 0xFFFE)
+            if chr(k) not in source)
+    stand_in = {c: next(free) for c in SPLITLINES_ONLY if c in source}
+    lines = []
+    for line in source.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        body = line.lstrip(" \t\x0b\x0c")
+        head = line[: len(line) - len(body)]
+        lines.append(head + "".join(stand_in.get(c, c) for c in body))
+    return "\n".join(lines), {v: k for k, v in stand_in.items()}
+
+
+def _restore(code, placeholders):
+    for stand_in, original in placeholders.items():
+        code = code.replace(stand_in, original)
+    return code
 
 
 def _is_homework_import(node):

@@ -21,6 +21,8 @@ a heading that says it is the submission's own, and stripped of the grader's pat
 """
 
 import csv
+import hashlib
+import io
 import json
 import os
 import re
@@ -36,7 +38,7 @@ from .assignments import get_assignment
 from .bank import get_question
 from .core import DEFINITION, MISSING, WRONG_KIND, Report, evaluate_case
 from .notebook import NotebookError, open_submission, parse_submission
-from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, run_functions
+from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, check_private, run_functions
 from .student import depends_note, student_args
 
 SEED_BITS = 63
@@ -60,6 +62,7 @@ class QuestionResult:
     max_points: float
     status: str
     feedback: str
+    summary: str = ""  # the status in the grader's own words only (for the CSV)
 
 
 @dataclass
@@ -69,6 +72,8 @@ class SubmissionResult:
     results: list = field(default_factory=list)
     notes: list = field(default_factory=list)      # the grader's own notes
     reported: list = field(default_factory=list)   # what the submission's run said (untrusted)
+    file: str = ""                                  # the entry of the submissions folder
+    summary: list = field(default_factory=list)    # notes with no submitted text (for the CSV)
 
     @property
     def total(self):
@@ -88,15 +93,34 @@ def _internal_prefixes():
     return sorted((p for p in paths | real if len(p) > 1), key=len, reverse=True)
 
 
+# Between two components of a path written otherwise (reversed, with back-slashes, spaced out,
+# URL-style): up to three characters that are not letters or digits.
+_ANY_SEP = r"[^0-9A-Za-z]{1,3}"
+
+
+def _path_pattern(prefix):
+    """A pattern for ``prefix`` written forwards or backwards, in any case, with any short run
+    of non-alphanumeric characters for each separator (one component: a slash before it)."""
+    parts = [p for p in prefix.split(os.sep) if p]
+    lead = _ANY_SEP if len(parts) > 1 else r"[/\\]"
+    forward = lead + _ANY_SEP.join(re.escape(p) for p in parts)
+    backward = _ANY_SEP.join(re.escape(p[::-1]) for p in reversed(parts)) + lead
+    edge = "(?<![0-9A-Za-z])", "(?![0-9A-Za-z])"
+    return f"{edge[0]}(?:{forward}|{backward}){edge[1]}"
+
+
 _INTERNAL = _internal_prefixes()
+_INTERNAL_PATTERN = re.compile("|".join(_path_pattern(p) for p in _INTERNAL), re.IGNORECASE)
 _LIBRARY_FILE = re.compile(r"/[^\s'\"]*/(?:site|dist)-packages/[^\s'\":]*")
 
 
 def public(text):
-    """``text`` with every path of the grader's machine replaced (never shown to a student)."""
+    """``text`` with every path of the grader's machine replaced (never shown to a student):
+    as written, reversed, in another case or with other separators."""
     text = str(text)
     for prefix in _INTERNAL:
         text = text.replace(prefix, "<grader>")
+    text = _INTERNAL_PATTERN.sub("<grader>", text)
     return _LIBRARY_FILE.sub("<library file>", text)
 
 
@@ -111,17 +135,25 @@ def escape(text, limit):
 
 # --- finding the submissions -------------------------------------------------------------------
 
+def shown_name(name):
+    """A file name as text that can always be written (an invalid UTF-8 byte becomes ``\\xff``);
+    control characters are escaped where it is written (:func:`escape`)."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def find_submissions(folder):
     """``[(student, name)]`` for every entry of ``folder`` (hidden files skipped), sorted.
 
     Nothing is followed or opened here; :func:`locate_notebook` decides what each entry is.
+    ``name`` is the entry as the file system has it; ``student`` is shown text (:func:`shown_name`).
     """
     with os.scandir(folder) as entries:
-        names = sorted(e.name for e in entries if not e.name.startswith("."))
+        names = sorted((e.name for e in entries if not e.name.startswith(".")), key=os.fsencode)
     out = []
     for name in names:
         is_dir = stat.S_ISDIR(os.lstat(os.path.join(folder, name)).st_mode)
-        out.append((name if is_dir else Path(name).stem, name))
+        shown = shown_name(name)
+        out.append((shown if is_dir else Path(shown).stem, name))
     return out
 
 
@@ -133,11 +165,12 @@ def locate_notebook(folder, name):
     """
     info = os.lstat(os.path.join(folder, name))
     if stat.S_ISLNK(info.st_mode):
-        raise NotebookError(f"{name} is a link; links are not followed: submit the notebook "
-                            "itself")
+        raise NotebookError(f"{shown_name(name)} is a link; links are not followed: submit the "
+                            "notebook itself", "the submission is a link (not followed)")
     if not stat.S_ISDIR(info.st_mode):
         if not name.endswith(".ipynb"):
-            raise NotebookError(f"{name} is not a notebook (.ipynb)")
+            raise NotebookError(f"{shown_name(name)} is not a notebook (.ipynb)",
+                                "not a notebook (.ipynb)")
         return name
     found, seen = [], 0
     for root, dirs, files in os.walk(os.path.join(folder, name), followlinks=False):
@@ -151,6 +184,24 @@ def locate_notebook(folder, name):
     if len(found) != 1:
         raise NotebookError(f"the folder holds {len(found)} notebooks; exactly one is expected")
     return found[0]
+
+
+# The status of a case that ended in an error, in the grader's words (the error's own text
+# comes from the submission's process and stays in the feedback, quoted).
+ERROR_SUMMARIES = {"NotImplementedError": "not implemented yet", "AnswerError": WRONG_KIND,
+                   MISSING: "no function of that name was found",
+                   DEFINITION: "its definition does not compile or failed"}
+
+
+def _summary(question, report, answers):
+    """``report.status`` with no text from the submission: for a case that ended in an error,
+    the kind of failure only."""
+    for case, answer in zip(report.cases, answers, strict=False):
+        if case.status:
+            if isinstance(answer, dict) and "error" in answer:
+                return ERROR_SUMMARIES.get(answer.get("type"), "raised an exception")
+            return case.status
+    return report.status
 
 
 class Grader:
@@ -190,17 +241,25 @@ class Grader:
                 os.close(fd)
             result.notes += [escape(n, 400) for n in notes]
         except NotebookError as exc:
-            return self._all_failed(result, f"not graded: {exc}")
+            return self._all_failed(result, f"not graded: {exc}", f"not graded: {exc.summary}")
+        if notes:
+            result.summary.append(f"{len(notes)} note(s) on parts of the notebook that were not "
+                                  "run (see the feedback)")
         calls = [(q.function, [student_args(inputs) for inputs in cases])
                  for q, cases in zip(self.questions, self.cases, strict=True)]
+        events = []
         try:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
-                private=self.private, block=self.block, max_numbers=self.max_numbers)
+                private=self.private, block=self.block, max_numbers=self.max_numbers,
+                events=events)
         except OSError as exc:
-            return self._all_failed(result, f"not graded: the sandbox could not start ({exc})")
+            return self._all_failed(result, f"not graded: the sandbox could not start ({exc})",
+                                    "not graded: the sandbox could not start")
         if isolation and not self.isolation:
             self.isolation = isolation
+        result.notes += [public(e) for e in events]  # how it was run (the sandbox's words)
+        result.summary += ["run again alone (the wall-clock backstop fired)" for _ in events]
         result.reported += reported
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
             result.results.append(self._judge_safely(k, question, outcome, broken))
@@ -219,10 +278,10 @@ class Grader:
 
     def _judge(self, k, question, outcome, broken):
         max_points = self.points[question.name]
-        if "reason" in outcome:
+        if "reason" in outcome:  # the sandbox's own words
             reason = public(outcome["reason"])
             return QuestionResult(question.name, 0.0, max_points, reason,
-                                  f"{question.name}: FAILED\n  {reason}")
+                                  f"{question.name}: FAILED\n  {reason}", reason)
         answers = outcome["answers"][: len(self.cases[k])]
         answers += [{"error": "no answer", "type": MISSING}] * (len(self.cases[k]) - len(answers))
         answers = [self._trusted(question, a, broken) for a in answers]
@@ -240,7 +299,8 @@ class Grader:
             text += ("\n  your function printed (its own output, shown as text):\n    "
                      + escape(printed, QUOTED_OUTPUT))
         return QuestionResult(question.name, round(max_points * report.fraction, 3), max_points,
-                              public(report.status), public(text))
+                              public(report.status), public(text),
+                              public(_summary(question, report, answers)))
 
     @staticmethod
     def _trusted(question, answer, broken):
@@ -254,10 +314,12 @@ class Grader:
             return {"error": broken[question.function], "type": DEFINITION}
         message = escape(answer.get("error"), QUOTED_MESSAGE)
         kind = escape(kind, 60)
-        if kind in ("AnswerError", "NotImplementedError", MISSING):
+        if kind in ("NotImplementedError", MISSING):
             return {"error": message, "type": kind}
         if kind == DEFINITION:
             return {"error": message, "type": DEFINITION}
+        # the rest is text from the submission's process (an AnswerError too: the code can
+        # raise one with any message): quoted, never in the grader's voice
         return {"error": f"\u201c{message}\u201d", "type": kind}
 
     def _point_to_helpers(self, result, statements):
@@ -287,12 +349,15 @@ class Grader:
                     text = text.replace(form, "<submissions>")
         return public(text)
 
-    def _all_failed(self, result, reason):
-        reason = self._redact(reason)
+    def _all_failed(self, result, reason, summary):
+        """Every question failed for ``reason`` (it may name the submission's files: escaped);
+        ``summary`` says the same in the grader's words only (for the CSV)."""
+        reason = escape(self._redact(reason), 600)
         result.notes.append(reason)
+        result.summary.append(summary)
         for q in self.questions:
             result.results.append(QuestionResult(q.name, 0.0, self.points[q.name], reason,
-                                                 f"{q.name}: FAILED\n  {reason}"))
+                                                 f"{q.name}: FAILED\n  {reason}", summary))
         return result
 
     def grade_safely(self, student, path, *, folder=None):
@@ -301,7 +366,8 @@ class Grader:
             return self.grade_notebook(student, path, folder=folder)
         except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
             return self._all_failed(SubmissionResult(student, str(path)),
-                                    f"grader error: {type(exc).__name__}: {exc}")
+                                    f"grader error: {type(exc).__name__}: {exc}",
+                                    f"grader error ({type(exc).__name__})")
 
 
 def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb=1024,
@@ -310,24 +376,35 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
     and ``grading.json`` (the settings, the seed of the hidden inputs to grade again alike, and
     what the sandbox achieved on this machine).
 
-    Returns the list of :class:`SubmissionResult` (one per submission, in CSV order).
+    Returns the list of :class:`SubmissionResult` (one per submission, in CSV order). A
+    ``ValueError`` if the output folder lies inside the submissions folder (a student could
+    have placed links there) or could not be hidden from graded code.
     """
     folder = submissions_folder(folder)
+    out_dir = output_folder(out_csv, folder)
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
-                    private=[folder, Path(out_csv).parent], block=block)
+                    private=[folder, out_dir], block=block)
 
     def grade(entry):
         student, name = entry
         try:
             relative = locate_notebook(folder, name)
         except (NotebookError, OSError) as exc:
-            why = exc if isinstance(exc, NotebookError) else "it could not be read"
-            return grader._all_failed(SubmissionResult(student, name), f"not graded: {why}")
-        return grader.grade_safely(student, relative, folder=folder)
+            if isinstance(exc, NotebookError):
+                result = grader._all_failed(SubmissionResult(student, name),
+                                            f"not graded: {exc}", f"not graded: {exc.summary}")
+            else:
+                result = grader._all_failed(SubmissionResult(student, name),
+                                            "not graded: it could not be read",
+                                            "not graded: it could not be read")
+        else:
+            result = grader.grade_safely(student, relative, folder=folder)
+        result.file = shown_name(name)
+        return result
 
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
         results = list(pool.map(grade, find_submissions(folder)))
-    write_outputs(results, grader, out_csv)
+    write_outputs(results, grader, out_dir / Path(out_csv).name)
     return results
 
 
@@ -340,6 +417,24 @@ def submissions_folder(folder):
         raise ValueError(f"{folder} is not a folder of submissions: pass the folder that holds "
                          "the submitted notebooks")
     return resolved
+
+
+def _inside(path, folder):
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def output_folder(out_csv, submissions):
+    """The folder of the grades CSV, resolved once (created if needed); a ``ValueError`` if it is
+    inside the submissions folder, where a student could have placed links or files, or if
+    graded code could not be kept from reading it (:func:`sandbox.check_private`)."""
+    out_dir = Path(os.path.realpath(Path(out_csv).parent))
+    if _inside(out_dir, submissions):
+        raise ValueError(f"the output folder {out_dir} is inside the submissions folder "
+                         f"{submissions}: write the grades to a folder of their own")
+    check_private([submissions, out_dir])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
 
 
 def isolation_warning(isolation):
@@ -355,9 +450,39 @@ def isolation_warning(isolation):
             "as root inside a throwaway container (see the README, 'Homework checking')")
 
 
+# Feedback file names: the characters kept as they are, and how long a name may be (a digest of
+# the exact name is appended when anything was changed or cut, so that two names never share
+# a file: "vic tim" and "vic_tim", names equal in their first characters).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+NAME_CHARS = 80
+
+
 def _safe_name(student):
-    """A file name for the student's feedback: never hidden, never ``.`` or ``..``."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", student)[:100].lstrip(".") or "_"
+    """A file name for the student's feedback: never hidden, never ``.`` or ``..``, the same
+    for no two different names (up to a collision of SHA-256 prefixes)."""
+    plain = re.sub(r"[^A-Za-z0-9_.-]", "_", student)[:NAME_CHARS].lstrip(".") or "_"
+    if plain == student and _PLAIN_NAME.fullmatch(student) and not student.startswith("."):
+        return plain
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{plain}-{digest}"
+
+
+def _file_names(results):
+    """One feedback name per result, all different, also on a file system that ignores case."""
+    names, used = [], set()
+    count = {}
+    for r in results:
+        count[r.student] = count.get(r.student, 0) + 1
+    for r in results:
+        # a student with two entries (a notebook and a stray file): named by each entry
+        base = _safe_name(r.student if count[r.student] == 1 or not r.file else r.file)
+        name, k = base, 1
+        while name.lower() in used:  # ends: each turn tries a name not tried before
+            k += 1
+            name = f"{base}~{k}"
+        used.add(name.lower())
+        names.append(name)
+    return names
 
 
 # What a spreadsheet may take for the start of a formula, once it has trimmed the cell (its
@@ -372,41 +497,97 @@ def _cell(text):
     return "'" + text if (first and first in FORMULA_STARTS) or text[:1] in ("\t", "\r") else text
 
 
+# --- writing the outputs: never through a link, never over something a student placed ----------
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_folder(name, dir_fd):
+    """The sub-folder ``name`` of ``dir_fd`` (made if absent), opened without following a link:
+    a link there raises ``OSError``."""
+    try:
+        os.mkdir(name, 0o755, dir_fd=dir_fd)
+    except FileExistsError:
+        pass
+    return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+
+
+def _write_new(dir_fd, name, text, mode=0o644):
+    """Write ``name`` in ``dir_fd`` as a new file (``O_EXCL | O_NOFOLLOW``): an old file or a
+    link of that name is removed first (the link itself, never what it points to)."""
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    fd = os.open(name, _NEW_FILE, mode, dir_fd=dir_fd)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def write_new(path, text, mode=0o644):
+    """Write ``path`` anew (its folder made if needed), never through a link at its place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(os.path.realpath(path.parent), _DIR_FLAGS)
+    try:
+        _write_new(folder, path.name, text, mode)
+    finally:
+        os.close(folder)
+
+
+def _csv_row(r, names):
+    points = {q.name: q.points for q in r.results}
+    reasons = sorted({q.summary or q.status for q in r.results if q.status != "passed"})
+    parts = list(dict.fromkeys(r.summary[:3] + reasons[:3]))
+    if r.reported:
+        parts.append(f"{len(r.reported)} message(s) from the submission's own run: see its "
+                     "feedback")
+    notes = "; ".join(parts)
+    return [_cell(escape(r.student, 1000)), _cell(escape(r.file, 1000)),
+            *(points.get(n, 0.0) for n in names), round(r.total, 3), r.max_total,
+            _cell(escape(public(notes), 500))]
+
+
 def write_outputs(results, grader, out_csv):
+    """The CSV, ``grading.json``, ``feedback/`` and ``results/``: each file written anew
+    without following links; one that cannot be written is named in ``grading.json`` and
+    costs only itself."""
     out_csv = Path(out_csv)
-    out_dir = out_csv.parent
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = list(grader.points)
-    with open(out_csv, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", *names, "total", "max", "notes"])
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    root = os.open(os.path.realpath(out_csv.parent), _DIR_FLAGS)
+    failed = []
+    try:
+        names = list(grader.points)
+        table = io.StringIO()
+        writer = csv.writer(table)
+        writer.writerow(["student", "file", *names, "total", "max", "notes"])
         for r in results:
-            points = {q.name: q.points for q in r.results}
-            reasons = sorted({q.status for q in r.results if q.status != "passed"})
-            parts = list(dict.fromkeys(r.notes[:3] + reasons[:3]))
-            if r.reported:
-                parts.append(f"[{len(r.reported)} message(s) from the submission's own run: "
-                             "see its feedback]")
-            notes = "; ".join(parts)
-            writer.writerow([_cell(escape(r.student, 100)),
-                             *(points.get(n, 0.0) for n in names),
-                             round(r.total, 3), r.max_total, _cell(escape(public(notes), 500))])
-    # what it takes to grade again on the same hidden inputs (the students never see this file)
-    settings = {"assignment": grader.points, "seed": grader.seed, "timeout": grader.timeout,
-                "memory_mb": grader.memory_mb, "block": grader.block,
-                "isolation": grader.isolation}
-    (out_dir / "grading.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
-    used = set()
-    for r in results:
-        safe = base = _safe_name(r.student)
-        while safe in used:  # two students whose names differ only in odd characters
-            safe = f"{base}-{len(used)}"
-        used.add(safe)
-        (out_dir / "feedback").mkdir(exist_ok=True)
-        (out_dir / "feedback" / f"{safe}.txt").write_text(feedback_text(r), encoding="utf-8")
-        (out_dir / "results" / safe).mkdir(parents=True, exist_ok=True)
-        (out_dir / "results" / safe / "results.json").write_text(
-            json.dumps(gradescope_json(r), indent=1), encoding="utf-8")
+            writer.writerow(_csv_row(r, names))
+        _write_new(root, out_csv.name, table.getvalue(), 0o600)
+        feedback, results_dir = _open_folder("feedback", root), _open_folder("results", root)
+        try:
+            for r, safe in zip(results, _file_names(results), strict=True):
+                try:
+                    _write_new(feedback, f"{safe}.txt", feedback_text(r))
+                    folder = _open_folder(safe, results_dir)
+                    try:
+                        _write_new(folder, "results.json",
+                                   json.dumps(gradescope_json(r), indent=1))
+                    finally:
+                        os.close(folder)
+                except (OSError, ValueError) as exc:
+                    failed.append(f"{safe}: {type(exc).__name__}")
+        finally:
+            os.close(feedback)
+            os.close(results_dir)
+        # what it takes to grade again on the same hidden inputs (the students never see it)
+        settings = {"assignment": grader.points, "seed": grader.seed, "timeout": grader.timeout,
+                    "memory_mb": grader.memory_mb, "block": grader.block,
+                    "isolation": grader.isolation, "not_written": failed}
+        _write_new(root, "grading.json", json.dumps(settings, indent=1), 0o600)
+    finally:
+        os.close(root)
 
 
 def _reported_lines(result):
@@ -416,11 +597,15 @@ def _reported_lines(result):
     return [UNTRUSTED_HEADING, *shown] if shown else []
 
 
+def _note_lines(result):
+    return [f"  - {escape(public(n), 600)}" for n in result.notes]
+
+
 def feedback_text(result):
-    lines = [f"Feedback for {escape(result.student, 100)}: {result.total:g} / "
+    lines = [f"Feedback for {escape(result.student, 300)}: {result.total:g} / "
              f"{result.max_total:g} points", ""]
     if result.notes:
-        lines += ["Notes on your notebook:"] + [f"  - {public(n)}" for n in result.notes] + [""]
+        lines += ["Notes on your notebook:", *_note_lines(result), ""]
     if result.reported:
         lines += _reported_lines(result) + [""]
     for q in result.results:
@@ -432,7 +617,8 @@ def gradescope_json(result):
     """The Gradescope autograder ``results.json`` for one submission."""
     return {
         "score": round(result.total, 3),
-        "output": "\n".join([public(n) for n in result.notes] + _reported_lines(result)),
+        "output": "\n".join([line[4:] for line in _note_lines(result)]
+                            + _reported_lines(result)),
         # plain text: a submission's output quoted here is never rendered as HTML or Markdown
         "output_format": "text", "test_output_format": "text", "test_name_format": "text",
         "visibility": "visible",

@@ -52,7 +52,8 @@ def open_submission(folder, relative):
     """
     parts = Path(relative).parts
     if not parts or any(p in ("", ".", "..") or os.sep in p for p in parts):
-        raise NotebookError(f"{relative} is not a path inside the submissions folder")
+        raise NotebookError(f"{relative} is not a path inside the submissions folder",
+                            "not a path inside the submissions folder")
     fd = os.open(folder, _OPEN_DIR)
     try:
         for part in parts[:-1]:
@@ -60,22 +61,26 @@ def open_submission(folder, relative):
                 nxt = os.open(part, _OPEN_DIR, dir_fd=fd)
             except OSError:
                 raise NotebookError(f"{part} is a link or not a folder; links are not "
-                                    "followed") from None
+                                    "followed", "a folder on the way is a link") from None
             os.close(fd)
             fd = nxt
         try:
             info = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
-            raise NotebookError(f"{parts[-1]} could not be read: {exc.strerror}") from None
+            raise NotebookError(f"{parts[-1]} could not be read: {exc.strerror}",
+                                f"the file could not be read: {exc.strerror}") from None
         if stat.S_ISLNK(info.st_mode):
             raise NotebookError(f"{parts[-1]} is a link, not a regular file; links are not "
-                                "followed: submit the notebook itself")
+                                "followed: submit the notebook itself",
+                                "the submission is a link (not followed)")
         if not stat.S_ISREG(info.st_mode):
-            raise NotebookError(f"{parts[-1]} is not a regular file")
+            raise NotebookError(f"{parts[-1]} is not a regular file",
+                                "the submission is not a regular file")
         try:
             file_fd = os.open(parts[-1], _OPEN_FILE, dir_fd=fd)
         except OSError as exc:
-            raise NotebookError(f"{parts[-1]} could not be opened: {exc.strerror}") from None
+            raise NotebookError(f"{parts[-1]} could not be opened: {exc.strerror}",
+                                f"the file could not be opened: {exc.strerror}") from None
     finally:
         os.close(fd)
     info = os.fstat(file_fd)
@@ -83,7 +88,8 @@ def open_submission(folder, relative):
         os.close(file_fd)
         what = "has more than one name (a hard link)" if stat.S_ISREG(info.st_mode) else (
             "is not a regular file")
-        raise NotebookError(f"{parts[-1]} {what}; submit the notebook itself")
+        raise NotebookError(f"{parts[-1]} {what}; submit the notebook itself",
+                            f"the submission {what}")
     os.set_blocking(file_fd, True)
     return file_fd
 
@@ -176,7 +182,10 @@ def student_version(nb):
 
 def _strip_code(text):
     out, inside = [], False
-    for line in text.splitlines():
+    lines = text.replace("\r\n", "\n").split("\n")  # not splitlines: \f, U+2028 stay
+    if lines[-1] == "":
+        lines.pop()
+    for line in lines:
         stripped = line.strip()
         if stripped == BEGIN:
             if inside:

@@ -1,0 +1,57 @@
+"""Marks that do not depend on the machine's load (issue 21).
+
+Part of the homework-attack class (``test_homework_grader.ATTACKS``, whose idle-machine marks
+that file checks) is graded while 2 x nproc busy loops, started here, keep every core busy: the
+marks must be exactly those of an idle machine. The limits are CPU time (what the student's code
+computes), and the wall-clock backstop counts only time spent neither computing nor waiting
+for a processor, so a busy machine slows the grading down without changing a mark.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from homework_fixtures import points_of, write
+from test_homework_grader import ASSIGNMENT, ATTACKS, TIMEOUT
+
+from mlnotes.homework.grader import grade_folder
+
+# Honest, wrong, crashing, looping (CPU-bound: the one the load could change), hostile.
+CHOSEN = ("honest", "stub", "wrong_factor", "patch_numpy", "rigged_eq", "raises", "loops",
+          "allocates", "os_exit", "os_exit_at_top", "exit_at_top", "mlnotes_import", "forks",
+          "syntax_error", "deleted_cells")
+BUSY = "while True:\n    pass\n"
+
+
+@pytest.mark.slow
+def test_marks_on_a_busy_machine_are_those_of_an_idle_one(tmp_path):
+    folder, out = tmp_path / "class", tmp_path / "out" / "grades.csv"
+    for student in CHOSEN:
+        nb = ATTACKS[student][0]
+        where = (f"CLASS_FOLDER = {str(folder)!r}\nOUT_FOLDER = {str(out.parent)!r}\n"
+                 f"MARKER = {str(out.parent / 'escaped')!r}")
+        nb = dict(nb, cells=nb["cells"] + [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                             "execution_count": None, "source": where}])
+        write(folder / f"{student}.ipynb", nb)
+    loops = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(2 * os.cpu_count())]
+    try:
+        time.sleep(0.5)
+        assert all(p.poll() is None for p in loops)
+        start = time.monotonic()
+        results = grade_folder(folder, ASSIGNMENT, out, jobs=2, timeout=TIMEOUT, seed=1)
+        seconds = time.monotonic() - start
+        assert all(p.poll() is None for p in loops)  # busy all along
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+    got = points_of(results)
+    expected = {s: {"kernels.double_center": ATTACKS[s][1], "eigenmaps.laplacian": ATTACKS[s][2]}
+                for s in CHOSEN}
+    assert got == expected
+    for student in CHOSEN:  # the same reasons, too
+        feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
+        assert ATTACKS[student][3] in feedback, (student, feedback)
+    print(f"graded {len(CHOSEN)} submissions beside {len(loops)} busy loops in {seconds:.1f} s")
