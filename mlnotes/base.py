@@ -36,6 +36,8 @@ import warnings
 
 import numpy as np
 
+from ._optional import EXTRAS as OPTIONAL_EXTRAS
+from ._optional import import_optional
 from ._validation import check_is_fitted
 
 OUTPUT_CONTAINERS = ("default", "pandas", "polars")
@@ -388,6 +390,8 @@ def expected_failed_checks(estimator):
 
 
 def _import_frame_library(name):
+    if name in OPTIONAL_EXTRAS:  # pandas: the message names the extra that installs it
+        return import_optional(name, purpose=f'set_output(transform="{name}")')
     try:
         return __import__(name)
     except ImportError:

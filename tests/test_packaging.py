@@ -352,6 +352,15 @@ def test_a_missing_extra_names_the_extra_to_install(monkeypatch):
         _optional.import_optional("numpy", purpose="x")
 
 
+def test_pandas_output_without_pandas_names_its_extra(monkeypatch):
+    import mlnotes as ml
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    pca = ml.PCA(n_components=1).set_output(transform="pandas")
+    with pytest.raises(ImportError, match=re.escape(f'pip install "{DISTRIBUTION}[pandas]"')):
+        pca.fit_transform(np.random.default_rng(0).normal(size=(10, 3)))
+
+
 def test_a_module_missing_inside_an_installed_package_is_not_blamed_on_the_extra(monkeypatch):
     from mlnotes import _optional
 
