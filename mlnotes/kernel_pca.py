@@ -7,24 +7,44 @@ With unit eigenvectors :math:`v_l`, the feature-space axes are
 scores are :math:`Z = V_L \Lambda_L^{1/2}` and a new point :math:`y` lands at
 :math:`z_l(y) = \sum_i \tilde k(y, x_i)\, v_{il} / \sqrt{\lambda_l}`, with :math:`\tilde k` the
 kernel centred by the training mean (:func:`~mlnotes.kernels.center_kernel_test`).
+
+The way back (``fit_inverse_transform=True``; Bakır, Weston and Schölkopf 2004, as
+scikit-learn): a feature-space point has no exact pre-image in general, so a map
+:math:`f: \mathbb R^L \to \mathbb R^D` from the embedding to the data is *learned* by kernel
+ridge regression on the training pairs :math:`(z_i, x_i)`,
+
+.. math::
+    \min_{f \in \mathcal H^D} \sum_i \|x_i - f(z_i)\|^2 + \alpha \|f\|_{\mathcal H}^2,
+
+with :math:`\mathcal H` the reproducing-kernel space of the same kernel :math:`k` on
+:math:`\mathbb R^L`. By the representer theorem the minimiser is
+:math:`f(z) = \sum_j k(z, z_j)\, a_j` (rows :math:`a_j \in \mathbb R^D` of :math:`A`); the
+objective becomes :math:`\|X - K_Z A\|^2 + \alpha \operatorname{tr}(A^\top K_Z A)`, whose
+gradient :math:`2 K_Z ((K_Z + \alpha I) A - X)` vanishes at
+:math:`A = (K_Z + \alpha I)^{-1} X` (``dual_coef_``), so
+:math:`\hat x(z) = k(z, Z)\, A`. The data's mean is not restored separately (the kernel
+was centred), exactly as in scikit-learn.
 """
 
 import warnings
 
 import numpy as np
+import scipy.linalg
 
 from ._validation import (
     NEGATIVE_EIGENVALUE_RTOL,
+    NotFittedError,
     check_array,
     check_is_fitted,
     check_n_components,
     check_n_features,
+    check_positive,
     check_square_symmetric,
     check_top_eigenvalues_positive,
     describe_negative_eigenvalues,
 )
 from .base import Estimator
-from .kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
+from .kernels import KERNELS, _gamma, center_kernel, center_kernel_test, kernel_matrix
 from .spectral import check_solver, flip_signs, smallest_eigenvalue, top_eigenpairs
 
 
@@ -58,15 +78,23 @@ class KernelPCA(Estimator):
     Parameters
     ----------
     n_components : int, default=2
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, default="linear"
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="linear"
         ``"precomputed"``: ``fit`` takes the ``N x N`` kernel matrix and ``transform`` the
-        ``M x N`` kernel between new and training points.
+        ``M x N`` kernel between new and training points. A callable ``k(x, y, **kernel_params)``
+        is called on each pair of rows (scikit-learn's convention) and must return a number.
     gamma : float, optional
         For ``"poly"``, ``"rbf"``, ``"sigmoid"``; ``None`` means :math:`1/D`.
     degree : int, default=3
     coef0 : float, default=1
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
         See :mod:`mlnotes.spectral`.
+    kernel_params : dict or None
+        Keyword arguments of a callable kernel.
+    alpha : float, default=1.0
+        Ridge penalty :math:`\alpha > 0` of the learned pre-image (see the module docstring).
+    fit_inverse_transform : bool, default=False
+        Learn the pre-image map in ``fit``, for :meth:`inverse_transform` (not with
+        ``kernel="precomputed"``: the kernel on the embedding is then unknown).
 
     Attributes
     ----------
@@ -78,6 +106,13 @@ class KernelPCA(Estimator):
     embedding_ : ndarray of shape (N, n_components)
     X_fit_ : ndarray
         Training data (or the training kernel for ``"precomputed"``).
+    gamma_ : float or None
+        The kernel's :math:`\gamma` (``gamma``, or :math:`1/D` for None); the pre-image
+        kernel on the embedding uses it too, as scikit-learn does.
+    dual_coef_ : ndarray of shape (N, D)
+        :math:`A = (K_Z + \alpha I)^{-1} X` (with ``fit_inverse_transform=True``).
+    X_transformed_fit_ : ndarray of shape (N, n_components)
+        The training embedding the pre-image map was fitted on.
 
     Notes
     -----
@@ -97,43 +132,61 @@ class KernelPCA(Estimator):
     """
 
     def __init__(self, n_components=2, *, kernel="linear", gamma=None, degree=3, coef0=1,
-                 eigen_solver="auto"):
+                 eigen_solver="auto", kernel_params=None, alpha=1.0,
+                 fit_inverse_transform=False):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.eigen_solver = eigen_solver
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
 
     _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
 
     def _tags(self):
-        return {"input_tags.pairwise": self.kernel == "precomputed"}
+        return {"input_tags.pairwise": isinstance(self.kernel, str)
+                and self.kernel == "precomputed"}
 
-    def _kernel(self, X, Y=None):
-        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                             coef0=self.coef0)
+    def _kernel(self, X, Y=None, *, gamma=None):
+        if callable(self.kernel):
+            from scipy.spatial.distance import cdist
+
+            # k(x_i, y_j) for each pair of rows, as scikit-learn calls a callable kernel
+            K = cdist(X, X if Y is None else Y, metric=self.kernel, **(self.kernel_params or {}))
+            return check_array(K, name="the callable kernel's matrix")
+        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma if gamma is None else
+                             gamma, degree=self.degree, coef0=self.coef0)
 
     def fit(self, X, y=None):
         check_solver(self.eigen_solver, "eigen_solver")
-        if self.kernel == "precomputed":
+        precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        if precomputed:
+            if self.fit_inverse_transform:
+                raise ValueError(
+                    "fit_inverse_transform=True needs the kernel on the embedding, which a "
+                    "precomputed kernel does not give; choose a kernel by name or a callable."
+                )
             K = check_square_symmetric(X, name="the precomputed kernel matrix")
-        elif self.kernel in KERNELS:
+        elif callable(self.kernel) or self.kernel in KERNELS:
             X = check_array(X, min_samples=2)
             K = self._kernel(X)
         else:
             raise ValueError(
-                f"kernel must be one of {', '.join(map(repr, KERNELS + ('precomputed',)))}, "
-                f"got {self.kernel!r}."
+                f"kernel must be one of {', '.join(map(repr, KERNELS + ('precomputed',)))} "
+                f"or a callable k(x, y), got {self.kernel!r}."
             )
+        self.gamma_ = None if precomputed or callable(self.kernel) else _gamma(X, self.gamma)
         # keep the training means: new points are centred with them
         col_means = K.mean(axis=0)
         self._train_means = (col_means, col_means.mean())
-        Kc = center_kernel(K, copy=self.kernel == "precomputed")
+        Kc = center_kernel(K, copy=precomputed)
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
             Kc, self.n_components, solver=self.eigen_solver
         )
-        if self.kernel == "precomputed":
+        if precomputed:
             problem = describe_negative_eigenvalues(
                 [smallest_eigenvalue(Kc), self.eigenvalues_[0]],
                 name="The precomputed kernel matrix (after centring)",
@@ -147,8 +200,41 @@ class KernelPCA(Estimator):
                     UserWarning,
                     stacklevel=2,
                 )
-        self.X_fit_ = K if self.kernel == "precomputed" else X
+        self.X_fit_ = K if precomputed else X
+        for name in ("dual_coef_", "X_transformed_fit_"):
+            self.__dict__.pop(name, None)
+        if self.fit_inverse_transform:
+            self._fit_preimage(X)
         return self
+
+    def _fit_preimage(self, X):
+        """Kernel ridge regression of the data on the embedding: A = (K_Z + alpha I)^-1 X."""
+        alpha = check_positive(self.alpha, "alpha")
+        Z = self.embedding_
+        K_Z = self._kernel(Z, gamma=self.gamma_)  # the same kernel (and gamma) on the embedding
+        K_Z[np.diag_indices_from(K_Z)] += alpha
+        self.dual_coef_ = scipy.linalg.solve(K_Z, X, assume_a="pos")
+        self.X_transformed_fit_ = Z
+
+    def inverse_transform(self, Z):
+        r"""The learned pre-image :math:`\hat x(z) = k(z, Z_{fit})\, A` of embedding points.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (M, n_components)
+
+        Returns
+        -------
+        X : ndarray of shape (M, D)
+        """
+        if not self.fit_inverse_transform:
+            raise NotFittedError(
+                "inverse_transform needs fit_inverse_transform=True when the KernelPCA is "
+                "created (the pre-image map is learned in fit); refit with it."
+            )
+        check_is_fitted(self, "dual_coef_")
+        Z = check_n_features(Z, self.X_transformed_fit_.shape[1], name="Z", estimator=self)
+        return self._kernel(Z, self.X_transformed_fit_, gamma=self.gamma_) @ self.dual_coef_
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_
@@ -161,7 +247,7 @@ class KernelPCA(Estimator):
         X : ndarray of shape (M, D), or (M, N) kernel values for ``"precomputed"``
         """
         check_is_fitted(self, "eigenvectors_")
-        if self.kernel == "precomputed":
+        if isinstance(self.kernel, str) and self.kernel == "precomputed":
             K_test = check_n_features(X, len(self.X_fit_), name="the test kernel matrix",
                                       estimator=self)
         else:
