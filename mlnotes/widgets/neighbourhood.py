@@ -15,6 +15,7 @@ import functools
 import numpy as np
 import scipy.sparse as sp
 from matplotlib.collections import LineCollection
+from matplotlib.patches import Patch
 
 from ..datasets import make_s_curve, make_swiss_roll
 from ..eigenmaps import heat_kernel_weights, laplacian
@@ -265,6 +266,8 @@ def _draw_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     colors = ["C3"] * 2 + ["C0"] * (len(eigenvalues) - 3)
     index = np.arange(2, len(eigenvalues) + 1)
     spec.bar(index, eigenvalues[1:] / eigenvalues[-1], color=colors, gid="spectrum")
+    spec.legend(handles=[Patch(color="C3", label="used: 2 and 3"),
+                         Patch(color="C0", label="not used")], fontsize=8, loc="upper left")
     spec.set_title(f"{spectrum_title}, λi / λ{len(eigenvalues)}\n"
                    f"(λ1 = {eigenvalues[0]:.0e}: the constant vector)", fontsize=9)
     spec.set(xlabel="eigenvalue index i", xticks=index, yticks=(0, 0.5, 1))
@@ -321,7 +324,9 @@ def _scene_spectral(data, t, Z, eigenvalues, title, spectrum_title):
                  equal=True, axes=False),
         st.panel("embedding (eigenvectors 2 and 3)", [st.points(Z, t, size=1.6)], equal=True),
         st.panel(f"{spectrum_title}, λi / λ{len(eigenvalues)} (λ1 = {eigenvalues[0]:.0e}: "
-                 "the constant vector)", [st.bars(index, eigenvalues[1:] / eigenvalues[-1], colors)],
+                 "the constant vector)", [st.bars(index, eigenvalues[1:] / eigenvalues[-1], colors),
+                                          st.text(1.5, 0.97, "■ used: 2 and 3", color="C3"),
+                                          st.text(1.5, 0.87, "■ not used", color="C0")],
                  xlim=(1.4, len(eigenvalues) + 0.6), ylim=(0, 1.05), xticks=index,
                  yticks=(0, 0.5, 1), xlabel="eigenvalue index i"),
     ])
