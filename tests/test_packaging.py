@@ -184,7 +184,9 @@ def test_the_install_cell_is_filled_only_in_the_published_copies(tmp_path):
     nbformat.write(nb, path)
     assert publish.fill_install_cells(tmp_path / "_sources", "https://github.com/a/b") == 1
     filled = json.loads(path.read_text())["cells"][1]["source"]
-    assert 'MLNOTES = "mlnotes @ git+https://github.com/a/b.git@main"' in "".join(filled)
+    requirement = publish.install_requirement("https://github.com/a/b")
+    assert requirement.endswith(" @ git+https://github.com/a/b.git@main")
+    assert f"MLNOTES = {json.dumps(requirement)}" in "".join(filled)
 
 
 def test_every_chapter_starts_with_the_install_cell():
