@@ -55,3 +55,28 @@ def test_marks_on_a_busy_machine_are_those_of_an_idle_one(tmp_path):
         feedback = (out.parent / "feedback" / f"{student}.txt").read_text()
         assert ATTACKS[student][3] in feedback, (student, feedback)
     print(f"graded {len(CHOSEN)} submissions beside {len(loops)} busy loops in {seconds:.1f} s")
+
+
+def test_a_sleeping_function_is_stopped_twice_and_the_feedback_says_so(tmp_path):
+    """The backstop fires on a function that sleeps: the notebook is run again alone, with a
+    longer backstop, before the question is marked; the feedback says which happened. The
+    honest function beside it keeps its point."""
+    from homework_fixtures import submission
+
+    from mlnotes.homework import sandbox
+
+    timeout = 1.0
+    nb = submission("spectral", replace={"double_center": (
+        "import numpy as np\ndef double_center(D2):\n    import time\n    time.sleep(3600)\n")})
+    write(tmp_path / "subs" / "sleeper.ipynb", nb)
+    start = time.monotonic()
+    result, = grade_folder(tmp_path / "subs", ASSIGNMENT, tmp_path / "out" / "g.csv",
+                           timeout=timeout, seed=3)
+    seconds = time.monotonic() - start
+    points = {q.name: q.points for q in result.results}
+    assert points == {"kernels.double_center": 0, "eigenmaps.laplacian": 1}
+    feedback = (tmp_path / "out" / "feedback" / "sleeper.txt").read_text()
+    assert "run again alone" in feedback and "with the machine to itself" in feedback
+    assert "slept or blocked" in feedback
+    wall = sandbox.backstop(timeout)
+    assert wall * (1 + sandbox.ALONE_PATIENCE) < seconds < 10 * wall * (1 + sandbox.ALONE_PATIENCE)

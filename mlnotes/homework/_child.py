@@ -8,23 +8,29 @@ the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
 2. imports numpy and reads its inputs, then, while still root (the grader runs as root in a
-   container): enters a mount namespace of its own where the folders it must not read (mlnotes,
-   the course's solutions and tests, the submissions, the temporary folder, /proc, /dev) are
-   covered by empty file systems and Python's own folders are reachable read-only; empties its
-   capability bounding set and becomes ``nobody`` (uid/gid 65534, no supplementary groups, no
+   container): enters namespaces of its own (mounts, IPC, network, host name) where the folders
+   it must not read (mlnotes, the course's solutions and tests, the submissions, the output
+   folder, the temporary folder, /proc, /dev) are covered by empty file systems, Python's own
+   folders are reachable read-only (bound back where a covered folder holds them), and every
+   mount is read-only without access times; empties its capability bounding set and becomes a
+   user of its own (uid/gid :data:`SANDBOX_UID_BASE` + its pid, no supplementary groups, no
    capabilities); sets ``no_new_privs`` and a seccomp ALLOW-list (x86-64 Linux): memory, reading
-   files, time, threads, signals to itself, and nothing else (no new processes, no writing,
-   no sockets, no other processes, no clock, host name, accounting, priorities or affinity).
-   This binds whatever code runs, C code reached through an FFI included. The parent started it
-   in a session and process group of its own. Answers go to the result pipe (a file descriptor
-   the parent created); ``sys.stdout`` and ``sys.stderr`` become buffers that keep only the
-   first characters, and warnings are printed without file paths;
+   files, time, signals to itself, a few ``fcntl`` and ``ioctl`` requests, calls that name a
+   process on itself only, and nothing else (no new processes, no writing, no sockets, no
+   record locks, no shared mappings of files, no shared futexes, no other processes, no clock,
+   host name, accounting, priorities or affinity). This binds whatever code runs, C code
+   reached through an FFI included. The parent started it in a session and process group of its
+   own. It then says what holds (``isolation``, the first message, before any of the
+   submission runs; the parent checks it in ``/proc``). Answers go to the result pipe (a file
+   descriptor the parent created); ``sys.stdout`` and ``sys.stderr`` become buffers that keep
+   only the first characters, and warnings are printed without file paths;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
    ``sys.modules``, and an audit hook that refuses to import it or open its files), and installs an
    audit hook that refuses, with a readable message, what graded code never needs (the hook is a
    courtesy that explains; the kernel's limits above are the defence);
 4. executes the submission's statements one by one, each compiled on its own (one that does not
-   compile or fails costs only the functions it defines), then for each question calls the
+   compile or fails costs only the functions it defines) with a share of CPU time and a
+   wall-clock backstop (:class:`_Timers`), then for each question calls the
    function on the inputs the parent wrote (``inputs_<i>.npz``, loaded without pickle) and sends
    one frame per question (:func:`encode`: a small JSON header and the numbers as raw float64).
 
