@@ -41,8 +41,12 @@ from .base import Estimator
 from .graphs import (
     BRUTE_BLOCK_ENTRIES,
     SPECTRAL_CONSEQUENCE,
+    _smallest_connecting_from_distances,
     nearest_neighbors,
     neighbourhood_graph,
+    neighbourhood_graph_from_distances,
+    pairwise_distances,
+    same_rows,
     smallest_connecting_radius,
     squared_distances,
 )
@@ -138,6 +142,12 @@ class LaplacianEigenmaps(Estimator):
     X_fit_ : ndarray of shape (N, p)
         Training data, for ``transform``.
 
+    Notes
+    -----
+    Sparse ``X`` (``scipy.sparse``) is accepted (and sparse new points): the graph then comes
+    from the full matrix of Euclidean distances, computed by sparse products (:math:`O(N^2)`
+    memory, where dense data use a k-d tree or blocks).
+
     Examples
     --------
     >>> from mlnotes import LaplacianEigenmaps
@@ -155,29 +165,43 @@ class LaplacianEigenmaps(Estimator):
         self.t = t
         self.eigen_solver = eigen_solver
 
+    def _tags(self):
+        return {"input_tags.sparse": True}
+
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
+        X = check_array(X, min_samples=2, accept_sparse=True)
         check_solver(self.eigen_solver, "eigen_solver")
-        check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
+        check_n_components(self.n_components, X.shape[0] - 1, what=TRIVIAL_SKIPPED)
         self.n_neighbors_ = self.n_neighbors
         if self.n_neighbors is None and self.radius is None:
-            self.n_neighbors_ = max(len(X) // DEFAULT_NEIGHBOUR_FRACTION, 1)
-        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors_, radius=self.radius,
-                                consequence=SPECTRAL_CONSEQUENCE, warn=True)
+            self.n_neighbors_ = max(X.shape[0] // DEFAULT_NEIGHBOUR_FRACTION, 1)
+        # sparse data: the graph from the full distance matrix (sparse products)
+        dist = pairwise_distances(X) if sp.issparse(X) else None
+        if dist is None:
+            G = neighbourhood_graph(X, n_neighbors=self.n_neighbors_, radius=self.radius,
+                                    consequence=SPECTRAL_CONSEQUENCE, warn=True)
+        else:
+            G = neighbourhood_graph_from_distances(dist, n_neighbors=self.n_neighbors_,
+                                                   radius=self.radius,
+                                                   consequence=SPECTRAL_CONSEQUENCE, warn=True)
         self.affinity_matrix_ = heat_kernel_weights(G, self.t)
-        self._check_no_isolated_points(X)
+        self._check_no_isolated_points(X, dist)
         L = laplacian(self.affinity_matrix_)
         D = sp.diags(L.diagonal())  # degrees: L = D - W and W has no self-loops
         self.eigenvalues_, V = bottom_eigenpairs(L, self.n_components, B=D, skip=1,
                                                  solver=self.eigen_solver)
         self.embedding_ = flip_signs(V)
         self.X_fit_ = X
-        if self.radius is None:  # squared distance of each point to its k-th neighbour
+        if self.radius is None and dist is not None:  # k-th smallest off-diagonal distance
+            off = dist + np.diag(np.full(len(dist), np.inf))
+            self._kth_d2 = np.partition(off, self.n_neighbors_ - 1, axis=1)[
+                :, self.n_neighbors_ - 1] ** 2
+        elif self.radius is None:  # squared distance of each point to its k-th neighbour
             kth = nearest_neighbors(X, self.n_neighbors_)[:, -1]
             self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
         return self
 
-    def _check_no_isolated_points(self, X):
+    def _check_no_isolated_points(self, X, D=None):
         """A point of degree 0 (no edge, or every weight underflowing) is a component of its
         own that :math:`Z^\top D Z = I` does not constrain: the problem has no solution."""
         degree = np.asarray(self.affinity_matrix_.sum(axis=1)).ravel()
@@ -187,7 +211,9 @@ class LaplacianEigenmaps(Estimator):
         edges = np.diff(self.affinity_matrix_.indptr)  # stored edges per point, weight 0 or not
         if (edges[lonely] == 0).any():  # only an epsilon graph leaves a point without an edge
             why = f"no other point within radius={self.radius:g}"
-            fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
+            least = (smallest_connecting_radius(X) if D is None
+                     else _smallest_connecting_from_distances(D, self.radius))
+            fix = f"increase radius to at least {least:.6g}"
         else:
             why = f"heat-kernel weights exp(-d^2 / t) that all underflow to 0 with t={self.t:g}"
             fix = "increase t (e.g. to the median squared edge length) or use t=None"
@@ -205,7 +231,7 @@ class LaplacianEigenmaps(Estimator):
         X = self.X_fit_
         D2 = squared_distances(Y, X)
         nearest = np.argmin(D2, axis=1)
-        twin = np.flatnonzero(np.all(X[nearest] == Y, axis=1))
+        twin = np.flatnonzero(same_rows(X[nearest], Y))
         D2[twin, nearest[twin]] = np.inf  # a training point is not its own neighbour
         if self.radius is not None:
             edge = D2 <= self.radius**2
@@ -234,16 +260,16 @@ class LaplacianEigenmaps(Estimator):
         Z : ndarray of shape (M, n_components)
         """
         check_is_fitted(self, "embedding_")
-        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True)
         if np.any(np.abs(1.0 - self.eigenvalues_) < NYSTROM_MIN_GAP):
             raise ValueError(
                 f"The eigenvalues {self.eigenvalues_} include lambda = 1, where W v = 0 and the "
                 "Nyström factor 1 / (1 - lambda) is undefined; use fewer components or a "
                 "different graph (n_neighbors, radius or t)."
             )
-        Z = np.empty((len(Y), self.embedding_.shape[1]))
-        block = max(1, BRUTE_BLOCK_ENTRIES // len(self.X_fit_))
-        for start in range(0, len(Y), block):
+        Z = np.empty((Y.shape[0], self.embedding_.shape[1]))
+        block = max(1, BRUTE_BLOCK_ENTRIES // self.X_fit_.shape[0])
+        for start in range(0, Y.shape[0], block):
             W = self._new_point_weights(Y[start:start + block])
             degree = W.sum(axis=1)
             if (degree == 0).any():

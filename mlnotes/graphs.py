@@ -32,7 +32,12 @@ def squared_distances(X, Y=None):
     Returns
     -------
     D2 : ndarray of shape (N, M)
+
+    ``X`` and ``Y`` may be ``scipy.sparse`` matrices (the same expansion, with sparse
+    products; the result is dense).
     """
+    if sp.issparse(X) or sp.issparse(Y):
+        return _sparse_squared_distances(X, Y)
     X = check_array(X)
     same = Y is None
     Y = X if same else check_array(Y, name="Y")
@@ -52,6 +57,38 @@ def squared_distances(X, Y=None):
     if same:
         np.fill_diagonal(D2, 0.0)
     return D2
+
+
+def _row_norms2(A):
+    return np.asarray(A.multiply(A).sum(axis=1)).ravel()
+
+
+def _sparse_squared_distances(X, Y=None):
+    r""":func:`squared_distances` for sparse rows: :math:`\|x\|^2 + \|y\|^2 - 2 x^\top y`
+    with one sparse product, clipped at 0, exact zero diagonal for ``Y=None``."""
+    X = check_array(X, accept_sparse=True)
+    same = Y is None
+    Y = X if same else check_array(Y, name="Y", accept_sparse=True)
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but Y has {Y.shape[1]}; both need the same columns."
+        )
+    X, Y = sp.csr_matrix(X), sp.csr_matrix(Y)
+    D2 = np.asarray((X @ Y.T).todense())
+    D2 *= -2.0
+    D2 += np.add.outer(_row_norms2(X), _row_norms2(Y))
+    np.maximum(D2, 0.0, out=D2)
+    if same:
+        D2 = (D2 + D2.T) / 2  # the sparse product need not be exactly symmetric
+        np.fill_diagonal(D2, 0.0)
+    return D2
+
+
+def same_rows(A, B):
+    """Whether row i of ``A`` equals row i of ``B``, for each i (dense or sparse)."""
+    if sp.issparse(A) or sp.issparse(B):
+        return (sp.csr_matrix(A) != sp.csr_matrix(B)).getnnz(axis=1) == 0
+    return np.all(A == B, axis=1)
 
 
 def pairwise_distances(X, Y=None):
@@ -381,12 +418,13 @@ def _stacklevel_outside_package():
 
 
 def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,
-                    warn=False):
+                    warn=False, distances=None):
     """Refuse (or, with ``warn=True``, warn about) a disconnected neighbourhood graph ``G`` of
     ``X``.
 
     The message gives the component sizes, what the disconnection means (``consequence``) and
-    the smallest ``n_neighbors`` (or ``radius``) that would connect the graph. A method whose
+    the smallest ``n_neighbors`` (or ``radius``) that would connect the graph (computed from
+    ``distances``, the full distance matrix, when given instead of ``X``). A method whose
     result is undefined on a disconnected graph (Isomap: infinite geodesic distances) raises a
     ``ValueError``; a spectral method, whose eigenproblem still has a solution, passes
     ``warn=True`` and gets a :class:`DisconnectedGraphWarning` (as scikit-learn's
@@ -397,12 +435,16 @@ def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC
         return G
     sizes = np.sort(np.bincount(labels))[::-1]
     shown = ", ".join(str(int(s)) for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
+    if distances is not None:
+        least = _smallest_connecting_from_distances(distances, radius)
+    else:
+        least = smallest_connecting_k(X) if radius is None else smallest_connecting_radius(X)
     if radius is None:
         what = f"The {n_neighbors}-nearest-neighbour graph"
-        fix = f"increase n_neighbors to at least {smallest_connecting_k(X)}"
+        fix = f"increase n_neighbors to at least {least}"
     else:
         what = f"The radius-{radius:g} neighbourhood graph"
-        fix = f"increase radius to at least {smallest_connecting_radius(X):.6g}"
+        fix = f"increase radius to at least {least:.6g}"
     message = (
         f"{what} is disconnected: it has {n_components} connected components (sizes {shown}), "
         f"so {consequence}; {fix} (the smallest value that connects it), or remove the "
@@ -511,3 +553,112 @@ def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
     if D.min(initial=0.0) < 0:
         raise ValueError("The metric returned negative distances; a metric must be >= 0.")
     return D
+
+
+# ---------------------------------------------------------------------------------------------
+# Graphs from a full distance matrix: any metric, precomputed distances, sparse data.
+
+
+def check_distances(D, *, name="the distance matrix"):
+    """A square, finite, non-negative distance matrix (as float64)."""
+    D = check_array(D, name=name, min_samples=2)
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(
+            f"{name} must be square (n_samples x n_samples) but has shape {D.shape}; pass "
+            "metric='euclidean' (or another metric) to give data instead of distances."
+        )
+    if D.min() < 0:
+        raise ValueError(f"{name} has negative entries; distances must be >= 0.")
+    return D
+
+
+def _nearest_from_distances(D, n_neighbors, *, exclude_self):
+    """Indices ``(M, k)`` of each row's k smallest entries, nearest first (the diagonal left
+    out when ``exclude_self``: a point is not its own neighbour)."""
+    if exclude_self:
+        D = D.copy()
+        np.fill_diagonal(D, np.inf)
+    part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
+    order = np.argsort(np.take_along_axis(D, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
+
+
+def graph_from_distances(D, *, n_neighbors=None, radius=None):
+    """The kNN ("or") or epsilon graph of points given by their distance matrix ``D``: the
+    same graphs as :func:`knn_graph` and :func:`epsilon_graph`, for any metric."""
+    n = len(D)
+    if radius is None:
+        n_neighbors = check_n_neighbors(n_neighbors, n)
+        rows = np.repeat(np.arange(n), n_neighbors)
+        cols = _nearest_from_distances(D, n_neighbors, exclude_self=True).ravel()
+    else:
+        check_positive(radius, "radius")
+        rows, cols = np.nonzero(np.triu(D <= radius, k=1))
+    return _symmetrise(n, rows, cols, D[rows, cols], "or")
+
+
+def cross_graph_from_distances(D_new, *, n_neighbors=None, radius=None):
+    """:func:`cross_graph` from the ``(M, N)`` distances of new points to the training points."""
+    m, n = D_new.shape
+    if radius is None:
+        n_neighbors = check_n_neighbors(n_neighbors, n + 1)
+        rows = np.repeat(np.arange(m), n_neighbors)
+        cols = _nearest_from_distances(D_new, n_neighbors, exclude_self=False).ravel()
+    else:
+        rows, cols = np.nonzero(D_new <= radius)
+    return sp.csr_matrix((D_new[rows, cols], (rows, cols)), shape=(m, n))
+
+
+def _smallest_connecting_from_distances(D, radius):
+    if radius is not None:
+        D = D.copy()
+        D[D == 0] = np.finfo(float).tiny  # duplicates join at any radius
+        np.fill_diagonal(D, 0.0)
+        return float(csgraph.minimum_spanning_tree(D).max())
+    n = len(D)
+    ind = _nearest_from_distances(D, n - 1, exclude_self=True)
+
+    def connected(k):
+        A = sp.csr_matrix((np.ones(n * k), (np.repeat(np.arange(n), k), ind[:, :k].ravel())),
+                          shape=(n, n))
+        return csgraph.connected_components(A, directed=False)[0] == 1
+
+    lo, hi = 0, n - 1  # bisection: connectivity only grows with k
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if connected(mid) else (mid, hi)
+    return hi
+
+
+def join_components_by_distances(G, D):
+    """:func:`join_components` with the shortest edge between components read from ``D``."""
+    G = _check_graph(G)
+    n_components, labels = connected_components(G)
+    if n_components == 1:
+        return G
+    members = [np.flatnonzero(labels == c) for c in range(n_components)]
+    rows, cols, lengths = [], [], []
+    for a in range(n_components):
+        for b in range(a + 1, n_components):
+            block = D[np.ix_(members[a], members[b])]
+            i, j = np.unravel_index(np.argmin(block), block.shape)
+            rows.append(members[a][i])
+            cols.append(members[b][j])
+            lengths.append(max(float(block[i, j]), np.finfo(float).tiny))
+    coo = G.tocoo()
+    return sp.csr_matrix((np.r_[coo.data, lengths, lengths],
+                          (np.r_[coo.row, rows, cols], np.r_[coo.col, cols, rows])),
+                         shape=G.shape)
+
+
+def neighbourhood_graph_from_distances(D, *, n_neighbors=None, radius=None,
+                                       consequence=GEODESIC_CONSEQUENCE, warn=False):
+    """:func:`neighbourhood_graph` for points given by their distance matrix ``D``."""
+    if (n_neighbors is None) == (radius is None):
+        raise ValueError(
+            "Give exactly one of n_neighbors and radius (the other must be None), got "
+            f"n_neighbors={n_neighbors!r}, radius={radius!r}; e.g. n_neighbors=None, radius=1.5."
+        )
+    G = graph_from_distances(D, n_neighbors=n_neighbors, radius=radius)
+    return check_connected(G, None, n_neighbors=n_neighbors, radius=radius,
+                           consequence=consequence, warn=warn, distances=D)

@@ -26,6 +26,7 @@ the landmarks; new points are triangulated from their geodesic extension to the 
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ._validation import check_array, check_is_fitted, check_n_features
@@ -33,10 +34,17 @@ from .base import Estimator
 from .graphs import (
     GEODESIC_METHODS,
     JOINED_CONSEQUENCE,
+    check_distances,
+    check_metric,
     cross_graph,
+    cross_graph_from_distances,
     geodesic_distances,
     join_components,
+    join_components_by_distances,
+    metric_distances,
     neighbourhood_graph,
+    neighbourhood_graph_from_distances,
+    pairwise_distances,
 )
 from .kernel_pca import gram_embedding
 from .kernels import center_kernel_test, double_center
@@ -67,6 +75,23 @@ class Isomap(Estimator):
         geodesic distances).
     random_state : int, Generator or None, default=None
         Seeds the choice of landmarks.
+    metric : str or callable, default="euclidean"
+        Edge lengths of the graph: a name of :data:`mlnotes.graphs.CDIST_METRICS` (the
+        metrics of ``scipy.spatial.distance.cdist`` that scikit-learn's ``Isomap`` documents,
+        with the aliases ``"l1"``, ``"manhattan"``, ``"l2"``), a callable ``f(u, v)``, or
+        ``"precomputed"``: ``fit`` then takes the ``N x N`` distance matrix and ``transform``
+        the ``M x N`` distances of new points to the training points. scikit-learn's default
+        is ``"minkowski"`` with ``p=2``, the same distance; here ``p`` goes in
+        ``metric_params``. Other metrics than Euclidean (and sparse data) compute the full
+        distance matrix once, :math:`O(N^2)` memory like the geodesic distances themselves.
+    metric_params : dict or None
+        Keyword arguments of the metric (e.g. ``{"p": 3}`` for ``"minkowski"``).
+
+    Notes
+    -----
+    Sparse ``X`` (``scipy.sparse``) is accepted with the Euclidean metric: the distances come
+    from sparse products, and new points may be sparse too. float32 input gives float32
+    coordinates (as scikit-learn's ``Isomap``), computed in float64.
 
     Warns
     -----
@@ -85,7 +110,7 @@ class Isomap(Estimator):
         The unit eigenvectors (``embedding_ = eigenvectors_ * sqrt(eigenvalues_)``); exact
         method only.
     X_fit_ : ndarray of shape (N, D)
-        Training data, for ``transform``.
+        Training data, for ``transform`` (the distance matrix for ``metric="precomputed"``).
     graph_ : scipy.sparse.csr_matrix
         The neighbourhood graph (edge lengths), with the joining edges if it was disconnected.
     geodesic_distances_ : ndarray of shape (N, N) or (n_landmarks, N)
@@ -109,7 +134,8 @@ class Isomap(Estimator):
     """
 
     def __init__(self, n_components=2, *, n_neighbors=5, radius=None, path_method="dijkstra",
-                 eigen_solver="auto", n_landmarks=None, landmarks="random", random_state=None):
+                 eigen_solver="auto", n_landmarks=None, landmarks="random", random_state=None,
+                 metric="euclidean", metric_params=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -118,11 +144,42 @@ class Isomap(Estimator):
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.random_state = random_state
+        self.metric = metric
+        self.metric_params = metric_params
+
+    def _tags(self):
+        return {"input_tags.pairwise": self.metric == "precomputed", "input_tags.sparse": True}
+
+    def _metric(self):
+        """The checked metric and whether the graph comes from a full distance matrix."""
+        metric = check_metric(self.metric)
+        euclidean = isinstance(metric, str) and metric == "euclidean" and not self.metric_params
+        return metric, not euclidean
+
+    def _distances(self, X, Y=None):
+        """Distances of the rows of ``Y`` (default ``X``) to the rows of ``X`` in the metric."""
+        metric, _ = self._metric()
+        if sp.issparse(X) or sp.issparse(Y):
+            if not (isinstance(metric, str) and metric == "euclidean"):
+                raise TypeError(
+                    f"Sparse data works with metric='euclidean' only, got {self.metric!r}; "
+                    "convert it with X.toarray() (if it fits in memory)."
+                )
+            return pairwise_distances(X if Y is None else Y, X)
+        if Y is None:
+            return metric_distances(X, metric=metric, metric_params=self.metric_params)
+        return metric_distances(Y, X, metric=metric, metric_params=self.metric_params)
 
     _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
 
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
+        metric, by_distances = self._metric()
+        precomputed = isinstance(metric, str) and metric == "precomputed"
+        if precomputed:
+            X = check_distances(X, name="the precomputed distance matrix")
+        else:
+            X = check_array(X, min_samples=2, accept_sparse=True)
+        by_distances = by_distances or sp.issparse(X)
         check_solver(self.eigen_solver, "eigen_solver")
         if self.path_method not in GEODESIC_METHODS:
             raise ValueError(f"path_method must be 'dijkstra' or 'floyd', got {self.path_method!r}.")
@@ -130,10 +187,18 @@ class Isomap(Estimator):
         for name in ("landmarks_", "eigenvectors_", "_triangulation"):
             self.__dict__.pop(name, None)
         if self.n_landmarks is not None:
-            L = check_landmarks(self.n_landmarks, self.landmarks, len(X), self.n_components)
-        G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
-                                consequence=JOINED_CONSEQUENCE, warn=True)
-        self.graph_ = join_components(G, X)  # G itself if connected
+            L = check_landmarks(self.n_landmarks, self.landmarks, X.shape[0], self.n_components)
+        if by_distances:  # any metric, precomputed distances, sparse data: the full matrix
+            D = X if precomputed else self._distances(X)
+            G = neighbourhood_graph_from_distances(D, n_neighbors=self.n_neighbors,
+                                                   radius=self.radius,
+                                                   consequence=JOINED_CONSEQUENCE, warn=True)
+            self.graph_ = join_components_by_distances(G, D)
+        else:
+            G = neighbourhood_graph(X, n_neighbors=self.n_neighbors, radius=self.radius,
+                                    consequence=JOINED_CONSEQUENCE, warn=True)
+            self.graph_ = join_components(G, X)  # G itself if connected
+        self._by_distances = by_distances
         self.X_fit_ = X
         if self.n_landmarks is not None:
             return self._fit_landmarks(L)
@@ -182,8 +247,18 @@ class Isomap(Estimator):
     def transform(self, X):
         """Embed new points by the geodesic extension (see the module docstring)."""
         check_is_fitted(self, "embedding_")
-        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
-        E = cross_graph(Y, self.X_fit_, n_neighbors=self.n_neighbors, radius=self.radius)
+        precomputed = self.metric == "precomputed"
+        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True,
+                             name="the distances to the training points" if precomputed
+                             else "X")
+        if getattr(self, "_by_distances", False):
+            D_new = Y if precomputed else self._distances(self.X_fit_, Y)
+            if precomputed and D_new.min() < 0:
+                raise ValueError("The distances to the training points must be >= 0.")
+            E = cross_graph_from_distances(D_new, n_neighbors=self.n_neighbors,
+                                           radius=self.radius)
+        else:
+            E = cross_graph(Y, self.X_fit_, n_neighbors=self.n_neighbors, radius=self.radius)
         lonely = np.flatnonzero(np.diff(E.indptr) == 0)
         if len(lonely):
             raise ValueError(
@@ -195,8 +270,8 @@ class Isomap(Estimator):
         to_targets = self.geodesic_distances_
         if "landmarks_" in vars(self):
             to_targets = self.geodesic_distances_.T
-        D_new = np.empty((len(Y), to_targets.shape[1]))
-        for i in range(len(Y)):
+        D_new = np.empty((Y.shape[0], to_targets.shape[1]))
+        for i in range(Y.shape[0]):
             nbrs = E.indices[E.indptr[i]:E.indptr[i + 1]]
             steps = E.data[E.indptr[i]:E.indptr[i + 1]]
             # d(y, x_j) = min over neighbours a of ||y - x_a|| + d^G(a, j)

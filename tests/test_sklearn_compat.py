@@ -375,3 +375,106 @@ def test_pca_on_sparse_data_centres_implicitly(n_features):
     # not TruncatedSVD: without centring, the first axis would point at the mean
     assert abs(ours.components_[0] @ ours.mean_) < 0.9 * np.linalg.norm(ours.mean_)
     assert sp.issparse(S) and ours.transform(S[:4]).shape == (4, 3)
+
+
+@pytest.mark.parametrize("metric,params", [("cityblock", None), ("chebyshev", None),
+                                           ("minkowski", {"p": 3}), ("cosine", None)])
+def test_isomap_metric_matches_scikit_learn(metric, params):
+    from sklearn.datasets import make_s_curve
+
+    X = make_s_curve(300, random_state=0)[0]
+    ours = ml.Isomap(n_neighbors=10, metric=metric, metric_params=params).fit(X)
+    theirs = SkIsomap(n_neighbors=10, metric=metric, p=(params or {}).get("p", 2)).fit(X)
+    np.testing.assert_allclose(ours.embedding_, theirs.embedding_, atol=1e-9)  # same signs
+    Y = X[:20] + 0.01
+    np.testing.assert_allclose(ours.transform(Y), theirs.transform(Y), atol=1e-9)
+
+
+def test_isomap_precomputed_distances_and_callable_metric():
+    from scipy.spatial.distance import cdist
+    from sklearn.datasets import make_s_curve
+
+    X = make_s_curve(200, random_state=1)[0]
+    Y = X[:5] + 0.01
+    euclid = ml.Isomap(n_neighbors=10).fit(X)
+    pre = ml.Isomap(n_neighbors=10, metric="precomputed").fit(cdist(X, X))
+    np.testing.assert_allclose(pre.embedding_, euclid.embedding_, atol=1e-10)
+    np.testing.assert_allclose(pre.transform(cdist(Y, X)), euclid.transform(Y), atol=1e-10)
+    assert pre.__sklearn_tags__().input_tags.pairwise
+    l1 = ml.Isomap(n_neighbors=10, metric=lambda u, v: np.abs(u - v).sum()).fit(X)
+    np.testing.assert_allclose(l1.embedding_,
+                               ml.Isomap(n_neighbors=10, metric="l1").fit(X).embedding_,
+                               atol=1e-10)
+    with pytest.raises(ValueError, match=r"metric must be one of 'euclidean', .*'precomputed' or "
+                                         r"a callable f\(u, v\), got 'hamming'"):
+        ml.Isomap(metric="hamming").fit(X)
+    with pytest.raises(ValueError, match=r"the precomputed distance matrix must be square"):
+        ml.Isomap(metric="precomputed").fit(X)
+
+
+def test_knn_graph_methods_accept_sparse_data():
+    import scipy.sparse as sp
+
+    S = sp.random(200, 50, density=0.2, random_state=0, format="csr")
+    dense = S.toarray()
+    for make in (lambda: ml.Isomap(n_neighbors=10), lambda: ml.LaplacianEigenmaps(),
+                 lambda: ml.LaplacianEigenmaps(radius=2.5, t=1.0),
+                 lambda: ml.Isomap(n_neighbors=10, n_landmarks=20, random_state=0)):
+        on_sparse, on_dense = make().fit(S), make().fit(dense)
+        np.testing.assert_allclose(on_sparse.embedding_, on_dense.embedding_, atol=1e-10)
+        # new points: distances by sparse products (cancellation ~1e-9 on these norms)
+        np.testing.assert_allclose(on_sparse.transform(S[:5]), on_dense.transform(dense[:5]),
+                                   atol=1e-7)
+    # scikit-learn's Isomap on the same sparse data
+    np.testing.assert_allclose(ml.Isomap(n_neighbors=10).fit(S).embedding_,
+                               SkIsomap(n_neighbors=10).fit(S).embedding_, atol=1e-9)
+    with pytest.raises(TypeError, match="Sparse data works with metric='euclidean' only"):
+        ml.Isomap(metric="cityblock").fit(S)
+    with pytest.raises(TypeError, match=r"X is a sparse matrix, but this method needs a dense "
+                                        r"array; convert it with X\.toarray\(\)"):
+        ml.ClassicalMDS().fit(S)
+
+
+def test_tsne_metric_gives_the_affinities_of_the_squared_distances():
+    from scipy.spatial.distance import cdist
+
+    from mlnotes.affinities import conditional_affinities, joint_affinities
+
+    X = np.random.default_rng(0).normal(size=(60, 5))
+    fast = dict(max_iter=250, perplexity=10, random_state=0)
+    for metric, params in [("cityblock", None), ("minkowski", {"p": 3}), ("cosine", None)]:
+        tsne = ml.TSNE(metric=metric, metric_params=params, **fast).fit(X)
+        D = cdist(X, X, metric=metric, **(params or {}))
+        expected = joint_affinities(conditional_affinities(D**2, 10)[0])
+        np.testing.assert_allclose(tsne.P_, expected, rtol=1e-12, atol=1e-15)
+    # precomputed Euclidean distances (init must be random, as in scikit-learn) = euclidean
+    pre = ml.TSNE(metric="precomputed", init="random", **fast).fit(cdist(X, X))
+    euclid = ml.TSNE(init="random", **fast).fit(X)
+    np.testing.assert_allclose(pre.P_, euclid.P_, rtol=1e-9, atol=1e-15)
+    # (the maps themselves are chaotic in P's last digits: only the fit is compared)
+    assert pre.kl_divergence_ == pytest.approx(euclid.kl_divergence_, rel=0.2)
+    with pytest.raises(ValueError, match=r'init="pca" needs the data, not distances: with '
+                                         r'metric="precomputed" use init="random"'):
+        ml.TSNE(metric="precomputed").fit(cdist(X, X))
+    with pytest.raises(ValueError, match="method='fft' finds neighbours in Euclidean distance "
+                                         "only, got metric='cityblock'"):
+        ml.TSNE(method="fft", metric="cityblock").fit(X)
+
+
+def test_tsne_metric_affinities_match_scikit_learn():
+    from scipy.spatial.distance import cdist
+    from sklearn.manifold._t_sne import _joint_probabilities
+
+    X = np.random.default_rng(1).normal(size=(80, 4))
+    D = cdist(X, X, metric="cityblock")
+    ours = ml.TSNE(metric="cityblock", perplexity=12, max_iter=250, random_state=0).fit(X).P_
+    # scikit-learn squares non-Euclidean distances too; its binary search stops at 1e-5 in
+    # entropy, ours converges further, so the affinities agree to ~1e-4 relative
+    theirs = squareform_to_matrix(_joint_probabilities(D**2, 12, 0))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-7)
+
+
+def squareform_to_matrix(condensed):
+    from scipy.spatial.distance import squareform
+
+    return squareform(condensed)
