@@ -361,3 +361,17 @@ def test_solutions_from_a_folder_the_instructor_gives(tmp_path):
     finally:
         solutions.use_solutions(None)
     assert solutions.solutions_folder() == solutions.CHECKOUT
+
+
+def test_feedback_on_understanding_never_says_how_far_the_answer_is():
+    from mlnotes.homework.assignments import UNDERSTANDING
+
+    assert all(get_question(name).conceal for name in UNDERSTANDING)
+
+    def pca_error(X, n_components):  # the PCA chapter's error: twice the optimum
+        Xc = X - X.mean(axis=0)
+        return np.sort(np.linalg.eigvalsh(Xc.T @ Xc / len(X)))[::-1][n_components:].sum()
+
+    text = _report("autoencoder.linear_optimum", pca_error).text()
+    assert "x the expected" not in text and "relative error" not in text
+    assert "it does not" in text

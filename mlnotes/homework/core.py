@@ -177,6 +177,9 @@ class Question:
     shapes: Callable = None
     # ``() -> (Mistake, ...)``: likely mistakes kept private with the reference answers
     private_mistakes: Callable = None
+    # a question that asks for understanding: feedback never says how far the answer is from the
+    # reference (a relative error, or "equals 2 x the expected", would give the result away)
+    conceal: bool = False
 
     def all_mistakes(self):
         return tuple(self.mistakes) + (tuple(self.private_mistakes())
@@ -321,6 +324,8 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         ok, detail = question.compare(answer, expected, inputs, tol)
     except Exception as exc:  # noqa: BLE001
         ok, detail = False, f"could not be compared: {exc}"
+    if question.conceal:
+        detail = "the derivation's result" if ok else "it does not; see the likely mistake"
     report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     if not ok and not report.diagnosis:
         report.diagnosis = diagnose(question, inputs, answer, expected, tol)
@@ -349,6 +354,8 @@ def diagnose(question, inputs, answer, expected, tol):
                 return mistake.diagnosis
         except Exception:  # noqa: BLE001 - a mistake that cannot apply to this answer
             continue
+    if question.conceal:
+        return ""
     for name, a, e in zip(question.outputs, answer, expected, strict=False):
         if relative_error(a, e) <= max(tol, MISTAKE_TOL):
             continue

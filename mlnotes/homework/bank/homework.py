@@ -165,6 +165,7 @@ def _increasing_positive(answer, inputs, tol):
 
 homework(
     "eigenmaps.path_spectrum",
+    conceal=True,
     function="path_spectrum",
     signature="def path_spectrum(N, m):",
     docstring=r"""The m smallest NON-ZERO eigenvalues of the Laplacian of a path, in closed form.
@@ -333,6 +334,7 @@ def _linear_optimum_inputs(rng):
 
 homework(
     "autoencoder.linear_optimum",
+    conceal=True,
     function="linear_autoencoder_optimum",
     signature="def linear_autoencoder_optimum(X, n_components):",
     docstring=r"""The smallest loss a LINEAR autoencoder with d hidden units can reach, derived.
@@ -519,6 +521,7 @@ def _umap_attraction_loss(Z, V, a, b):
 
 homework(
     "umap.attraction_gradient",
+    conceal=True,
     function="umap_attraction_gradient",
     signature="def umap_attraction_gradient(Z, V, a, b):",
     docstring=r"""The gradient of UMAP's attractive term, and what it becomes for a = b = 1.

@@ -64,6 +64,7 @@ def _graded(name):
 register(Question(
     **_graded("lle.null_vector"),
     name="lle.null_vector",
+    conceal=True,
     function="m_times_ones",
     signature="def m_times_ones(W):",
     docstring=r"""Derive M 1 for M = (I - W)^T (I - W), then compute it from your formula.
@@ -117,6 +118,7 @@ def compare_subspaces(answer, expected, inputs, tol):
 register(Question(
     **_graded("eigenmaps.trivial_eigenvectors"),
     name="eigenmaps.trivial_eigenvectors",
+    conceal=True,
     function="trivial_eigenvectors",
     signature="def trivial_eigenvectors(W):",
     docstring=r"""The trivial eigenvectors of L_rw = D^-1 L = I - D^-1 W, and why.
@@ -162,6 +164,7 @@ def _with_column(expected, k, values):
 register(Question(
     **_graded("sne.perplexity_limits"),
     name="sne.perplexity_limits",
+    conceal=True,
     function="perplexity_limits",
     signature="def perplexity_limits(D2):",
     docstring=r"""The perplexity of p_{.|i} in the limits sigma_i -> 0 and sigma_i -> infinity.
@@ -223,6 +226,7 @@ def _zero_net(k, name):
 register(Question(
     **_graded("sne.tsne_forces"),
     name="sne.tsne_forces",
+    conceal=True,
     function="tsne_forces",
     signature="def tsne_forces(Z, P):",
     docstring=r"""Split the t-SNE gradient into attraction and repulsion.
@@ -326,6 +330,7 @@ def _energy_inputs(rng):
 register(Question(
     **_graded("eigenmaps.dirichlet_energy"),
     name="eigenmaps.dirichlet_energy",
+    conceal=True,
     function="dirichlet_energy",
     signature="def dirichlet_energy(W, F):",
     docstring=r"""The Dirichlet energy of each column f of F: f^T L f = 1/2 sum_ij w_ij (f_i - f_j)^2.
@@ -343,8 +348,8 @@ symmetry of W); then see which column of the inputs always has energy 0, and why
         "an energy is negative")),),
     mistakes=(
         Mistake("no half", derive=lambda e, inputs: 2 * e[0],
-                diagnosis="energy equals 2 x the expected: how many times does sum_ij count "
-                          "each edge?"),
+                diagnosis="look at how your sum runs over the edges: how many times does "
+                          "sum_ij count the edge between i and j?"),
         Mistake("sign", derive=lambda e, inputs: -e[0],
                 diagnosis="the sign is flipped: the energy is a weighted sum of squares, so it "
                           "cannot be negative; check the sign convention of L."),
