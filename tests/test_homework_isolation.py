@@ -142,6 +142,29 @@ return [float(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK > 0), float(dup >= 
     assert values == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="mount namespaces are Linux's")
+@pytest.mark.parametrize("as_root", [True, False])
+def test_every_mount_is_read_only(monkeypatch, as_root):
+    """A read (even of a file not read for a day) never updates an access time that another
+    sandbox could see: every mount the code sees is read-only (as root also without access
+    times; from a user namespace the inherited mounts keep their atime flags, locked)."""
+    if as_root and not ROOT_ON_LINUX:
+        pytest.skip("the full sandbox needs root on Linux")
+    monkeypatch.setattr(sandbox, "can_isolate", lambda: as_root)
+    values, isolation = _run("""
+out = []
+for path in ('/', '/usr', '/etc', os.path.dirname(np.__file__), '/tmp', '/var'):
+    flags = os.statvfs(path).f_flag
+    out += [float(flags & os.ST_RDONLY > 0), float(flags & os.ST_NOATIME > 0)]
+return out
+""")
+    if not isolation.get("mounts"):
+        pytest.skip("no mount namespace here")
+    assert all(values[0::2]), values
+    if as_root:
+        assert all(values[1::2]), values
+
+
 # --- 2. an output folder that holds the grader's Python is still hidden ------------------------
 
 @needs_root

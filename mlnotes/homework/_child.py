@@ -344,9 +344,14 @@ def _read_only_everywhere(libc):
         _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
                     ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
-    attr = MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOATIME, _MOUNT_ATTR__ATIME, 0, 0)
-    return libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE,
-                        ctypes.byref(attr), ctypes.sizeof(attr)) == 0
+    # read-only is enough (a read-only mount never updates access times); no access times as
+    # well where the mount's flags may be changed (not those a user namespace inherits, locked)
+    for attr in (MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOATIME, _MOUNT_ATTR__ATIME, 0, 0),
+                 MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)):
+        if libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr)) == 0:
+            return True
+    return False
 
 
 def _proc_last(entry):
@@ -470,7 +475,7 @@ def _isolate_as_user(hide):
     ok = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
     for d, keep in sorted(hide, key=_proc_last):
         ok &= _cover(libc, d, keep)
-    _read_only_everywhere(libc)  # (mounts inherited from outside may keep their flags)
+    ok &= _read_only_everywhere(libc)
     _drop_capabilities()
     return bool(ok) and _no_capabilities()
 
