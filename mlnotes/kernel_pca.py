@@ -122,6 +122,11 @@ class KernelPCA(Estimator):
     in a feature space. If one of the top ``n_components`` eigenvalues itself is not positive,
     ``fit`` raises a ``ValueError``.
 
+    float32 input gives float32 coordinates (``transform``, ``fit_transform``), as in
+    scikit-learn; the kernel, its eigenproblem and the fitted attributes stay in float64.
+    ``alpha`` must be > 0 (scikit-learn also allows 0, where :math:`K_Z` may be singular and
+    the pre-image undefined).
+
     Examples
     --------
     >>> import numpy as np
