@@ -70,6 +70,19 @@ def _code(cell):
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
 
 
+FENCE = re.compile(r"^```+ *(?:python|py|ipython3?|\{code-cell\}[^\n]*)\n(.*?)^```+", re.M | re.S)
+
+
+def _sources(nb_path):
+    """The code of every code cell, and of every Python block shown in a markdown cell (a hint
+    or a solution written out in the text)."""
+    for cell in json.loads(nb_path.read_text())["cells"]:
+        if cell["cell_type"] == "code":
+            yield _code(cell)
+        else:
+            yield from FENCE.findall("".join(cell["source"]))
+
+
 def _definitions(tree):
     """The statements of a cell that define things without running a computation: imports,
     functions, classes, and names bound to constants (``EPS = 1e-12``, ``K = 2 * N``)."""
@@ -90,11 +103,9 @@ def book_functions():
     for nb_path in sorted(BOOK.glob("*.ipynb")):
         namespace = {"__name__": f"book_{nb_path.stem}"}
         names = []
-        for cell in json.loads(nb_path.read_text())["cells"]:
-            if cell["cell_type"] != "code":
-                continue
+        for source in _sources(nb_path):
             try:
-                tree = ast.parse(_code(cell))
+                tree = ast.parse(source)
             except SyntaxError:
                 continue
             for node in _definitions(tree):
