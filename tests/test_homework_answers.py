@@ -12,6 +12,7 @@ only as an ungraded warm-up (0 points).
 """
 
 import ast
+import functools
 import importlib
 import inspect
 import json
@@ -94,6 +95,7 @@ def _definitions(tree):
             yield node
 
 
+@functools.lru_cache(maxsize=1)
 def book_functions():
     """``[(notebook:function, function)]``: every function defined at the top level of a code
     cell of a chapter notebook (solutions and hints included), defined in one namespace per
@@ -122,6 +124,7 @@ def book_functions():
     return found
 
 
+@functools.lru_cache(maxsize=1)
 def package_functions():
     """``[(module.function, function)]``: every public function of the mlnotes package."""
     found = {}
