@@ -466,11 +466,46 @@ def _scatter(index, values, n):
 # --- the start ------------------------------------------------------------------------------------
 def spectral_start(P, n_components):
     r"""Laplacian eigenmaps of the fuzzy graph: the bottom non-trivial solutions of
-    :math:`L v = \lambda D v` with :math:`L = D - P` (the book's eigenmaps chapter)."""
+    :math:`L v = \lambda D v` with :math:`L = D - P` (the book's eigenmaps chapter).
+
+    ``P`` must be connected; :func:`component_start` lays out a graph in pieces."""
     degree = np.asarray(P.sum(axis=1)).ravel()
     D = sp.diags(degree)
     _, V = bottom_eigenpairs((D - P).tocsr(), n_components, B=D, skip=1)
     return flip_signs(V)
+
+
+def component_start(P, X, n_components, labels, rng):
+    r"""A start for a fuzzy graph in several connected components.
+
+    Laplacian eigenmaps cannot place components relative to each other (each adds a zero
+    eigenvalue), so each component is laid out on its own (:func:`spectral_start`, or at random
+    when it has too few points), scaled into a disc, and the discs are centred at the principal
+    components of the components' centres in the data: a small map of the components. The
+    disc radius is half the smallest distance between two centres, so no two overlap.
+    """
+    n_parts = labels.max() + 1
+    centres = np.array([X[labels == c].mean(axis=0) for c in range(n_parts)])
+    if n_parts > n_components:
+        meta = _pca_start(centres, n_components)
+    else:  # too few centres for principal components: a regular polygon's corners
+        angle = 2 * np.pi * np.arange(n_parts) / n_parts
+        meta = np.zeros((n_parts, n_components))
+        meta[:, 0], meta[:, min(1, n_components - 1)] = np.cos(angle), np.sin(angle)
+    meta = meta / np.abs(meta).max()
+    gaps = np.linalg.norm(meta[:, None] - meta[None], axis=2) + np.eye(n_parts) * np.inf
+    radius = gaps.min() / 2 if np.isfinite(gaps.min()) else 1.0
+    Z = np.empty((len(X), n_components))
+    for c in range(n_parts):
+        members = np.flatnonzero(labels == c)
+        if len(members) > n_components + 2:
+            part = spectral_start(P[members][:, members], n_components)
+        else:
+            part = rng.uniform(-1.0, 1.0, size=(len(members), n_components))
+        part = part - part.mean(axis=0)
+        part /= max(np.linalg.norm(part, axis=1).max(), np.finfo(float).tiny)
+        Z[members] = meta[c] + radius * part
+    return Z
 
 
 def _scale_to_box(Z):
@@ -520,7 +555,9 @@ class UMAP(Estimator):
     init : {"spectral", "pca", "random"} or ndarray of shape (N, n_components), default="spectral"
         The start: Laplacian eigenmaps of the fuzzy graph, the principal components, or
         uniform in the box; scaled into :math:`[0, 10]` per coordinate. "spectral" on a
-        disconnected graph falls back to "pca" with a :class:`DisconnectedGraphWarning`.
+        disconnected graph lays out each component on its own and places them by the
+        principal components of their centres (:func:`component_start`), with a
+        :class:`DisconnectedGraphWarning`.
     random_state : int, Generator or None, default=None
         Seeds the negative samples and the start's jitter: the same seed gives the same map.
 
@@ -597,16 +634,19 @@ class UMAP(Estimator):
             n_parts, labels = _n_components_of(P)
             if n_parts == 1:
                 Z0 = spectral_start(P, d)
-                return _scale_to_box(Z0) + rng.normal(scale=INIT_NOISE, size=Z0.shape)
-            sizes = np.bincount(labels)
-            warnings.warn(
-                f"The fuzzy graph has {n_parts} connected components (sizes "
-                f"{sorted(sizes.tolist(), reverse=True)[:10]}), so Laplacian eigenmaps cannot "
-                "place them relative to each other; starting from PCA instead. Raise "
-                "n_neighbors to connect the graph, or pass init='pca' to silence this.",
-                DisconnectedGraphWarning, stacklevel=_stacklevel_outside_package(),
-            )
-            init = "pca"
+            else:
+                sizes = np.bincount(labels)
+                warnings.warn(
+                    f"The fuzzy graph has {n_parts} connected components (sizes "
+                    f"{sorted(sizes.tolist(), reverse=True)[:10]}), which Laplacian eigenmaps "
+                    "cannot place relative to each other: each is laid out on its own and "
+                    "placed by the principal components of the components' centres. Their "
+                    "places in the map are only as meaningful as that; raise n_neighbors to "
+                    "connect the graph.",
+                    DisconnectedGraphWarning, stacklevel=_stacklevel_outside_package(),
+                )
+                Z0 = component_start(P, X, d, labels, rng)
+            return _scale_to_box(Z0) + rng.normal(scale=INIT_NOISE, size=Z0.shape)
         if init == "pca":
             return _scale_to_box(_pca_start(X, d))
         return rng.uniform(0.0, INIT_BOX, size=(len(X), d))

@@ -14,6 +14,7 @@ import mlnotes as ml
 from mlnotes.graphs import DisconnectedGraphWarning, _kneighbors
 from mlnotes.metrics import knn_preservation, trustworthiness
 from mlnotes.umap import (
+    component_start,
     cross_entropy,
     cross_entropy_gradient,
     fit_ab,
@@ -211,9 +212,20 @@ def test_random_and_disconnected_starts(digits):
     assert np.isfinite(Z).all()
     blobs = np.vstack([np.zeros((20, 3)), np.full((20, 3), 100.0)])
     blobs += np.random.default_rng(0).normal(size=blobs.shape)
-    with pytest.warns(DisconnectedGraphWarning, match=r"2 connected components.*PCA"):
+    with pytest.warns(DisconnectedGraphWarning, match=r"2 connected components.*laid out on "
+                                                      r"its own"):
         Z = ml.UMAP(n_neighbors=5, n_epochs=20, random_state=0).fit_transform(blobs)
     assert np.isfinite(Z).all()
+    # the two blobs start apart, each in its own disc, along the line between their centres
+    model = ml.UMAP(n_neighbors=5, n_epochs=1, random_state=0)
+    with pytest.warns(DisconnectedGraphWarning):
+        model.fit(blobs)
+    _, labels = sp.csgraph.connected_components(model.graph_, directed=False)
+    Z0 = component_start(model.graph_, blobs, 2, labels, np.random.default_rng(0))
+    first, second = Z0[labels == 0], Z0[labels == 1]
+    gap = np.linalg.norm(first.mean(0) - second.mean(0))
+    reach = [np.linalg.norm(part - part.mean(0), axis=1).max() for part in (first, second)]
+    assert gap >= sum(reach) - 1e-12  # the two discs do not overlap
 
 
 def test_more_neighbours_than_samples_is_reduced_with_a_warning():
