@@ -103,6 +103,16 @@ def _degree_weighted(expected, inputs, power):
     return np.linalg.qr(V)[0]  # an orthonormal basis of the wrong subspace
 
 
+def _in_null_space(answer, inputs, tol):
+    """L_rw V = 0 for the answer's columns (what any basis of the null space satisfies)."""
+    V, W = answer[0], inputs["W"]
+    if V.ndim != 2 or V.shape[0] != len(W) or V.shape[1] == 0:
+        return False, "not an (N, c) array"
+    L_rw = np.eye(len(W)) - W / W.sum(axis=1, keepdims=True)
+    worst = float(np.abs(L_rw @ V).max()) / max(float(np.abs(V).max()), EPS)
+    return worst <= SUBSPACE_TOL, f"largest |L_rw v| entry is {worst:.1e} of the largest |v_i|"
+
+
 def compare_subspaces(answer, expected, inputs, tol):
     """The columns span the same subspace (any basis): compare the orthogonal projectors."""
     A, E = answer[0], expected[0]
@@ -132,6 +142,9 @@ rather than calling an eigen-solver. Any basis of that space is accepted.""",
     tolerance=lambda inputs, expected: SUBSPACE_TOL,
     outputs=("V",),
     shapes=None,
+    properties=(Property("every column v solves L_rw v = 0", _in_null_space,
+                         hint="a column is not in the null space: L_rw v = 0 asks something of "
+                              "v across every edge; which vectors satisfy it?"),),
     mistakes=(
         Mistake("L_sym", derive=lambda e, inputs: _degree_weighted(e, inputs, 0.5),
                 diagnosis="these span the null space of L_sym = D^-1/2 L D^-1/2, not of L_rw: "
