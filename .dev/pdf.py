@@ -5,15 +5,27 @@ Usage: .venv/bin/python .dev/pdf.py [_build/html] [_build/pdf/mlnotes.pdf]
 Each page of ``_toc.yml`` is opened in headless Chromium (Debian's, driven by Playwright, as the
 browser tests do) from a server on 127.0.0.1, typeset by the bundled MathJax, with the static
 explorers drawn, and printed with print styles: no navigation, header, sidebars or buttons;
-solutions and hints stay folded as on the page. The pages are merged with pypdf into one file
-with a bookmark per chapter. No request leaves the machine.
+solutions and hints stay folded as on the page. No request leaves the machine.
+
+The book around the pages: a title page and a table of contents (parts, numbered chapters and
+the page each starts on) in front, page numbers at the foot of every page after them, and a
+bookmark per chapter. Chapter titles keep their numbers ("6. Isomap ..."). Code and output boxes
+split across pages where they must (only short ones are kept whole, so no page is left half
+empty); figures and display equations are never split. Figures are printed at
+``PRINT_PIXEL_RATIO`` pixels per CSS pixel (the site's PNGs carry 2), which keeps the file small.
+
+The finished PDF is also copied into the HTML folder as ``BOOK_PDF_NAME`` and every page of the
+site gets a "Book PDF" link in its header (book/_ext/publish.py, ``add_book_pdf_links``).
 """
 
 import contextlib
 import functools
+import html
 import http.server
+import importlib.util
 import io
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -24,7 +36,14 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-quic", "--disable-dev-shm-usage"]
 PAGE_TIMEOUT_MS = 60_000
-MARGIN = {"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"}
+MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
+BOOK_TITLE = "Nonlinear Dimensionality Reduction"
+BOOK_SUBTITLE = "an executable textbook"
+BOOK_AUTHOR = "the mlnotes authors"
+BOOK_PDF_NAME = "mlnotes.pdf"  # the copy in the HTML folder that every page links to
+PRINT_PIXEL_RATIO = 1.3  # figure pixels per CSS pixel in print (the site's PNGs have 2)
+JPEG_QUALITY = 0.82
+KEEP_WHOLE_PX = 320  # code and output boxes at most this high are not split across pages
 # Print styles: the article only, at the full width of the paper.
 PRINT_CSS = """
 @media print {
@@ -32,27 +51,94 @@ PRINT_CSS = """
   .prev-next-area, .bd-footer, .bd-footer-content, .bd-footer-article, footer,
   .header-article, .headerlink, .copybtn, .search-button, .theme-switch-button,
   .primary-toggle, .secondary-toggle, #pst-back-to-top, .skip-link,
-  .bd-header-announcement, .toggle-secondary-sidebar { display: none !important; }
+  .bd-header-announcement, .toggle-secondary-sidebar, #jb-print-docs-body,
+  .mlnotes-zoom-badge, .mlnotes-check__hint { display: none !important; }
   .bd-container, .bd-container__inner, .bd-page-width, .bd-main, .bd-content,
   .bd-article-container, .bd-article { max-width: 100% !important; width: 100% !important;
     margin: 0 !important; padding: 0 !important; }
   html, body { background: #fff !important; }
-  h1, h2, h3 { break-after: avoid; }
-  img, figure, .cell_output, mjx-container[display="true"] { break-inside: avoid; }
-  pre { white-space: pre-wrap !important; word-break: break-word; }
+  /* shadows print as a masked bitmap each (half the file's size): none on paper */
+  *, *::before, *::after { box-shadow: none !important; text-shadow: none !important; }
+  h1, h2, h3, h4 { break-after: avoid; break-inside: avoid; }
+  /* boxes split where they must; only short ones (mlnotes-keep) stay whole */
+  div.cell, div.cell_input, div.cell_output, div.highlight, pre, details,
+  div.admonition, div.proof { break-inside: auto !important; }
+  .mlnotes-keep { break-inside: avoid !important; }
+  div.highlight, .cell_output pre, div.admonition, div.proof {
+    box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+  img, figure, mjx-container[display="true"], tr { break-inside: avoid; }
+  pre { white-space: pre-wrap !important; word-break: break-word; overflow: visible !important; }
+  figcaption, figcaption p, .caption, .caption-text, .caption-number {
+    color: #1a1a1a !important; opacity: 1 !important; }
+  .mlnotes-overflows { background: none !important; }
 }
+"""
+# Before printing: short boxes are kept whole, figures are resampled for print.
+PREPARE_JS = """async ([keepPx, ratio, quality]) => {
+  // shadows print as a masked bitmap each (the theme's are !important): none on paper
+  document.querySelectorAll('*').forEach(el => {
+    if (getComputedStyle(el).boxShadow !== 'none') el.style.setProperty('box-shadow', 'none', 'important');
+  });
+  document.querySelectorAll('.bd-article div.cell, .bd-article div.highlight, '
+      + '.bd-article .cell_output, .bd-article div.admonition, .bd-article div.proof').forEach(el => {
+    if (el.getBoundingClientRect().height <= keepPx) el.classList.add('mlnotes-keep');
+  });
+  for (const img of document.querySelectorAll('.bd-article img')) {
+    const w = img.getBoundingClientRect().width;
+    if (!w || !img.naturalWidth || img.naturalWidth <= ratio * w * 1.05) continue;
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(ratio * w);
+    canvas.height = Math.round(canvas.width * img.naturalHeight / img.naturalWidth);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.imageSmoothingQuality = 'high';
+    ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+    const url = canvas.toDataURL('image/jpeg', quality);
+    img.removeAttribute('srcset');
+    img.style.width = w + 'px';
+    await new Promise(r => { img.onload = r; img.onerror = r; img.src = url; });
+  }
+}"""
+FRONT_CSS = """
+@page { size: A4; margin: 28mm 24mm; }
+body { font-family: "DejaVu Sans", sans-serif; color: #111; }
+.title { height: 230mm; display: flex; flex-direction: column; justify-content: center;
+  break-after: page; }
+.title h1 { font-size: 30pt; margin: 0 0 6mm; line-height: 1.15; }
+.title .sub { font-size: 17pt; color: #333; margin: 0 0 22mm; }
+.title .by { font-size: 13pt; }
+.title .note { margin-top: 30mm; font-size: 9.5pt; color: #333; max-width: 130mm; }
+h2 { font-size: 20pt; margin: 0 0 8mm; }
+.part { font-weight: 700; font-size: 11.5pt; margin: 5mm 0 1.5mm; }
+.entry { display: flex; font-size: 11pt; margin: 0 0 1.6mm; }
+.entry .t { flex: 0 1 auto; padding-right: 2mm; }
+.entry .dots { flex: 1 1 auto; border-bottom: 1px dotted #777; margin-bottom: 1.1mm; }
+.entry .n { flex: none; padding-left: 2mm; font-variant-numeric: tabular-nums; }
+"""
+NUMBERS_CSS = """
+@page { size: A4; margin: 0; }
+body { margin: 0; }
+.p { height: 296.9mm; position: relative; break-after: page; overflow: hidden; }
+.n { position: absolute; bottom: 8mm; width: 100%; text-align: center;
+  font: 9pt "DejaVu Sans", sans-serif; color: #333; }
 """
 
 
 def toc_pages(toc_path=ROOT / "_toc.yml"):
     """Document names in reading order (root first), from _toc.yml without a YAML library."""
-    pages = []
+    return [name for kind, name in toc_entries(toc_path) if kind == "file"]
+
+
+def toc_entries(toc_path=ROOT / "_toc.yml"):
+    """("caption", part name) and ("file", document) in reading order, from _toc.yml."""
+    entries = []
     for line in Path(toc_path).read_text(encoding="utf-8").splitlines():
-        stripped = line.strip().lstrip("- ").strip()
-        for key in ("root:", "file:"):
+        stripped = line.split(" #")[0].strip().lstrip("- ").strip()
+        for key, kind in (("root:", "file"), ("file:", "file"), ("caption:", "caption")):
             if stripped.startswith(key):
-                pages.append(stripped[len(key):].strip())
-    return pages
+                entries.append((kind, stripped[len(key):].strip().strip("\"'")))
+    return entries
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -96,20 +182,72 @@ def _print_page(page, url):
     page.emulate_media(media="print")
     page.evaluate("async () => { if (window.MLNotesExplorers) "
                   "{ await MLNotesExplorers.initAll(); } }")
+    page.evaluate(PREPARE_JS, [KEEP_WHOLE_PX, PRINT_PIXEL_RATIO, JPEG_QUALITY])
     page.wait_for_function("document.querySelectorAll("
                            "'.mlnotes-explorer:not(.mlx-ready)').length === 0",
                            timeout=PAGE_TIMEOUT_MS)
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
-    title = page.evaluate("() => (document.querySelector('main h1, article h1, h1') || "
-                          "{textContent: document.title}).textContent.replace('#', '').trim()")
+    # the article's own title, with its chapter number ("6. Isomap ..."); the theme's print-only
+    # copy of the title above it has no number and is hidden by PRINT_CSS
+    title = page.evaluate("() => (document.querySelector('article.bd-article h1') || "
+                          "document.querySelector('h1') || "
+                          "{textContent: document.title}).textContent.replace('#', '')"
+                          ".replace(/\\s+/g, ' ').trim()")
     pdf = page.pdf(format="A4", print_background=True, margin=MARGIN)
     if outside:
         raise RuntimeError(f"{url} requested addresses outside the machine: {outside[:3]}")
     return title, pdf
 
 
-def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "mlnotes.pdf"):
-    """Print every toc page of the built book and merge them; return (out, titles, n_pages)."""
+def _front_matter_html(contents):
+    """A title page and a table of contents: ``contents`` lists ("part", name) and
+    ("chapter", title, first page)."""
+    rows = []
+    for entry in contents:
+        if entry[0] == "part":
+            rows.append(f'<div class="part">{html.escape(entry[1])}</div>')
+        else:
+            rows.append(f'<div class="entry"><span class="t">{html.escape(entry[1])}</span>'
+                        f'<span class="dots"></span><span class="n">{entry[2]}</span></div>')
+    return (f"<!doctype html><html><head><meta charset='utf-8'><style>{FRONT_CSS}</style></head>"
+            f"<body><section class='title'><h1>{html.escape(BOOK_TITLE)}</h1>"
+            f"<p class='sub'>{html.escape(BOOK_SUBTITLE)}</p>"
+            f"<p class='by'>{html.escape(BOOK_AUTHOR)}</p>"
+            "<p class='note'>Printed from the online book. Its figures are computed by the code "
+            "beside them, and its explorers respond to their controls in the online book and "
+            "in Jupyter.</p></section>"
+            f"<section><h2>Contents</h2>{''.join(rows)}</section></body></html>")
+
+
+def _numbers_html(first, count):
+    pages = "".join(f'<div class="p"><div class="n">{n}</div></div>'
+                    for n in range(first, first + count))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><style>{NUMBERS_CSS}</style>"
+            f"</head><body>{pages}</body></html>")
+
+
+def _print_html(context, markup):
+    page = context.new_page()
+    try:
+        page.set_content(markup, wait_until="load")
+        return page.pdf(format="A4", print_background=True, prefer_css_page_size=True)
+    finally:
+        page.close()
+
+
+def _publish_module():
+    spec = importlib.util.spec_from_file_location("mlnotes_publish",
+                                                  ROOT / "book" / "_ext" / "publish.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "mlnotes.pdf",
+             link_from_site=True):
+    """Print every toc page of the built book and bind them (title page, contents, page
+    numbers, bookmarks); return (out, titles, n_pages). With ``link_from_site`` the PDF is also
+    copied into ``html_dir`` and every page of the site links to it."""
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
 
@@ -118,27 +256,49 @@ def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "m
         raise FileNotFoundError(f"no built book in {html_dir}: run `make book` first")
     if not os.path.exists(CHROMIUM):
         raise FileNotFoundError(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
-    writer = PdfWriter()
-    titles = []
+    chapters, contents, titles = [], [], []
     with _serve(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport={"width": 1000, "height": 1400})
-            for name in toc_pages():
+            first = 1
+            for kind, name in toc_entries():
+                if kind == "caption":
+                    contents.append(("part", name))
+                    continue
                 page = context.new_page()
                 title, pdf = _print_page(page, f"{base}/{name}.html")
                 page.close()
-                start = len(writer.pages)
-                for p in PdfReader(io.BytesIO(pdf)).pages:
-                    writer.add_page(p)
-                writer.add_outline_item(title=title, page_number=start)
+                reader = PdfReader(io.BytesIO(pdf))
+                chapters.append((title, reader, first))
+                contents.append(("chapter", title, first))
                 titles.append(title)
+                first += len(reader.pages)
+            front = PdfReader(io.BytesIO(_print_html(context, _front_matter_html(contents))))
+            numbers = PdfReader(io.BytesIO(_print_html(context, _numbers_html(1, first - 1))))
         finally:
             browser.close()
-    writer.add_metadata({"/Title": "Nonlinear Dimensionality Reduction: an executable textbook"})
+    writer = PdfWriter()
+    for p in front.pages:
+        writer.add_page(p)
+    offset = len(front.pages)
+    for title, reader, start in chapters:
+        for i, p in enumerate(reader.pages):
+            writer.add_page(p).merge_page(numbers.pages[start - 1 + i])
+        writer.add_outline_item(title=title, page_number=offset + start - 1)
+    # book page 1 is the first chapter page; the front matter has roman numbers
+    writer.set_page_label(0, offset - 1, style="/r")
+    writer.set_page_label(offset, len(writer.pages) - 1, style="/D", start=1)
+    for p in writer.pages:
+        p.compress_content_streams()
+    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
+    writer.add_metadata({"/Title": f"{BOOK_TITLE}: {BOOK_SUBTITLE}", "/Author": BOOK_AUTHOR})
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as fh:
         writer.write(fh)
+    if link_from_site:
+        shutil.copyfile(out, html_dir / BOOK_PDF_NAME)
+        _publish_module().add_book_pdf_links(html_dir, BOOK_PDF_NAME)
     return out, titles, len(writer.pages)
 
 

@@ -179,14 +179,21 @@ LAYOUT_JS = r"""
   });
 
   // Code fits the column on a laptop (notebook lines are at most 79 characters); on a phone it
-  // scrolls in its own box. Printed outputs and error messages wrap at every width.
+  // scrolls in its own box. Printed outputs with aligned columns keep their layout and scroll
+  // in their own box; other printed text and error messages wrap at every width.
   main.querySelectorAll('div.cell_input pre').forEach(pre => {
     if (innerWidth >= 1200 && pre.scrollWidth > pre.clientWidth + 1)
       out.code.push('scrolls sideways on a laptop: ' + label(pre).slice(0, 40));
   });
   main.querySelectorAll('div.cell_output pre').forEach(pre => {
-    if (pre.scrollWidth > pre.clientWidth + 1 && pre.checkVisibility())
-      out.outputs.push('does not wrap: ' + label(pre).slice(0, 40));
+    if (!pre.checkVisibility()) return;
+    const lines = pre.textContent.split('\n').filter(l => l.trim());
+    const aligned = lines.length > 1 && lines.some(l => /\S(?: {2,}|\t)\S|[─━│┃┼]/.test(l));
+    const ws = getComputedStyle(pre).whiteSpace;
+    if (aligned && ws !== 'pre' && !pre.closest('.stderr, .traceback, .error'))
+      out.outputs.push('aligned columns wrapped (scrambled): ' + label(pre).slice(0, 40));
+    if (pre.scrollWidth > pre.clientWidth + 1 && (!aligned || !scrollsX(pre)))
+      out.outputs.push('cut (neither wraps nor scrolls): ' + label(pre).slice(0, 40));
   });
 
   const machinery = [/NBVAL_/, /#\s*noqa\b/i, /<matplotlib\./, /<mpl_toolkits\./,
@@ -216,7 +223,30 @@ LAYOUT_JS = r"""
       out.checks.push('output hidden: ' + claim.textContent);
   });
   main.querySelectorAll('details.mlnotes-check').forEach(det => {
-    if (!det.closest('div.cell.tag_check')) out.checks.push('fold outside a check cell');
+    const cell = det.closest('div.cell');
+    if (!cell) { out.checks.push('fold outside a cell'); return; }
+    const kind = cell.classList.contains('tag_check') ? 'check'
+      : cell.classList.contains('tag_plot') ? 'plot'
+      : det.classList.contains('mlnotes-fold--setup') ? 'setup' : null;
+    if (!kind) out.checks.push('fold in a cell that is neither check, plot nor set-up');
+  });
+  // plot cells: code folded under "Figure code: <title>", the figure visible
+  main.querySelectorAll('div.cell.tag_plot').forEach(cell => {
+    const det = cell.querySelector(':scope > details.mlnotes-fold--plot');
+    if (!det) { out.checks.push('plot cell not folded: ' + label(cell)); return; }
+    const bar = det.querySelector('summary').textContent;
+    if (det.open || !/Figure code/.test(bar) || bar.trim().startsWith('✓'))
+      out.checks.push('plot bar wrong: ' + bar.slice(0, 50));
+    if (/code that draws the figure below/.test(bar))
+      out.checks.push('no "# Figure: <title>" line: ' + label(cell).slice(0, 60));
+    const img = cell.querySelector(':scope > .cell_output img');
+    if (img && img.getBoundingClientRect().height < 20) out.checks.push('figure hidden: ' + bar);
+  });
+  // the set-up cell (imports, setup_notebook) is folded
+  main.querySelectorAll('div.cell').forEach(cell => {
+    const input = cell.querySelector('.cell_input');
+    if (input && /setup_notebook\(/.test(input.textContent) && input.checkVisibility())
+      out.checks.push('set-up cell open');
   });
 
   const pathLike = /^[\w./\\-]+\.(png|svg|jpe?g|gif)$|^(_images|_build|book)\//i;

@@ -280,6 +280,28 @@ def test_figure_title_and_setup_cell_are_recognised():
     assert "Figure code" in bar and "two &lt;panels&gt;" in bar and "✓" not in bar
 
 
+def test_search_maps_british_spellings_to_american():
+    surface = _load_ext("surface")
+    assert surface.spelling_key("Centring") == "centering"
+    assert surface.spelling_key("neighbourhood") == "neighborhood"
+    assert surface.spelling_key("centering") == "centering"
+    search = surface._english_both_spellings()({})
+    assert search.stem("centring") == search.stem("centering")
+    assert search.stem("normalised") == search.stem("normalized")
+    assert "MLNOTES_SPELLINGS" in search.js_stemmer_code
+
+
+def test_book_pdf_link_and_print_button_label():
+    publish = _load_ext("publish")
+    page = ('<button class="btn btn-sm btn-download-pdf-button dropdown-item" title="Print to PDF">'
+            '<span class="btn__text-container">.pdf</span></button>'
+            + publish.THEME_BUTTON + '">')
+    linked = publish.add_book_pdf_link(publish.relabel_print_button(page), depth=1)
+    assert 'href="../mlnotes.pdf"' in linked and "Book PDF" in linked
+    assert "Print this page" in linked and ">.pdf<" not in linked
+    assert publish.add_book_pdf_link(linked, depth=1) == linked  # once
+
+
 def test_fontawesome_script_is_dropped_and_nothing_else():
     surface = _load_ext("surface")
     page = ('<head>\n  <script defer src="../_static/scripts/bootstrap.js?digest=1"></script>\n'

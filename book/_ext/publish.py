@@ -15,6 +15,11 @@ The launch buttons open the notebooks as *published* (the ``gh-pages`` branch ho
 
 With the setting empty, nothing points anywhere: every chapter page gets a "Run locally" button
 that leads to the introduction's instructions. No address is ever made up.
+
+The whole book as one PDF (``make pdf``, .dev/pdf.py) is copied into the site as
+``mlnotes.pdf``; every page then gets a "Book PDF" link in its header (added by .dev/pdf.py
+after printing, and by every later build that finds the file). The theme's own ".pdf" button
+prints only the page in view, so it is relabelled "Print this page".
 """
 
 import json
@@ -117,12 +122,74 @@ def binder_requirements(requirements_txt, url):
     return "\n".join([*lines, install_requirement(url)]) + "\n"
 
 
+BOOK_PDF_NAME = "mlnotes.pdf"
+BOOK_PDF_MARK = "btn-book-pdf-button"
+# the theme's header button that switches light/dark: the book's PDF link goes just before it
+THEME_BUTTON = '<button class="btn btn-sm nav-link pst-navbar-icon theme-switch-button'
+PRINT_PAGE_OLD = ('title="Print to PDF"', '<span class="btn__text-container">.pdf</span>')
+PRINT_PAGE_NEW = ('title="Print this page, or save it as a PDF"',
+                  '<span class="btn__text-container">Print this page</span>')
+
+
+def _html_pages(html_dir):
+    for page in Path(html_dir).rglob("*.html"):
+        parts = page.relative_to(html_dir).parts
+        if parts and parts[0] not in ("_static", "_sources", "_images"):
+            yield page
+
+
+def book_pdf_link(depth, name=BOOK_PDF_NAME):
+    """The header link to the book's PDF from a page ``depth`` folders below the site root."""
+    href = "../" * depth + name
+    return (f'<a href="{href}" class="btn btn-sm {BOOK_PDF_MARK}" '
+            'title="The whole book as one PDF (title page, contents, page numbers)" '
+            'data-bs-placement="bottom" data-bs-toggle="tooltip" download>'
+            '<span class="btn__icon-container"><i class="fas fa-file-pdf"></i></span>'
+            '<span class="btn__text-container">Book PDF</span></a>\n')
+
+
+def relabel_print_button(text):
+    """The theme's ".pdf" button prints one page: say so."""
+    for old, new in zip(PRINT_PAGE_OLD, PRINT_PAGE_NEW, strict=True):
+        text = text.replace(old, new)
+    return text
+
+
+def add_book_pdf_link(text, depth, name=BOOK_PDF_NAME):
+    """``text`` (a page) with the "Book PDF" header link, once."""
+    if BOOK_PDF_MARK in text or THEME_BUTTON not in text:
+        return text
+    return text.replace(THEME_BUTTON, book_pdf_link(depth, name) + THEME_BUTTON, 1)
+
+
+def add_book_pdf_links(html_dir, name=BOOK_PDF_NAME):
+    """Link every page of the built site at ``html_dir`` to its copy of the book's PDF."""
+    html_dir = Path(html_dir)
+    changed = 0
+    for page in _html_pages(html_dir):
+        text = page.read_text(encoding="utf-8")
+        depth = len(page.relative_to(html_dir).parts) - 1
+        new = add_book_pdf_link(relabel_print_button(text), depth, name)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed += 1
+    return changed
+
+
 def _finish(app, exception):
     url = repository_url()
     if exception is not None or app.builder.format != "html":
         return
     out = Path(app.outdir)
     (out / ".nojekyll").touch()
+    has_pdf = (out / BOOK_PDF_NAME).exists()
+    for page in _html_pages(out):
+        text = page.read_text(encoding="utf-8")
+        new = relabel_print_button(text)
+        if has_pdf:
+            new = add_book_pdf_link(new, len(page.relative_to(out).parts) - 1)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
     if not url:
         return
     fill_install_cells(out / "_sources", url)

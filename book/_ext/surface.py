@@ -11,12 +11,20 @@ same way under a bar marked with a small chart and the words "Figure code"; the 
 visible. The set-up cell of a chapter (the first code cell that calls
 ``ml.plotting.setup_notebook()``) folds under a "Set-up" bar without any tag.
 
+Every "Learning objectives" box gets the class ``admonition-learning-objectives`` (whatever
+admonition the chapter wrote it with), so the book styles them one way.
+
+Search finds British and American spellings alike ("centring" and "centering"): the English
+search language's stemmer, in Python for the index and in JavaScript for the query, maps each
+spelling in ``SPELLINGS`` to one form before stemming.
+
 The index of theorems, definitions and algorithms (``prf-statements.html``) lists each statement
 by its number and title under its kind, in book order; it replaces sphinx-proof's own index,
 which showed only the raw labels.
 """
 
 import html
+import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -132,6 +140,101 @@ def fold_check_cells(app, doctree, docname):
             setup_seen = True
 
 
+OBJECTIVES_TITLE = "learning objectives"
+OBJECTIVES_CLASS = "admonition-learning-objectives"
+
+
+def mark_objectives(app, doctree, docname=None):
+    """Give every admonition titled "Learning objectives" one class (and no colour class)."""
+    for node in doctree.findall(nodes.Admonition):
+        title = node.children[0] if node.children else None
+        if not isinstance(title, nodes.title) or title.astext().strip().lower() != OBJECTIVES_TITLE:
+            continue
+        node["classes"] = [c for c in node.get("classes", [])
+                           if c not in ("tip", "note", "hint", "important", "attention",
+                                        "caution", "warning", "danger", "error", "seealso")]
+        if OBJECTIVES_CLASS not in node["classes"]:
+            node["classes"].append(OBJECTIVES_CLASS)
+
+
+# British spelling -> American: search maps both to one form. Word forms are listed (the
+# stemmer does not reduce "centring" and "centering" to one stem by itself).
+SPELLINGS = {
+    "centre": "center", "centres": "centers", "centred": "centered", "centring": "centering",
+    "neighbour": "neighbor", "neighbours": "neighbors", "neighbourhood": "neighborhood",
+    "neighbourhoods": "neighborhoods", "neighbouring": "neighboring",
+    "colour": "color", "colours": "colors", "coloured": "colored", "colouring": "coloring",
+    "behaviour": "behavior", "behaviours": "behaviors", "favour": "favor",
+    "grey": "gray", "licence": "license", "modelling": "modeling", "modelled": "modeled",
+    "labelled": "labeled", "labelling": "labeling", "travelling": "traveling",
+    "analyse": "analyze", "analysed": "analyzed", "analysing": "analyzing",
+    "catalogue": "catalog", "programme": "program", "fibre": "fiber", "metre": "meter",
+    "optimise": "optimize", "optimised": "optimized", "optimising": "optimizing",
+    "optimisation": "optimization", "minimise": "minimize", "minimised": "minimized",
+    "minimises": "minimizes", "minimising": "minimizing", "minimiser": "minimizer",
+    "minimisation": "minimization", "maximise": "maximize", "maximised": "maximized",
+    "maximises": "maximizes", "maximising": "maximizing", "maximiser": "maximizer",
+    "maximisation": "maximization", "normalise": "normalize", "normalised": "normalized",
+    "normalises": "normalizes", "normalising": "normalizing", "normalisation": "normalization",
+    "regularise": "regularize", "regularised": "regularized", "regularisation": "regularization",
+    "symmetrise": "symmetrize", "symmetrised": "symmetrized", "symmetrisation": "symmetrization",
+    "initialise": "initialize", "initialised": "initialized", "initialisation": "initialization",
+    "visualise": "visualize", "visualised": "visualized", "visualisation": "visualization",
+    "generalise": "generalize", "generalised": "generalized", "generalisation": "generalization",
+    "parametrise": "parametrize", "parametrised": "parametrized",
+    "parametrisation": "parametrization", "parameterise": "parameterize",
+    "parameterised": "parameterized", "linearise": "linearize", "linearised": "linearized",
+    "summarise": "summarize", "summarised": "summarized", "recognise": "recognize",
+    "characterise": "characterize", "characterised": "characterized",
+    "characterisation": "characterization", "standardise": "standardize",
+    "standardised": "standardized", "standardisation": "standardization",
+    "discretise": "discretize", "discretised": "discretized", "discretisation": "discretization",
+    "vectorise": "vectorize", "vectorised": "vectorized", "vectorisation": "vectorization",
+    "orthogonalise": "orthogonalize", "orthogonalised": "orthogonalized",
+    "orthonormalise": "orthonormalize", "diagonalise": "diagonalize",
+    "diagonalised": "diagonalized", "diagonalisation": "diagonalization",
+    "randomised": "randomized", "realise": "realize", "emphasise": "emphasize",
+    "organise": "organize", "organised": "organized", "stabilise": "stabilize",
+    "penalise": "penalize", "penalised": "penalized",
+}
+
+
+def spelling_key(word):
+    """The form a word is searched under: its American spelling if it has a British one."""
+    word = word.lower()
+    return SPELLINGS.get(word, word)
+
+
+def _spelling_js():
+    pairs = json.dumps(sorted(SPELLINGS.items()))
+    return f"""
+var MLNOTES_SPELLINGS = {pairs};
+var MlnotesPorterStemmer = Stemmer;
+var MLNOTES_SPELLING_MAP = Object.fromEntries(MLNOTES_SPELLINGS);
+Stemmer = function() {{
+  var inner = new MlnotesPorterStemmer();
+  this.stemWord = function(w) {{
+    var lower = w.toLowerCase();
+    return inner.stemWord(MLNOTES_SPELLING_MAP[lower] || lower);
+  }};
+}};
+"""
+
+
+def _english_both_spellings():
+    from sphinx.search.en import SearchEnglish
+
+    class SearchEnglishBothSpellings(SearchEnglish):
+        """English search with British spellings indexed and queried as American ones."""
+
+        js_stemmer_code = SearchEnglish.js_stemmer_code + _spelling_js()
+
+        def stem(self, word):
+            return super().stem(spelling_key(word))
+
+    return SearchEnglishBothSpellings
+
+
 def _collect_statement_titles(app, doctree):
     """Remember the title of every sphinx-proof statement (its own index keeps only labels)."""
     env = app.env
@@ -240,6 +343,8 @@ def setup(app):
     app.connect("env-merge-info", _merge_statement_titles)
     app.add_index_to_domain("prf", StatementIndex)
     app.connect("doctree-resolved", fold_check_cells)
+    app.connect("doctree-resolved", mark_objectives)
+    app.add_search_language(_english_both_spellings())
     app.add_css_file("mlnotes.css")
     app.add_js_file("mlnotes.js", loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

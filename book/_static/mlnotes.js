@@ -12,6 +12,28 @@
  * the words of adjacent blocks together ("problemIn") and shows math as raw TeX ("\(r(i,j)\)").
  * The snippet text is rebuilt here with a space between blocks and the TeX turned into readable
  * text (delimiters, backslashes and braces dropped; Greek letters as symbols).
+ *
+ * Scroll boxes: display maths, tables and outputs wider than their box scroll inside it; only
+ * those that really overflow get the class "mlnotes-overflows" (edge shadows in mlnotes.css), with
+ * --mlnotes-cover set to the colour behind them (a theorem box's tint, the page), in light and
+ * dark mode alike.
+ *
+ * Printed outputs: text with aligned columns keeps its layout (it scrolls); other text output
+ * (prose, messages) is marked "mlnotes-wrap" and wraps.
+ *
+ * Tables in the text become a stack of small blocks on a phone (mlnotes.css): each cell gets its
+ * column's name in data-label. Shrunk figures carry a visible "Enlarge" badge.
+ *
+ * Header and sidebars: the theme button switches between light and dark (the theme's cycle
+ * started with an "auto" step that looks unchanged); a tap on a link in the phone's "Contents"
+ * or chapter drawer closes the drawer, so the place it jumps to is not covered.
+ *
+ * Solutions: "Solution to Exercise 6.1 (★ Warm-up: …)" keeps its exercise title in a span that
+ * a phone hides.
+ *
+ * Search: both spellings (British "centring", American "centering") find the same pages: the
+ * stemmer in language_data.js maps one to the other (book/_ext/surface.py); here the snippet
+ * looks for either spelling in the page text.
  */
 "use strict";
 
@@ -53,11 +75,33 @@ function mlnotesReadableText(root) {
   return root.textContent.replace(/\s+/g, " ").trim();
 }
 
+/* The stems a snippet may look for: each keyword and its other spelling(s). */
+function mlnotesSpellingKeywords(keywords) {
+  const out = new Set(keywords);
+  if (typeof MLNOTES_SPELLINGS === "undefined" || typeof Stemmer === "undefined") return out;
+  const stemmer = new Stemmer();
+  MLNOTES_SPELLINGS.forEach(([british, american]) => {
+    const stem = stemmer.stemWord(american);
+    if (out.has(stem)) {
+      out.add(british.replace(/(?:e|ing|ed|es|s|ation|ations)$/, ""));
+      out.add(american.replace(/(?:e|ing|ed|es|s|ation|ations)$/, ""));
+    }
+  });
+  return out;
+}
+
 function mlnotesPatchSearch() {
   if (typeof Search === "undefined" || !Search.htmlToText) return;
+  if (Search.makeSearchSummary && !Search.mlnotesSummary) {
+    const original = Search.makeSearchSummary;
+    Search.mlnotesSummary = original;
+    Search.makeSearchSummary = (htmlText, keywords, anchor) =>
+      original(htmlText, mlnotesSpellingKeywords(keywords), anchor);
+  }
   Search.htmlToText = (htmlString, anchor) => {
     const doc = new DOMParser().parseFromString(htmlString, "text/html");
-    const main = doc.querySelector('[role="main"]');
+    // the article only: the header buttons and "Contents" are page chrome, not text
+    const main = doc.querySelector("article.bd-article") || doc.querySelector('[role="main"]');
     if (!main) return "";
     const block = anchor ? main.querySelector(anchor) : null;
     return mlnotesReadableText(block || main);
@@ -100,10 +144,29 @@ function mlnotesOpenZoom(img) {
   dialog.showModal();
 }
 
+/* A visible "Enlarge" mark in the corner of a shrunk figure. */
+function mlnotesZoomBadge(img, shown) {
+  let frame = img.parentElement;
+  if (!frame.classList.contains("mlnotes-zoom-frame")) {
+    if (!shown) return;
+    frame = document.createElement("span");
+    frame.className = "mlnotes-zoom-frame";
+    img.before(frame);
+    frame.append(img);
+    const badge = document.createElement("span");
+    badge.className = "mlnotes-zoom-badge";
+    badge.setAttribute("aria-hidden", "true");
+    badge.textContent = "⤢ Enlarge";
+    frame.append(badge);
+  }
+  frame.querySelector(".mlnotes-zoom-badge").hidden = !shown;
+}
+
 function mlnotesMarkZoomableFigures() {
   document.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
     const shrunk = img.naturalWidth / 2 > img.getBoundingClientRect().width + 24;
     img.classList.toggle("mlnotes-zoomable", shrunk);
+    mlnotesZoomBadge(img, shrunk);
     if (shrunk && !img.dataset.mlnotesZoom) {
       img.dataset.mlnotesZoom = "1";
       // Sphinx wraps a figure's image in a link to the PNG: the dialog replaces that navigation
@@ -128,6 +191,150 @@ function mlnotesMarkZoomableFigures() {
   });
 }
 
+/* Tables written in the text (not printed outputs): column names into data-label, so that a
+   phone can show each row as a block. */
+function mlnotesStackTables() {
+  document.querySelectorAll(".bd-article table").forEach((table) => {
+    if (table.closest(".cell_output") || table.closest(".modindextable") || table.classList.contains("mlnotes-stack")) return;
+    const head = table.querySelector("thead tr");
+    if (!head) return;
+    const names = Array.from(head.children).map((th) => th.textContent.replace(/\s+/g, " ").trim());
+    table.classList.add("mlnotes-stack");
+    table.querySelectorAll("tbody tr").forEach((tr) => {
+      Array.from(tr.children).forEach((td, i) => {
+        if (names[i]) td.setAttribute("data-label", names[i]);
+        td.classList.toggle("mlnotes-empty-cell", !td.textContent.trim() && !td.querySelector("img, mjx-container, .math"));
+      });
+    });
+  });
+}
+
+/* Light <-> dark in one tap, as the theme itself would set it (data-mode, data-theme, storage). */
+function mlnotesSetMode(mode) {
+  const root = document.documentElement;
+  root.dataset.mode = mode;
+  root.dataset.theme = mode;
+  document.querySelectorAll(".dropdown-menu").forEach((menu) =>
+    menu.classList.toggle("dropdown-menu-dark", mode === "dark"));
+  localStorage.setItem("mode", mode);
+  localStorage.setItem("theme", mode);
+}
+
+function mlnotesThemeToggle() {
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".theme-switch-button");
+    if (!button) return;
+    event.stopPropagation();
+    event.preventDefault();
+    const dark = document.documentElement.dataset.theme === "dark";
+    mlnotesSetMode(dark ? "light" : "dark");
+    button.setAttribute("aria-label", dark ? "Switch to dark mode" : "Switch to light mode");
+  }, true);
+}
+
+/* A tap on a link in a sidebar drawer (phone) closes the drawer. */
+function mlnotesCloseDrawerOnTap() {
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[href]");
+    const dialog = link && link.closest("dialog");
+    if (dialog && dialog.open && /sidebar-modal/.test(dialog.id || "")) dialog.close();
+  });
+}
+
+/* "Solution to Exercise 6.1 (★ Warm-up: …)": the part in brackets (with any maths in it) moves
+   into a span of its own, which a phone hides; the stars stay visible. */
+function mlnotesShortSolutionTitles() {
+  document.querySelectorAll(".solution > .admonition-title").forEach((title) => {
+    const el = title.querySelector("a") || title;
+    if (el.querySelector(".mlnotes-solution-title")) return;
+    const node = Array.from(el.childNodes).find((n) => n.nodeType === 3 && n.textContent.includes("("));
+    if (!node) return;
+    const text = node.textContent;
+    const cut = text.indexOf("(");
+    const span = document.createElement("span");
+    span.className = "mlnotes-solution-title";
+    span.append(document.createTextNode(text.slice(cut)));
+    let next = node.nextSibling;
+    while (next) {
+      const after = next.nextSibling;
+      span.append(next);
+      next = after;
+    }
+    // "Exercise" reads "Ex." on a phone
+    const head = text.slice(0, cut);
+    const word = head.indexOf("Exercise");
+    if (word >= 0) {
+      node.textContent = head.slice(0, word);
+      const long = document.createElement("span");
+      long.className = "mlnotes-solution-long";
+      long.textContent = "Exercise";
+      const short = document.createElement("span");
+      short.className = "mlnotes-solution-short";
+      short.setAttribute("aria-hidden", "true");
+      short.textContent = "Ex.";
+      const rest = document.createTextNode(head.slice(word + "Exercise".length));
+      node.after(long, short, rest);
+      rest.after(span);
+    } else {
+      node.textContent = head;
+      node.after(span);
+    }
+    const star = (text.slice(cut).match(/^\((★+)/) || [])[1];
+    if (star) {
+      const short = document.createElement("span");
+      short.className = "mlnotes-solution-stars";
+      short.setAttribute("aria-hidden", "true");
+      short.textContent = " " + star;
+      span.before(short);
+    }
+  });
+}
+
+const MLNOTES_SCROLL_BOXES = '.bd-article div.math mjx-container[display="true"], ' +
+  ".bd-article .pst-scrollable-table-container, .bd-article .table-wrapper, " +
+  ".bd-article .cell_output .output.text_html, .bd-article .cell_output pre";
+
+/* The colour painted behind `el`: the first ancestor with an opaque background. */
+function mlnotesBackdrop(el) {
+  for (let node = el.parentElement; node; node = node.parentElement) {
+    const bg = getComputedStyle(node).backgroundColor;
+    const m = bg.match(/rgba?\(([^)]*)\)/);
+    if (m) {
+      const parts = m[1].split(",").map((x) => parseFloat(x));
+      if (parts.length < 4 || parts[3] > 0.99) return bg;
+    }
+  }
+  return getComputedStyle(document.body).backgroundColor;
+}
+
+function mlnotesMarkScrollBoxes() {
+  document.querySelectorAll(MLNOTES_SCROLL_BOXES).forEach((el) => {
+    const overflows = el.scrollWidth > el.clientWidth + 1;
+    el.classList.toggle("mlnotes-overflows", overflows);
+    if (overflows) {
+      el.style.setProperty("--mlnotes-cover", mlnotesBackdrop(el));
+    } else {
+      el.style.removeProperty("--mlnotes-cover");
+    }
+  });
+}
+
+/* Output text whose lines line up in columns (two spaces or more between items, a tab, or a
+   box-drawing rule) keeps its layout; any other text output wraps. */
+function mlnotesMarkWrappingOutputs() {
+  document.querySelectorAll(".bd-article .cell_output pre").forEach((pre) => {
+    const lines = pre.textContent.split("\n").filter((line) => line.trim());
+    const aligned = lines.length > 1 && lines.some((line) => /\S(?: {2,}|\t)\S|[─━│┃┼]/.test(line));
+    pre.classList.toggle("mlnotes-wrap", !aligned);
+  });
+}
+
+function mlnotesRefreshLayout() {
+  mlnotesMarkWideInlineMath();
+  mlnotesMarkZoomableFigures();
+  mlnotesMarkScrollBoxes();
+}
+
 function mlnotesAfterMathJax(callback) {
   const mj = window.MathJax;
   if (mj && mj.startup && mj.startup.promise) {
@@ -138,16 +345,27 @@ function mlnotesAfterMathJax(callback) {
 }
 
 mlnotesPatchSearch();
+mlnotesThemeToggle();
+mlnotesCloseDrawerOnTap();
 document.addEventListener("DOMContentLoaded", () => {
   mlnotesPatchSearch();
-  mlnotesAfterMathJax(mlnotesMarkWideInlineMath);
+  mlnotesMarkWrappingOutputs();
+  mlnotesStackTables();
+  mlnotesShortSolutionTitles();
+  mlnotesAfterMathJax(() => {
+    mlnotesMarkWideInlineMath();
+    mlnotesMarkScrollBoxes();
+  });
 });
-window.addEventListener("load", mlnotesMarkZoomableFigures);
+window.addEventListener("load", () => {
+  mlnotesMarkZoomableFigures();
+  mlnotesAfterMathJax(mlnotesMarkScrollBoxes);
+});
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(mlnotesResizeTimer);
-  mlnotesResizeTimer = setTimeout(() => {
-    mlnotesMarkWideInlineMath();
-    mlnotesMarkZoomableFigures();
-  }, 150);
+  mlnotesResizeTimer = setTimeout(mlnotesRefreshLayout, 150);
 });
+// light <-> dark: the colour behind each scroll box changes
+new MutationObserver(() => mlnotesMarkScrollBoxes())
+  .observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });

@@ -1,0 +1,373 @@
+"""The book on a phone and on laptops (issue 23): 390, 1366 and 1440 px, light and dark.
+
+One headless Chromium and one local server for the whole file (pages sampled: a chapter with
+theorems, outputs and an explorer, the notation appendix, a chapter with exercises):
+
+* at 390 px every toc page is loaded once and its display equations counted: at most
+  ``MAX_SCROLLING_EQUATIONS`` in the whole book scroll sideways, none inside a theorem-like
+  statement; the per-page list goes to ``tests/artifacts/phone/equations-390.json``;
+* every "Learning objectives" box has one colour in all chapters; section headings (h2) weigh
+  more than subsections (h3);
+* no scroll-shadow covers inside theorem and proof boxes: a display equation that fits has no
+  background, one that scrolls is covered in its box's own colour (light and dark);
+* output text with aligned columns keeps its layout; the notation table becomes blocks on a
+  phone and no code name in it breaks mid-word;
+* the header has a search button at every width; search finds the same pages for "centring"
+  and "centering", its snippets start with text, not page chrome, and the magnifier does not
+  cover the first letter typed;
+* on a phone: header buttons and drawer links are 44 px touch targets, a tap leaves no tooltip,
+  the "Contents" drawer closes after a tap on a section, shrunk figures carry an "Enlarge" mark,
+  a solution's title is short;
+* the theme button switches light <-> dark on the first tap.
+"""
+
+import json
+import re
+
+import pytest
+import yaml
+
+from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = ROOT / "tests" / "artifacts" / "phone"
+PHONE, LAPTOP, WIDE = 390, 1366, 1440
+WIDTHS = [PHONE, LAPTOP, WIDE]
+MODES = ["light", "dark"]
+MAX_SCROLLING_EQUATIONS = 10
+# sphinx-proof boxes whose text is a statement (a proof may scroll; a statement may not)
+STATEMENT_KINDS = ("theorem", "proposition", "lemma", "corollary", "definition")
+SAMPLE_PAGES = ["book/tsne.html", "book/appendix_notation.html", "book/isomap.html"]
+
+
+def _toc_pages():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []) or []:
+                if "file" in child:
+                    files.append(child["file"])
+                walk(child)
+
+    walk(toc)
+    return [f"{f}.html" for f in files]
+
+
+@pytest.fixture(scope="module")
+def site():
+    if not (BOOK_HTML / "index.html").exists():
+        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
+    with serve_directory(BOOK_HTML) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as b:
+        yield b
+
+
+def _open(browser, site, page, width, mode="light", touch=None):
+    touch = width < 600 if touch is None else touch
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900},
+                                  has_touch=touch, is_mobile=touch,
+                                  color_scheme="dark" if mode == "dark" else "light")
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
+                            f"localStorage.setItem('theme', '{mode}');")
+    pw_page = context.new_page()
+    pw_page.goto(f"{site}/{page}", wait_until="load")
+    pw_page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+                     " ? MathJax.startup.promise.then(() => 1) : 1")
+    pw_page.wait_for_timeout(150)  # scroll boxes are marked after typesetting (mlnotes.js)
+    return context, pw_page
+
+
+EQUATIONS_JS = r"""
+(kinds) => Array.from(document.querySelectorAll('div.math mjx-container[display="true"]'))
+  .filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => {
+    const box = e.closest('div.proof');
+    const kind = box ? kinds.find(k => box.classList.contains(k)) || 'proof' : '';
+    const eq = e.closest('div.math');
+    const eqno = eq.querySelector('.eqno');
+    const num = eqno ? eqno.textContent.replace('#', '').trim() : '';
+    let sec = e.closest('section');
+    const heading = sec && sec.querySelector('h1, h2, h3, h4');
+    const item = (window.MathJax && MathJax.startup && MathJax.startup.document)
+      ? Array.from(MathJax.startup.document.math).find(m => m.typesetRoot === e) : null;
+    return {number: num, statement: kind,
+            too_wide_percent: Math.round(100 * (e.scrollWidth / e.clientWidth - 1)),
+            section: heading ? heading.textContent.replace('#', '').trim().slice(0, 70) : '',
+            tex: item ? item.math.trim().replace(/\s+/g, ' ').slice(0, 100) : ''};
+  })
+"""
+
+STYLE_JS = r"""
+() => {
+  const obj = Array.from(document.querySelectorAll('.bd-article div.admonition'))
+    .filter(a => /^learning objectives$/i.test(
+      (a.querySelector('.admonition-title') || {}).textContent || ''))
+    .map(a => ({cls: a.classList.contains('admonition-learning-objectives'),
+                border: getComputedStyle(a).borderLeftColor,
+                title: getComputedStyle(a.querySelector('.admonition-title')).backgroundColor}));
+  const weight = sel => { const h = document.querySelector('.bd-article ' + sel);
+                          return h ? parseInt(getComputedStyle(h).fontWeight, 10) : null; };
+  return {objectives: obj, h2: weight('h2'), h3: weight('h3')};
+}
+"""
+
+
+def test_display_equations_fit_a_phone(site, browser):
+    """Every toc page at 390 px: at most 10 display equations scroll, none in a statement."""
+    found, styles = {}, {}
+    context, pw_page = _open(browser, site, "book/intro.html", PHONE)
+    try:
+        for page in _toc_pages():
+            pw_page.goto(f"{site}/{page}", wait_until="load")
+            pw_page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+                             " ? MathJax.startup.promise.then(() => 1) : 1")
+            wide = pw_page.evaluate(EQUATIONS_JS, list(STATEMENT_KINDS))
+            if wide:
+                found[page] = wide
+            styles[page] = pw_page.evaluate(STYLE_JS)
+    finally:
+        context.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "equations-390.json").write_text(json.dumps(found, indent=1, ensure_ascii=False))
+    total = sum(len(v) for v in found.values())
+    listing = "\n  ".join(f"{page}: ({e['number'] or 'no number'}, {e['too_wide_percent']}% too wide"
+                          f"{', in a ' + e['statement'] if e['statement'] else ''}) {e['tex'][:60]}"
+                          for page, eqs in found.items() for e in eqs)
+    statements = [(p, e["number"], e["tex"][:50]) for p, eqs in found.items() for e in eqs
+                  if e["statement"] in STATEMENT_KINDS]
+    assert not statements, f"statements that scroll sideways at 390 px: {statements}"
+    assert total <= MAX_SCROLLING_EQUATIONS, (
+        f"{total} display equations scroll sideways at 390 px (at most "
+        f"{MAX_SCROLLING_EQUATIONS}):\n  {listing}")
+
+    # one style: one colour for every objectives box, h2 heavier than h3
+    boxes = [(page, b) for page, s in styles.items() for b in s["objectives"]]
+    assert boxes, "no 'Learning objectives' box found"
+    assert all(b["cls"] for _, b in boxes), [p for p, b in boxes if not b["cls"]]
+    assert len({(b["border"], b["title"]) for _, b in boxes}) == 1, boxes
+    weights = [(p, s["h2"], s["h3"]) for p, s in styles.items() if s["h2"] and s["h3"]]
+    assert weights and all(h2 > h3 for _, h2, h3 in weights), weights
+
+
+COVERS_JS = r"""
+() => {
+  const bg = el => { for (let n = el.parentElement; n; n = n.parentElement) {
+      const c = getComputedStyle(n).backgroundColor;
+      const m = c.match(/rgba?\(([^)]*)\)/);
+      if (m) { const p = m[1].split(',').map(Number); if (p.length < 4 || p[3] > 0.99) return c; } }
+    return getComputedStyle(document.body).backgroundColor; };
+  const bad = [];
+  document.querySelectorAll('.bd-article div.proof mjx-container[display="true"], '
+                            + '.bd-article div.admonition mjx-container[display="true"]').forEach(e => {
+    const image = getComputedStyle(e).backgroundImage;
+    const overflows = e.scrollWidth > e.clientWidth + 1;
+    if (!overflows && image !== 'none') bad.push('covers on an equation that fits');
+    if (overflows) {
+      const cover = getComputedStyle(e).getPropertyValue('--mlnotes-cover').trim();
+      if (cover !== bg(e)) bad.push(`cover ${cover} on a box of colour ${bg(e)}`);
+    }
+  });
+  return bad;
+}
+"""
+
+ALIGNED_JS = r"""
+() => Array.from(document.querySelectorAll('.bd-article .cell_output pre')).filter(pre => {
+  const lines = pre.textContent.split('\n').filter(l => l.trim());
+  return lines.length > 1 && lines.some(l => /\S(?: {2,}|\t)\S/.test(l));
+}).map(pre => ({ws: getComputedStyle(pre).whiteSpace, ox: getComputedStyle(pre).overflowX,
+                text: pre.textContent.trim().slice(0, 40)}))
+"""
+
+HEADER_JS = r"""
+() => {
+  const visible = e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'
+      && r.bottom > 0 && r.top < innerHeight && r.left < innerWidth; };
+  const search = Array.from(document.querySelectorAll('.bd-header-article .search-button'))
+    .filter(visible).map(e => e.getBoundingClientRect().top);
+  const small = Array.from(document.querySelectorAll(
+      '.bd-header-article button, .bd-header-article a.btn')).filter(visible)
+    .map(e => e.getBoundingClientRect()).filter(r => r.width < 43.5 || r.height < 43.5)
+    .map(r => `${Math.round(r.width)}x${Math.round(r.height)}`);
+  return {search, small};
+}
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", WIDTHS, ids=[f"{w}px" for w in WIDTHS])
+def test_header_boxes_and_outputs(width, mode, site, browser):
+    problems = []
+    for page in SAMPLE_PAGES:
+        context, pw_page = _open(browser, site, page, width, mode)
+        try:
+            if pw_page.evaluate("document.documentElement.dataset.theme") != mode:
+                problems.append(f"{page}: not in {mode} mode")
+            header = pw_page.evaluate(HEADER_JS)
+            if not header["search"] or min(header["search"]) > 80:
+                problems.append(f"{page}: no search button in the header")
+            if width == PHONE and header["small"]:
+                problems.append(f"{page}: header targets under 44 px: {header['small']}")
+            problems += [f"{page}: {p}" for p in pw_page.evaluate(COVERS_JS)[:3]]
+            for out in pw_page.evaluate(ALIGNED_JS):
+                if out["ws"] != "pre" or out["ox"] not in ("auto", "scroll"):
+                    problems.append(f"{page}: aligned output wraps ({out['ws']}): {out['text']}")
+            if page.endswith("appendix_notation.html"):
+                problems += [f"{page}: {p}" for p in _notation_table(pw_page, width)]
+            if width == PHONE:
+                problems += [f"{page}: {p}" for p in _phone_details(pw_page)]
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            pw_page.screenshot(path=str(ARTIFACTS / f"{page.split('/')[-1]}.{width}.{mode}.png"))
+        finally:
+            context.close()
+    assert not problems, f"at {width}px, {mode}:\n  " + "\n  ".join(problems)
+
+
+def _notation_table(pw_page, width):
+    state = pw_page.evaluate(r"""() => {
+      const t = document.querySelector('.bd-article table');
+      if (!t) return null;
+      const broken = Array.from(t.querySelectorAll('code.literal')).filter(c => {
+        const rects = Array.from(c.getClientRects()); if (rects.length < 2) return false;
+        // a break is allowed only at a space: each line fragment ends at a word boundary
+        return !/\s/.test(c.textContent.trim()); }).map(c => c.textContent);
+      const row = t.querySelector('tbody tr');
+      return {display: getComputedStyle(row).display, broken,
+              right: Math.max(...Array.from(t.querySelectorAll('td'))
+                .map(td => td.getBoundingClientRect().right)),
+              width: innerWidth}; }""")
+    if state is None:
+        return ["no table"]
+    problems = []
+    if state["broken"]:
+        problems.append(f"code names broken mid-word: {state['broken'][:3]}")
+    if width == PHONE:
+        if state["display"] != "block":
+            problems.append("table rows are not blocks on a phone")
+        if state["right"] > state["width"] + 1:
+            problems.append("a table cell runs off the screen")
+    return problems
+
+
+def _phone_details(pw_page):
+    problems = []
+    # shrunk figures carry a visible "Enlarge" mark
+    marks = pw_page.evaluate(
+        "Array.from(document.querySelectorAll('img.mlnotes-zoomable')).map(i => {"
+        " const b = i.parentElement.querySelector('.mlnotes-zoom-badge');"
+        " return !!b && !b.hidden && b.getBoundingClientRect().width > 20; })")
+    if marks and not all(marks):
+        problems.append(f"{marks.count(False)} shrunk figures without an 'Enlarge' mark")
+    # solution titles: one short line ("Solution to Ex. 6.1 ★")
+    tall = pw_page.evaluate(
+        "Array.from(document.querySelectorAll('.solution > .admonition-title'))"
+        ".filter(t => { const r = document.createRange(); r.selectNodeContents(t.querySelector('a') || t);"
+        " const lines = new Set(Array.from(r.getClientRects()).filter(x => x.width > 2)"
+        ".map(x => Math.round(x.bottom / 8))); return lines.size > 1; })"
+        ".map(t => t.innerText.trim().slice(0, 50))")
+    if tall:
+        problems.append(f"solution titles over one line: {tall[:2]}")
+    # a tap on a header button leaves no tooltip on screen
+    button = pw_page.locator(".bd-header-article .btn-fullscreen-button, "
+                             ".bd-header-article .search-button").first
+    if button.count():
+        button.tap()
+        pw_page.wait_for_timeout(300)
+        pw_page.keyboard.press("Escape")
+        pw_page.wait_for_timeout(200)
+        if pw_page.evaluate("Array.from(document.querySelectorAll('.tooltip'))"
+                            ".some(t => t.getBoundingClientRect().width > 0)"):
+            problems.append("a tooltip stays on screen after a tap")
+    # "Contents": opens, its links are 44 px high, and it closes after a tap on a section
+    contents = pw_page.locator(".bd-header-article .secondary-toggle")
+    if contents.count() and contents.first.is_visible():
+        contents.first.tap()
+        pw_page.wait_for_timeout(300)
+        heights = pw_page.evaluate(
+            "Array.from(document.querySelectorAll('#pst-secondary-sidebar-modal .toc-entry > a'))"
+            ".map(a => a.getBoundingClientRect().height).filter(h => h > 0)")
+        if heights and min(heights) < 43.5:
+            problems.append(f"Contents links {min(heights):.0f} px high (< 44)")
+        link = pw_page.locator("#pst-secondary-sidebar-modal .toc-entry > a").nth(1)
+        if link.count():
+            link.tap()
+            pw_page.wait_for_timeout(400)
+            if pw_page.evaluate("(document.getElementById('pst-secondary-sidebar-modal') || {}).open"):
+                problems.append("the Contents drawer stays open after a tap on a section")
+        pw_page.keyboard.press("Escape")
+    # the chapter drawer's links too
+    menu = pw_page.locator(".bd-header-article .primary-toggle")
+    if menu.count() and menu.first.is_visible():
+        pw_page.evaluate("window.scrollTo(0, 0)")
+        menu.first.tap()
+        pw_page.wait_for_timeout(300)
+        heights = pw_page.evaluate(
+            "Array.from(document.querySelectorAll('#pst-primary-sidebar-modal a.reference'))"
+            ".map(a => a.getBoundingClientRect().height).filter(h => h > 0)")
+        if heights and min(heights) < 43.5:
+            problems.append(f"chapter list links {min(heights):.0f} px high (< 44)")
+        pw_page.keyboard.press("Escape")
+    return problems
+
+
+@pytest.mark.parametrize("width", [PHONE, WIDE], ids=["390px", "1440px"])
+def test_theme_button_switches_on_the_first_tap(width, site, browser):
+    context, pw_page = _open(browser, site, "book/pca.html", width, "light")
+    try:
+        assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
+        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
+        pw_page.wait_for_timeout(150)
+        assert pw_page.evaluate("document.documentElement.dataset.theme") == "dark"
+        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
+        pw_page.wait_for_timeout(150)
+        assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
+    finally:
+        context.close()
+
+
+def _search(pw_page, site, query):
+    pw_page.goto(f"{site}/search.html?q={query}", wait_until="load")
+    # results arrive one by one (each with its snippet); the status line says when all are in
+    pw_page.wait_for_function(
+        "/Search finished|did not match/i.test((document.querySelector('#search-results .search-summary')"
+        " || {}).textContent || '')", timeout=60000)
+    return pw_page.evaluate(
+        "Array.from(document.querySelectorAll('#search-results li')).map(li => ({"
+        " href: li.querySelector('a').getAttribute('href').split('#')[0].split('?')[0],"
+        " snippet: (li.querySelector('p.context') || {}).textContent || ''}))")
+
+
+def test_search_finds_both_spellings_and_quotes_text(site, browser):
+    context, pw_page = _open(browser, site, "book/intro.html", LAPTOP)
+    try:
+        british = _search(pw_page, site, "double+centring")
+        american = _search(pw_page, site, "double+centering")
+        # the magnifier of the search dialog does not cover what is typed
+        pw_page.goto(f"{site}/book/pca.html", wait_until="load")
+        pw_page.locator(".bd-header-article .search-button").first.click()
+        pw_page.wait_for_timeout(300)
+        covered = pw_page.evaluate(r"""() => {
+          const d = document.querySelector('#pst-search-dialog'); if (!d || !d.open) return 'no dialog';
+          const input = d.querySelector('input'); const icon = d.querySelector('i, svg');
+          if (!input || !icon) return null;
+          const start = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
+          return icon.getBoundingClientRect().right > start + 1 ? 'covered' : null; }""")
+    finally:
+        context.close()
+    assert british, "no result for 'double centring'"
+    assert {r["href"] for r in british} == {r["href"] for r in american}
+    chrome = [r["snippet"][:60] for r in british + american
+              if re.match(r"\s*(\.\.\.)?\s*(\.ipynb|\.pdf|Run locally|Contents)", r["snippet"])]
+    assert not chrome, f"snippets start with page chrome: {chrome}"
+    mentions = [r for r in british if re.search(r"cent(e)?r", r["snippet"], re.I)]
+    assert mentions, "no snippet shows the word searched for"
+    assert covered is None, f"search dialog: {covered}"
