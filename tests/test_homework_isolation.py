@@ -370,9 +370,12 @@ hooked = sys.meta_path.insert(0, Stall())
 """
 
 
-def test_a_stalling_import_hook_costs_its_time_once(tmp_path):
+def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     """The hook stalls the first import of scipy; the first question's function crashes its
-    process: the fresh one for the second question skips the stalled import at once."""
+    process: the fresh one for the second question skips the stalled import at once. (Shorter
+    backstops than the grader's, to keep the test short.)"""
+    monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 1.0)
+    monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
     crash = "import os\n    os._exit(3)\n"
     nb = submission("spectral", extra=[STALLING_HOOK, "import scipy.linalg\n"], replace={
         "double_center": f"import numpy as np\ndef double_center(D2):\n    {crash}"})
