@@ -493,8 +493,9 @@ def component_start(P, X, n_components, labels, rng):
         meta = np.zeros((n_parts, n_components))
         meta[:, 0], meta[:, min(1, n_components - 1)] = np.cos(angle), np.sin(angle)
     meta = meta / np.abs(meta).max()
-    gaps = np.linalg.norm(meta[:, None] - meta[None], axis=2) + np.eye(n_parts) * np.inf
-    radius = gaps.min() / 2 if np.isfinite(gaps.min()) else 1.0
+    gaps = np.linalg.norm(meta[:, None] - meta[None], axis=2)
+    np.fill_diagonal(gaps, np.inf)
+    radius = gaps.min() / 2 if gaps.min() > 0 else 1.0  # centres that coincide: unit discs
     Z = np.empty((len(X), n_components))
     for c in range(n_parts):
         members = np.flatnonzero(labels == c)

@@ -226,6 +226,7 @@ def test_random_and_disconnected_starts(digits):
     gap = np.linalg.norm(first.mean(0) - second.mean(0))
     reach = [np.linalg.norm(part - part.mean(0), axis=1).max() for part in (first, second)]
     assert gap >= sum(reach) - 1e-12  # the two discs do not overlap
+    assert np.isclose(gap, 2.0) and np.isclose(max(reach), 1.0)  # centres at +-1, radius 1
 
 
 def test_more_neighbours_than_samples_is_reduced_with_a_warning():
@@ -264,11 +265,3 @@ def test_bad_data_is_refused():
         cross_entropy(np.full((3, 3), 2.0), np.zeros((3, 2)), 1.0, 1.0)
     with pytest.raises(ValueError, match=r"distances must be non-negative"):
         smooth_knn_distances(-np.ones((4, 3)), 4)
-
-
-def test_check_estimator_with_default_parameters():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_estimator(ml.UMAP(random_state=0))
