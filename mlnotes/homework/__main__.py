@@ -80,9 +80,16 @@ def main(argv=None):
             print(warning, file=sys.stderr)
     elif args.command == "grade-one":
         from .grader import Grader, escape, gradescope_json, isolation_warning, shown_name, write_new
+        from .sandbox import check_private
 
+        results_dir = args.results.resolve().parent
+        try:  # graded code may not read the folder the results go to
+            check_private([results_dir])
+        except ValueError as exc:
+            parser.error(str(exc))
+        results_dir.mkdir(parents=True, exist_ok=True)
         grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
-                        seed=args.seed, block=_packages(args.block))
+                        seed=args.seed, block=_packages(args.block), private=[results_dir])
         result = grader.grade_safely(shown_name(args.notebook.stem), args.notebook)
         write_new(args.results, json.dumps(gradescope_json(result), indent=1))
         print(f"{escape(result.student, 300)}: {result.total:g} / {result.max_total:g}")

@@ -243,8 +243,8 @@ class Grader:
         except NotebookError as exc:
             return self._all_failed(result, f"not graded: {exc}", f"not graded: {exc.summary}")
         if notes:
-            result.summary.append(f"{len(notes)} note(s) on parts of the notebook that were not "
-                                  "run (see the feedback)")
+            result.summary.append(f"{len(notes)} note(s) on parts of the notebook that could not "
+                                  "be read or compiled (see the feedback)")
         calls = [(q.function, [student_args(inputs) for inputs in cases])
                  for q, cases in zip(self.questions, self.cases, strict=True)]
         events = []
