@@ -227,10 +227,32 @@ def test_explorers_fit_a_phone_and_answer_to_touch(page, site, browser):
         assert _picture(root) != before
     small = tab.evaluate("""Array.from(document.querySelectorAll(
         '.mlnotes-explorer input[type=range], .mlnotes-explorer .mlx-choice label, .mlnotes-explorer button'))
-        .filter(e => e.getBoundingClientRect().height < 24).length""")
-    assert small == 0, "touch targets under 24 px high"
+        .filter(e => e.getBoundingClientRect().height < 43.5).length""")
+    assert small == 0, "touch targets under 44 px high"
+    tiny = tab.evaluate("""Array.from(document.querySelectorAll('.mlnotes-explorer *'))
+        .filter(e => e.childNodes.length && Array.from(e.childNodes).some(n => n.nodeType === 3
+                 && n.textContent.trim()) && e.getBoundingClientRect().width > 0
+                 && parseFloat(getComputedStyle(e).fontSize) < 13.9)
+        .map(e => e.textContent.trim().slice(0, 30))""")
+    assert not tiny, f"explorer text under 14 px on a phone: {tiny[:5]}"
+    # one-handed: with the main panel scrolled to mid-screen, the controls are still on screen
+    sticky = root.evaluate("""r => {
+        const controls = r.querySelector('.mlx-controls'), canvas = r.querySelector('canvas');
+        window.scrollTo(0, canvas.getBoundingClientRect().top + scrollY - innerHeight / 2);
+        const c = controls.getBoundingClientRect(), p = canvas.getBoundingClientRect();
+        return {controls_on_screen: c.top >= 0 && c.bottom <= innerHeight,
+                panel_on_screen: p.bottom > c.bottom + 40 && p.top < innerHeight}; }""")
+    assert sticky == {"controls_on_screen": True, "panel_on_screen": True}, sticky
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_390.png"), full_page=True)
+    # dark mode: no light band around the explorer (the output area the theme paints light)
+    tab.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")
+    tab.wait_for_timeout(100)
+    band = root.evaluate("""r => { for (let n = r.parentElement; n; n = n.parentElement) {
+        const m = getComputedStyle(n).backgroundColor.match(/rgba?\\(([^)]*)\\)/);
+        if (!m) continue; const [R, G, B, A] = m[1].split(',').map(Number);
+        if (A === 0) continue; return (0.2126 * R + 0.7152 * G + 0.0722 * B) / 255; } return 0; }""")
+    assert band < 0.35, f"a light band (luminance {band:.2f}) around the explorer in dark mode"
     assert not tab.outside and not tab.errors, (tab.outside[:5], tab.errors[:5])
     tab.context.close()
 
