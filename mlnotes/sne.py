@@ -844,6 +844,13 @@ class TSNE(_BaseSNE):
 
     The method used is stored in ``method_``.
 
+    Notes
+    -----
+    The map is float64 whatever the input's type (float32 data are read as float64).
+    scikit-learn's ``TSNE`` returns a float32 map even for float64 data; here the optimiser,
+    whose gains and momentum accumulate small steps over a thousand iterations, runs and
+    returns in double precision, so that a map is reproducible to the last digit.
+
     Examples
     --------
     >>> import numpy as np

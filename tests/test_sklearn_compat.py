@@ -333,6 +333,16 @@ def test_float32_in_float32_out_as_scikit_learn(est):
     assert est32.transform(X32.astype(np.float64)).dtype == np.float64
     assert est.__sklearn_tags__().transformer_tags.preserves_dtype == ["float64", "float32"]
     assert ml.LLE().__sklearn_tags__().transformer_tags.preserves_dtype == ["float64"]
+    fitted = [v for k, v in vars(est32).items() if k.endswith("_") and isinstance(v, np.ndarray)]
+    assert all(v.dtype != np.float32 for v in fitted)  # fitted attributes stay float64
+
+
+def test_tsne_map_is_float64_whatever_the_input():
+    # a documented difference: scikit-learn's TSNE returns float32 maps; ours float64
+    X = np.random.default_rng(0).normal(size=(40, 4)).astype(np.float32)
+    tsne = ml.TSNE(max_iter=250, perplexity=5, random_state=0)
+    assert tsne.fit_transform(X).dtype == np.float64
+    assert tsne.__sklearn_tags__().transformer_tags.preserves_dtype == ["float64"]
 
 
 def test_pca_variance_fraction_and_all_components_match_scikit_learn():
