@@ -521,3 +521,44 @@ def test_the_workflow_tests_oldest_and_newest_python_on_linux_and_macos():
 def test_build_outputs_are_ignored():
     ignored = (ROOT / ".gitignore").read_text().split()
     assert {"build/", "dist/", "*.egg-info/", ".venv/"} <= set(ignored)
+
+
+# --- the Makefile's .venv stamp -------------------------------------------------------------
+def _make(work, *args):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHON", "MAKEFLAGS", "MAKELEVEL")}
+    return subprocess.run(["make", "--no-print-directory", "-C", str(work), *args], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_the_venv_is_rebuilt_when_its_python_or_lock_file_changes(tmp_path):
+    """The stamp target alone (.venv/.installed), with an empty lock file: no network."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "requirements.txt").write_text("# empty lock for the test\n")
+    stamp = tmp_path / ".venv" / ".installed"
+    python = f"PYTHON={sys.executable}"
+    version = ".".join(map(str, sys.version_info[:3]))
+
+    first = _make(tmp_path, ".venv/.installed", python)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert stamp.read_text().startswith(f"python {version}, requirements.txt ")
+    again = _make(tmp_path, ".venv/.installed")                 # nothing changed: nothing done
+    assert again.returncode == 0 and "rebuilding" not in again.stdout
+    (tmp_path / "requirements.txt").write_text("# another lock\n")
+    changed = _make(tmp_path, ".venv/.installed")
+    assert changed.returncode == 0 and "rebuilding .venv" in changed.stdout, changed.stdout
+    stamp.write_text("python 3.0.0, requirements.txt 0\n")     # another Python built it
+    other = _make(tmp_path, ".venv/.installed", python)
+    assert "was built from: python 3.0.0" in other.stdout and other.returncode == 0
+    stamp.unlink()                                               # an unfinished setup
+    unfinished = _make(tmp_path, ".venv/.installed")
+    assert "an unfinished setup" in unfinished.stdout and unfinished.returncode == 0
+    # an unsupported Python is refused before anything is touched
+    fake = tmp_path / "python3.10"
+    fake.write_text("#!/bin/sh\necho 3.10.13\n")
+    fake.chmod(0o755)
+    kept = stamp.read_text()
+    refused = _make(tmp_path, ".venv/.installed", f"PYTHON={fake}")
+    assert refused.returncode != 0
+    assert "Python 3.10.13 is not supported" in refused.stdout + refused.stderr
+    assert stamp.read_text() == kept
