@@ -311,6 +311,21 @@ def test_each_optional_package_comes_with_the_extra_its_error_names():
     assert {"matplotlib", "ipywidgets"} <= _extra_requirements("widgets")
 
 
+def test_the_book_extra_installs_every_sphinx_extension_the_book_loads():
+    import importlib.metadata
+
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    extensions = config["sphinx"].get("extra_extensions", [])
+    assert extensions
+    owners = importlib.metadata.packages_distributions()
+    book = {name.replace("_", "-") for name in _extra_requirements("book")}
+    for extension in extensions:
+        dists = {d.lower().replace("_", "-") for d in owners.get(extension.split(".")[0], [])}
+        assert dists & book, f"{extension} ({dists}) is not in the [book] extra"
+
+
 def _third_party_imports():
     found = {}
     for path in (ROOT / "mlnotes").rglob("*.py"):
