@@ -259,8 +259,13 @@ def test_the_licence_files_say_what_they_cover():
 def test_the_book_footer_states_the_licence():
     import yaml
 
-    footer = yaml.safe_load((ROOT / "_config.yml").read_text())["html"]["extra_footer"]
-    assert "CC BY 4.0" in footer and "https://creativecommons.org/licenses/by/4.0/" in footer
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    # sphinx.config.html_theme_options replaces the theme options Jupyter Book derives from
+    # html:, so html.extra_footer would be dropped silently: the footer must be set here
+    footer = config["sphinx"]["config"]["html_theme_options"]["extra_footer"]
+    assert "extra_footer" not in config.get("html", {})
+    assert "CC BY 4.0" in " ".join(footer.split())
+    assert "https://creativecommons.org/licenses/by/4.0/" in footer
     assert "BSD-3-Clause" in footer and "THIRD_PARTY_NOTICES.md" in footer
 
 
