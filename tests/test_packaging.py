@@ -478,6 +478,20 @@ def test_binder_reads_a_supported_python_from_runtime_txt(tmp_path):
     assert "cp runtime.txt _build/html/runtime.txt" in workflow
 
 
+def test_binder_on_main_installs_the_package_after_the_lock_file():
+    """repo2docker installs requirements.txt, then runs an executable postBuild."""
+    post_build = ROOT / "postBuild"
+    assert os.access(post_build, os.X_OK)
+    text = post_build.read_text()
+    assert text.startswith("#!/bin/bash") and "set -euo pipefail" in text
+    assert "pip install --no-deps --no-build-isolation -e ." in text
+    # the lock pins a setuptools that builds the PEP 639 metadata without build isolation
+    build_backend = Requirement(PYPROJECT["build-system"]["requires"][0])
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    assert build_backend.specifier.contains(pins["setuptools"])
+
+
 def _binder_pins():
     publish = _publish_module()
     lines = publish.binder_requirements(ROOT / "requirements.txt", "https://github.com/a/b")
