@@ -260,6 +260,21 @@ def test_two_sandboxes_never_share_a_uid_nor_namespaces():
     assert iso_a["namespaces"] is True and iso_a["observed"] is True
 
 
+@needs_root
+def test_no_thread_nor_process_can_be_started():
+    """A new task would also move the pid counter that another sandbox could watch."""
+    values, _ = _run("""
+import threading
+try:
+    threading.Thread(target=print).start()
+    thread = 1.0
+except RuntimeError:
+    thread = 0.0
+return [thread] + result(C.syscall(57, ffi.NULL, 0, 0, ffi.NULL, ffi.NULL, 0))  # fork
+""")
+    assert values[0] == 0 and values[1] == -1 and values[2] in DENIED
+
+
 # File names of one class that used to collide, loop or crash (3., 5., 6.).
 NAMES = ["vic tim.ipynb", "vic_tim.ipynb", "vic tim.txt", "alice.ipynb", "a b.ipynb",
          "a_b-2.ipynb", "a_b.ipynb", "A_B.ipynb", "x" * 100 + "1.ipynb", "x" * 100 + "2.ipynb",
