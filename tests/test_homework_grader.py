@@ -323,3 +323,108 @@ def test_an_instructor_can_block_more_packages(tmp_path):
     assert allowed.results[0].points == 1 and blocked.results[0].points == 0
     assert "importing sklearn is blocked while grading" in blocked.results[0].feedback
     assert "your code tried to use sklearn" in blocked.results[0].feedback
+
+
+# --- the instructor's reference answers: --solutions DIR ----------------------------------------
+
+READS_KEYS = dc("""
+import cffi
+ffi = cffi.FFI()
+ffi.cdef('int open(const char *, int, ...);')
+C = ffi.dlopen(None)  # C's open(2): past the audit hook, only the mount namespace stops it
+seen, key = C.open(VISIBLE.encode(), 0) >= 0, C.open(KEYS.encode(), 0)
+try:
+    read = len(open(KEYS).read()) > 0
+except OSError:
+    read = False
+print(f'seen={seen} key={key} read={read}')
+""" + HONEST)
+
+
+@pytest.fixture
+def keys_folder():
+    """A copy of the instructor's reference answers outside the checkout and the temporary
+    folder (neither of them hidden for any other reason), readable by every user, with a file
+    beside it that graded code may read."""
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="mlnotes-keys-", dir="/var/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        (base / "keys").mkdir(mode=0o755)
+        shutil.copy(ROOT / "book" / "homework" / "instructor" / "reference.py", base / "keys")
+        (base / "visible.txt").write_text("anyone may read this")
+        for path in (base / "keys" / "reference.py", base / "visible.txt"):
+            os.chmod(path, 0o644)
+        yield base
+    finally:
+        shutil.rmtree(base)
+
+
+def _cli(*args, env=None):
+    env = {k: v for k, v in os.environ.items() if k != "MLNOTES_HOMEWORK_SOLUTIONS"} | (env or {})
+    return subprocess.run([sys.executable, "-m", "mlnotes.homework", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+def test_grade_with_solutions_hides_them_from_graded_code(tmp_path, keys_folder):
+    keys = keys_folder / "keys"
+    where = (f"KEYS = {str(keys / 'reference.py')!r}\n"
+             f"VISIBLE = {str(keys_folder / 'visible.txt')!r}")
+    write(tmp_path / "subs" / "peeks.ipynb",
+          submission("spectral", extra=[where], replace={"double_center": READS_KEYS}))
+    with open(keys / "reference.py", "a") as f:  # shows that the grader read this copy
+        f.write("\nimport pathlib\npathlib.Path(__file__).with_name('was_read').touch()\n")
+    out = tmp_path / "out" / "grades.csv"
+    run = _cli("grade", tmp_path / "subs", "--assignment", "spectral", "--out", out,
+               "--solutions", keys, "--seed", "4")
+    assert run.returncode == 0, run.stderr
+    assert (keys / "was_read").exists()
+    with open(out, newline="") as f:
+        row, = csv.DictReader(f)
+    assert float(row["total"]) == sum(ASSIGNMENTS["spectral"].values()), row
+    feedback = (out.parent / "feedback" / "peeks.txt").read_text()
+    assert "read=False" in feedback, feedback  # refused by the audit hook, everywhere
+    if CAN_HIDE:  # and, for C code, covered by an empty file system (the file beside it is not)
+        assert "seen=True key=-1" in feedback, feedback
+    settings = json.loads((out.parent / "grading.json").read_text())
+    assert str(keys) not in json.dumps(settings)
+
+
+def test_grade_one_with_solutions(tmp_path, keys_folder):
+    nb = write(tmp_path / "me.ipynb", instructor("sne"))
+    run = _cli("grade-one", nb, "--assignment", "sne", "--results", tmp_path / "r" / "results.json",
+               "--solutions", keys_folder / "keys")
+    total = sum(ASSIGNMENTS["sne"].values())
+    assert run.returncode == 0 and run.stdout.strip() == f"me: {total:g} / {total:g}", run.stderr
+
+
+def test_the_solutions_folder_is_private_to_the_grader(keys_folder):
+    from mlnotes.homework import use_solutions
+    from mlnotes.homework.sandbox import _hidden_dirs
+
+    use_solutions(keys_folder / "keys")
+    try:
+        grader = Grader(ASSIGNMENT, seed=1)
+    finally:
+        use_solutions(None)
+    assert str(keys_folder / "keys") in grader.private
+    assert str(keys_folder / "keys") in [d for d, _ in _hidden_dirs(grader.private)]
+
+
+@pytest.mark.parametrize("command", ["grade", "grade-one"])
+def test_grading_without_the_reference_answers_is_refused(tmp_path, command):
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "subs" / "a.ipynb", instructor("sne"))
+    target = (["grade", tmp_path / "subs", "--out", tmp_path / "out" / "g.csv"]
+              if command == "grade" else
+              ["grade-one", tmp_path / "subs" / "a.ipynb", "--results", tmp_path / "r.json"])
+    run = _cli(*target, "--assignment", "sne", "--solutions", tmp_path / "empty")
+    assert run.returncode == 2 and "holds no reference.py" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
+    # a folder named by the environment that lacks them: the same, with what to do
+    run = _cli(*target, "--assignment", "sne",
+               env={"MLNOTES_HOMEWORK_SOLUTIONS": str(tmp_path / "empty")})
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "--solutions DIR" in run.stderr and "reference.py" in run.stderr, run.stderr
+    assert not (tmp_path / "r.json").exists()

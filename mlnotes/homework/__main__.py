@@ -1,11 +1,16 @@
 """Command line: ``python -m mlnotes.homework {grade,grade-one,student-version,list}``.
 
-grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--jobs N --timeout S --memory MB
-      --block sklearn,...]
+grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--solutions DIR --jobs N --timeout S
+      --memory MB --block sklearn,...]
     Grade a folder of notebooks; writes the CSV, ``feedback/<student>.txt`` and
     ``results/<student>/results.json`` (Gradescope format) next to the CSV.
-grade-one NOTEBOOK --assignment NAME --results results.json
+grade-one NOTEBOOK --assignment NAME --results results.json [--solutions DIR ...]
     Grade one notebook (e.g. inside a Gradescope autograder) and write its results.json.
+
+The reference answers of the graded questions are the instructor's: ``--solutions DIR`` (the
+folder holding ``reference.py``), else the environment variable MLNOTES_HOMEWORK_SOLUTIONS, else
+``book/homework/instructor/`` of the checkout mlnotes runs from; without them nothing is graded.
+Graded code can never read that folder.
 student-version INSTRUCTOR.ipynb -o STUDENT.ipynb
     Replace the solution regions (### BEGIN SOLUTION / ### END SOLUTION) by stubs.
 list
@@ -24,6 +29,11 @@ from .bank import get_question
 
 def _grading_options(parser):
     parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS))
+    parser.add_argument("--solutions", type=Path, default=None, metavar="DIR",
+                        help="the folder of the instructor's reference answers (holding "
+                             "reference.py; default: $MLNOTES_HOMEWORK_SOLUTIONS, else "
+                             "book/homework/instructor/ of this checkout); hidden from graded "
+                             "code")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="CPU seconds per question (default 10; wall-clock time is only a "
                              "generous backstop for code that sleeps)")
@@ -58,6 +68,13 @@ def main(argv=None):
     student.add_argument("-o", "--output", type=Path, required=True)
     sub.add_parser("list", help="list assignments and questions")
     args = parser.parse_args(argv)
+    if getattr(args, "solutions", None) is not None:
+        from .bank.solutions import use_solutions
+
+        try:
+            use_solutions(args.solutions)
+        except FileNotFoundError as exc:
+            parser.error(str(exc))
 
     if args.command == "grade":
         from .grader import grade_folder, isolation_warning
@@ -69,8 +86,8 @@ def main(argv=None):
             results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
                                    timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
                                    block=_packages(args.block))
-        except ValueError as exc:  # an output folder inside the submissions, or not hideable
-            parser.error(str(exc))
+        except (ValueError, LookupError) as exc:  # an output folder inside the submissions,
+            parser.error(str(exc))                 # one not hideable, no reference answers
         print(f"graded {len(results)} submission(s) in {time.perf_counter() - start:.1f} s; "
               f"wrote {args.out}, feedback/, results/ and grading.json (the seed, to grade "
               f"again on the same inputs) in {args.out.parent or '.'}")
@@ -87,9 +104,12 @@ def main(argv=None):
             check_private([results_dir])
         except ValueError as exc:
             parser.error(str(exc))
+        try:
+            grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
+                            seed=args.seed, block=_packages(args.block), private=[results_dir])
+        except (ValueError, LookupError) as exc:  # a solutions folder not hideable, or none
+            parser.error(str(exc))
         results_dir.mkdir(parents=True, exist_ok=True)
-        grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
-                        seed=args.seed, block=_packages(args.block), private=[results_dir])
         result = grader.grade_safely(shown_name(args.notebook.stem), args.notebook)
         write_new(args.results, json.dumps(gradescope_json(result), indent=1))
         print(f"{escape(result.student, 300)}: {result.total:g} / {result.max_total:g}")

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import get_assignment
-from .bank import get_question
-from .core import DEFINITION, MISSING, WRONG_KIND, Report, evaluate_case
+from .bank import get_question, solutions
+from .core import DEFINITION, MISSING, WRONG_KIND, ReferenceUnavailable, Report, evaluate_case
 from .notebook import NotebookError, open_submission, parse_submission
 from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, check_private, run_functions
 from .student import depends_note, student_args
@@ -204,8 +204,22 @@ def _summary(question, report, answers):
     return report.status
 
 
+def no_references(exc):
+    """Why grading cannot start without the instructor's reference answers, and what to do."""
+    where = solutions.solutions_folder()
+    found = f"not found ({exc})" if where is not None else "not found"
+    return (f"the reference answers of the graded questions are the instructor's: {found}. "
+            f"Give --solutions DIR, the folder holding {solutions.FILE} (in a course's private "
+            f"checkout: book/homework/instructor/), or set {solutions.ENVIRONMENT} to it")
+
+
 class Grader:
-    """Grades submissions against one assignment; the inputs are drawn once per grader."""
+    """Grades submissions against one assignment; the inputs are drawn once per grader.
+
+    The instructor's reference answers are read from :func:`~.bank.solutions.solutions_folder`
+    (a :class:`~.core.ReferenceUnavailable` says how to give them where there are none); that
+    folder is one of the folders graded code may not read.
+    """
 
     def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
                  block=()):
@@ -216,12 +230,20 @@ class Grader:
         self.memory_mb = int(memory_mb)
         self.private = [str(p) for p in private]  # folders graded code may not read
         self.block = [str(b) for b in block]  # packages it may not import, besides mlnotes
+        # the instructor's reference answers: graded code may never read their folder
+        folder = solutions.solutions_folder()
+        if folder is not None:
+            self.private.append(str(folder))
+        check_private(self.private)
         seed = secrets.randbits(SEED_BITS) if seed is None else seed
         self.seed = seed
         self.cases = [q.cases([seed, k]) for k, q in enumerate(self.questions)]
         # The references run here, before any student code: everything they need is loaded.
-        self.expected = [[q.expected(inputs) for inputs in cases]
-                         for q, cases in zip(self.questions, self.cases, strict=True)]
+        try:
+            self.expected = [[q.expected(inputs) for inputs in cases]
+                             for q, cases in zip(self.questions, self.cases, strict=True)]
+        except ReferenceUnavailable as exc:
+            raise ReferenceUnavailable(no_references(exc)) from None
         # the most numbers a right answer can hold, per question (a sparse answer: three
         # arrays as long as the dense one): anything larger is refused as soon as it arrives
         self.max_numbers = [SPARSE_FACTOR * max(sum(e.size for e in exp) for exp in expected)
