@@ -473,3 +473,20 @@ def test_paths_written_otherwise_are_hidden(voices):
     assert feedback.count("<grader>") >= 4
     assert public(f"x {prefix[::-1]} y") == "x <grader> y"
     assert escape("a\u2028b", 10) == "a\\u2028b"
+
+
+# --- 7. the instructor's solutions: not even their folder's name --------------------------------
+
+def test_the_environment_names_no_solutions_folder(monkeypatch):
+    keys = "/var/tmp/mlnotes-keys-probe"
+    monkeypatch.setenv("MLNOTES_HOMEWORK_SOLUTIONS", keys)
+    monkeypatch.setenv("COURSE_ANSWER_KEY", keys)
+    values, _ = _run("""
+ffi.cdef('char *getenv(const char *);')
+libc = ffi.dlopen(None)
+name = b'MLNOTES_HOMEWORK_SOLUTIONS'
+return [float('MLNOTES_HOMEWORK_SOLUTIONS' in os.environ), float(os.getenv('COURSE_ANSWER_KEY')
+        is not None), float(any('mlnotes-keys' in v for v in os.environ.values())),
+        float(libc.getenv(name) != ffi.NULL), float('PATH' in os.environ)]
+""")
+    assert values == [0.0, 0.0, 0.0, 0.0, 1.0]  # the grader's own variables never reach it

@@ -244,6 +244,8 @@ class _Child:
                       functions=functions, start=start)
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
+        # built from nothing: no variable of the grader's (MLNOTES_HOMEWORK_SOLUTIONS, or any
+        # other naming the instructor's folders) reaches graded code
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "TMPDIR": str(tmp),
                "MPLCONFIGDIR": config["matplotlib"], "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
         env.update({name: "1" for name in THREAD_ENV})
