@@ -67,6 +67,9 @@ PRINT_CSS = """
   div.highlight, .cell_output pre, div.admonition, div.proof {
     box-decoration-break: clone; -webkit-box-decoration-break: clone; }
   img, figure, mjx-container[display="true"], tr { break-inside: avoid; }
+  /* a figure taller than wide is shrunk to fit one page, not sliced across pages */
+  .bd-article img.mlnotes-tall { max-height: 230mm !important; width: auto !important;
+    max-width: 100% !important; }
   pre { white-space: pre-wrap !important; word-break: break-word; overflow: visible !important; }
   figcaption, figcaption p, .caption, .caption-text, .caption-number {
     color: #1a1a1a !important; opacity: 1 !important; }
@@ -96,7 +99,8 @@ PREPARE_JS = """async ([keepPx, ratio, quality]) => {
     ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
     const url = canvas.toDataURL('image/jpeg', quality);
     img.removeAttribute('srcset');
-    img.style.width = w + 'px';
+    if (img.naturalHeight > 1.1 * img.naturalWidth) img.classList.add('mlnotes-tall');
+    else img.style.width = w + 'px';
     await new Promise(r => { img.onload = r; img.onerror = r; img.src = url; });
   }
 }"""
@@ -162,7 +166,10 @@ def _print_page(page, url):
     outside = []
     page.on("request", lambda r: outside.append(r.url)
             if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
-    page.goto(url, wait_until="load", timeout=PAGE_TIMEOUT_MS)
+    response = page.goto(url, wait_until="load", timeout=PAGE_TIMEOUT_MS)
+    if response is None or not response.ok:
+        raise RuntimeError(f"{url}: HTTP {response and response.status} (is the page in the "
+                           "toc but not in the built book? run `make book` first)")
     page.add_style_tag(content=PRINT_CSS)
     page.evaluate("""async () => {
         if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
