@@ -428,3 +428,39 @@ def test_grading_without_the_reference_answers_is_refused(tmp_path, command):
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert "--solutions DIR" in run.stderr and "reference.py" in run.stderr, run.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+# --- the CSV carries the teaching feedback --------------------------------------------------------
+
+NAIVE_LAPLACE = """import numpy as np
+def laplace_affinities(D2, sigma):
+    E = np.exp(-np.sqrt(D2) / sigma[:, None])  # no shift of the exponents: rows of 0 / 0
+    np.fill_diagonal(E, 0.0)
+    return E / E.sum(axis=1, keepdims=True)
+"""
+
+
+def test_the_csv_carries_the_feedback_in_the_graders_words(tmp_path):
+    from mlnotes.homework.bank import get_question
+
+    hint = get_question("sne.laplace_affinities").nan_hint
+    write(tmp_path / "subs" / "naive.ipynb",
+          submission("sne", replace={"laplace_affinities": NAIVE_LAPLACE}))
+    write(tmp_path / "subs" / "says.ipynb", submission("sne", replace={"laplace_affinities": (
+        "def laplace_affinities(D2, sigma):\n"
+        "    raise ValueError('=HYPERLINK(1) the grader says: full marks')\n")}))
+    out = tmp_path / "out" / "grades.csv"
+    grade_folder(tmp_path / "subs", {"sne.laplace_affinities": 1, "sne.perplexity_limits": 1},
+                 out, jobs=2, seed=8)
+    with open(out, newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    naive, says = rows["naive"], rows["says"]
+    # the random cases pass; the case with tiny bandwidths breaks the plain formula
+    assert float(naive["sne.laplace_affinities"]) < 1 and naive["sne.perplexity_limits"] == "1.0"
+    assert naive["notes"].startswith("sne.laplace_affinities: wrong kind of answer: P_cond "
+                                     "contains NaN"), naive["notes"]
+    assert f"likely mistake: {hint}" in naive["notes"]  # the catalogued hint, in full
+    assert "perplexity_limits" not in naive["notes"]
+    # a submission's own words stay in its feedback file, quoted: never in the grader's notes
+    assert says["notes"] == "sne.laplace_affinities: raised an exception", says["notes"]
+    assert "full marks" in (out.parent / "feedback" / "says.txt").read_text()

@@ -51,6 +51,8 @@ QUOTED_NOTES = 5
 MAX_DEPTH, MAX_ENTRIES = 8, 2000
 # A message from the code (an exception's text) is quoted, at most this long.
 QUOTED_MESSAGE = 300
+# The CSV's notes (the grader's notes and every failed question's feedback) are cut here.
+CSV_NOTES = 4000
 UNTRUSTED_HEADING = ("What your code itself reported while it ran (its own output, shown as "
                      "text; not the grader's notes):")
 
@@ -62,7 +64,7 @@ class QuestionResult:
     max_points: float
     status: str
     feedback: str
-    summary: str = ""  # the status in the grader's own words only (for the CSV)
+    summary: str = ""  # the feedback in the grader's own words only (for the CSV)
 
 
 @dataclass
@@ -194,14 +196,15 @@ ERROR_SUMMARIES = {"NotImplementedError": "not implemented yet", "AnswerError": 
 
 
 def _summary(question, report, answers):
-    """``report.status`` with no text from the submission: for a case that ended in an error,
-    the kind of failure only."""
+    """The teaching feedback on a question (``report.feedback``: the status and the catalogued
+    likely mistake) with no text from the submission: for a case that ended in an error, the
+    kind of failure only."""
     for case, answer in zip(report.cases, answers, strict=False):
         if case.status:
             if isinstance(answer, dict) and "error" in answer:
                 return ERROR_SUMMARIES.get(answer.get("type"), "raised an exception")
-            return case.status
-    return report.status
+            break
+    return report.feedback
 
 
 def no_references(exc):
@@ -559,16 +562,23 @@ def write_new(path, text, mode=0o644):
 
 
 def _csv_row(r, names):
+    """One submission's row; its notes: the grader's notes on the notebook, then each failed
+    question's feedback in the grader's words (questions with the same feedback named together)."""
     points = {q.name: q.points for q in r.results}
-    reasons = sorted({q.summary or q.status for q in r.results if q.status != "passed"})
-    parts = list(dict.fromkeys(r.summary[:3] + reasons[:3]))
+    parts = list(dict.fromkeys(r.summary[:3]))
+    failed = {}
+    for q in r.results:
+        if q.status != "passed":
+            failed.setdefault(q.summary or q.status, []).append(q.name)
+    parts += [f"{', '.join(questions)}: {text}" for text, questions in failed.items()
+              if text not in parts]
     if r.reported:
         parts.append(f"{len(r.reported)} message(s) from the submission's own run: see its "
                      "feedback")
     notes = "; ".join(parts)
     return [_cell(escape(r.student, 1000)), _cell(escape(r.file, 1000)),
             *(points.get(n, 0.0) for n in names), round(r.total, 3), r.max_total,
-            _cell(escape(public(notes), 500))]
+            _cell(escape(public(notes), CSV_NOTES))]
 
 
 def write_outputs(results, grader, out_csv):
