@@ -464,3 +464,23 @@ def test_the_csv_carries_the_feedback_in_the_graders_words(tmp_path):
     # a submission's own words stay in its feedback file, quoted: never in the grader's notes
     assert says["notes"] == "sne.laplace_affinities: raised an exception", says["notes"]
     assert "full marks" in (out.parent / "feedback" / "says.txt").read_text()
+
+
+def test_list_marks_graded_questions_and_chapter_exercises():
+    from mlnotes.homework.bank import QUESTIONS
+
+    run = _cli("list")
+    assert run.returncode == 0, run.stderr
+    head, _, rest = run.stdout.partition("Chapter exercises")
+    lines = [line.split() for line in head.splitlines() if line.startswith("  ")]
+    marks = {}
+    for words in lines:
+        marks.setdefault(words[0], set()).add(" ".join(words[1:words.index("def")]))
+    for questions in ASSIGNMENTS.values():
+        for name, points in questions.items():
+            assert (f"graded, {points:g} pt" if points else
+                    "warm-up: chapter exercise, 0 pt") in marks[name], name
+    exercises = {line.split()[0] for line in rest.splitlines() if line.startswith("  ")}
+    graded = {q for questions in ASSIGNMENTS.values() for q, p in questions.items() if p}
+    assert exercises == set(QUESTIONS) - graded and graded
+    assert all("chapter exercise" in line for line in rest.splitlines()[1:])

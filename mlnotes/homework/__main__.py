@@ -14,7 +14,8 @@ Graded code can never read that folder.
 student-version INSTRUCTOR.ipynb -o STUDENT.ipynb
     Replace the solution regions (### BEGIN SOLUTION / ### END SOLUTION) by stubs.
 list
-    The assignments and the questions of the bank.
+    The assignments, each question marked graded (points) or a warm-up (a chapter exercise,
+    0 points), then the chapter exercises outside any assignment.
 """
 
 import argparse
@@ -122,11 +123,30 @@ def main(argv=None):
         write_student_version(args.notebook, args.output)
         print(f"wrote {args.output}")
     else:
-        for name, questions in sorted(ASSIGNMENTS.items()):
-            print(f"{name}:")
-            for q, points in questions.items():
-                print(f"  {q:34s} {points:g} pt  def {get_question(q).function}(...)")
+        _list()
     return 0
+
+
+def _list():
+    """Print the assignments (graded questions with their points; warm-ups, which are chapter
+    exercises with their solutions in the book, at 0 points) and the other chapter exercises."""
+    from .bank import QUESTIONS
+
+    def line(name, mark):
+        return f"  {name:32s} {mark:32s} def {get_question(name).function}(...)"
+
+    print("Graded homework (python -m mlnotes.homework grade ... --assignment NAME):")
+    for name, questions in sorted(ASSIGNMENTS.items()):
+        print(f"{name}:")
+        for q, points in questions.items():
+            print(line(q, f"graded, {points:g} pt" if points > 0 else
+                       "warm-up: chapter exercise, 0 pt"))
+    graded = {q for questions in ASSIGNMENTS.values() for q, p in questions.items() if p > 0}
+    exercises = sorted(set(QUESTIONS) - graded)
+    print("Chapter exercises (check(...) in the chapters, whose solutions are in the book; "
+          "never graded):")
+    for q in exercises:
+        print(line(q, "chapter exercise"))
 
 
 if __name__ == "__main__":
