@@ -57,6 +57,9 @@ PRINT_CSS = """
   .bd-article-container, .bd-article { max-width: 100% !important; width: 100% !important;
     margin: 0 !important; padding: 0 !important; }
   html, body { background: #fff !important; }
+  /* the chapter's own numbered title (the theme prints an unnumbered copy instead) */
+  .bd-main .bd-content .bd-article h1:first-of-type { display: block !important;
+    font-size: 2.1em; margin: 0 0 0.8em; }
   /* shadows print as a masked bitmap each (half the file's size): none on paper */
   *, *::before, *::after { box-shadow: none !important; text-shadow: none !important; }
   h1, h2, h3, h4 { break-after: avoid; break-inside: avoid; }

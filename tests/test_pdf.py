@@ -79,8 +79,8 @@ def test_make_pdf_prints_the_book(tmp_path):
     for index in range(first, n_pages, max(1, (n_pages - first) // 12)):
         number = str(index - first + 1)
         assert labels[index] == number
-        assert re.search(r"(?<!\d)" + number + r"(?!\d)", text[index][-12:] + text[index][:12]), (
-            f"page {number} does not show its number")
+        # the number is stamped last, at the foot of the page: the page's text ends with it
+        assert text[index].endswith(number), f"page {number} does not show its number"
 
     # the chapters in toc order, with no navigation chrome
     full = "".join(text[first:])
