@@ -198,7 +198,11 @@ HEADER_JS = r"""
       '.bd-header-article button, .bd-header-article a.btn')).filter(visible)
     .map(e => e.getBoundingClientRect()).filter(r => r.width < 43.5 || r.height < 43.5)
     .map(r => `${Math.round(r.width)}x${Math.round(r.height)}`);
-  return {search, small};
+  const beyond = Array.from(document.querySelectorAll('.bd-header-article button, '
+      + '.bd-header-article a.btn')).filter(visible)
+    .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+    .map(e => e.className.slice(0, 40));
+  return {search, small, beyond};
 }
 """
 
@@ -215,6 +219,8 @@ def test_header_boxes_and_outputs(width, mode, site, browser):
             header = pw_page.evaluate(HEADER_JS)
             if not header["search"] or min(header["search"]) > 80:
                 problems.append(f"{page}: no search button in the header")
+            if header["beyond"]:
+                problems.append(f"{page}: header buttons off the screen: {header['beyond']}")
             if width == PHONE and header["small"]:
                 problems.append(f"{page}: header targets under 44 px: {header['small']}")
             problems += [f"{page}: {p}" for p in pw_page.evaluate(COVERS_JS)[:3]]
@@ -277,8 +283,7 @@ def _phone_details(pw_page):
     if tall:
         problems.append(f"solution titles over one line: {tall[:2]}")
     # a tap on a header button leaves no tooltip on screen
-    button = pw_page.locator(".bd-header-article .btn-fullscreen-button, "
-                             ".bd-header-article .search-button").first
+    button = pw_page.locator(".bd-header-article .search-button").first
     if button.count():
         button.tap()
         pw_page.wait_for_timeout(300)
