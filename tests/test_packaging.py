@@ -514,8 +514,6 @@ def test_every_pin_binder_installs_has_a_wheel_for_its_python(tmp_path):
     assert result.returncode == 0, f"no wheel for Python {version}: {result.stderr[-1500:]}"
 
 
-@pytest.mark.xfail(reason="book/_ext/publish.py (phone helper) still installs 'mlnotes @ git+...': "
-                   "pip rejects a direct reference whose name is not the distribution's")
 def test_the_published_install_requirement_names_the_distribution():
     publish = _publish_module()
     requirement = Requirement(publish.install_requirement("https://github.com/a/b"))

@@ -37,7 +37,11 @@ RUN_LOCALLY_ANCHOR = "run-this-book"
 # The line of the install cell that the published copies fill in (see book chapters' first cell).
 INSTALL_LINE = re.compile(r'^MLNOTES = ""(.*)$', flags=re.MULTILINE)
 # What Binder installs: the package's own dependencies, pinned as in requirements.txt.
-BINDER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "scikit-learn", "ipykernel")
+BINDER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "scikit-learn", "ipykernel",
+                   "threadpoolctl", "umap-learn")
+# the distribution's name (pyproject.toml) and the extras the chapters use
+DISTRIBUTION = "mlnotes-nldr"
+CHAPTER_EXTRAS = "plot,widgets,sklearn"
 _GITHUB = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
 
 
@@ -56,8 +60,9 @@ def repository_url():
 
 def install_requirement(url):
     """The pip requirement that installs mlnotes from the repository (never PyPI's 'mlnotes',
-    which is an unrelated project)."""
-    return f"mlnotes @ git+{url}.git@{SOURCE_BRANCH}"
+    which is an unrelated project): the distribution ``mlnotes-nldr`` with the chapters' extras,
+    by a direct reference whose name pip checks against the package's metadata."""
+    return f"{DISTRIBUTION}[{CHAPTER_EXTRAS}] @ git+{url}.git@{SOURCE_BRANCH}"
 
 
 def _configure(app, config):
