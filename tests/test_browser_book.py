@@ -106,7 +106,7 @@ def browser():
 # Every method chapter has at least one ipywidgets explorer (DESIGN.md, "Widgets").
 CHAPTERS_WITH_EXPLORERS = {
     "pca", "classical_mds", "metric_mds", "kernel_pca", "isomap", "lle", "eigenmaps", "tsne",
-    "autoencoders",
+    "umap", "autoencoders",
 }
 
 EXPLORER_OUTPUTS_JS = """

@@ -1,7 +1,7 @@
 """The static explorers in a real browser: every control of every explorer moves the picture.
 
 A small Jupyter Book is built in a temporary directory: two pages (one at the top, one a folder
-deeper, as ``book/`` and ``book/homework/``) whose cells carry the static output of the nine
+deeper, as ``book/`` and ``book/homework/``) whose cells carry the static output of the ten
 explorers, exactly as an executed chapter saves it (small sizes, so that it builds in seconds),
 with the book's explorer extension, script and style. Headless Chromium (``/usr/bin/chromium``)
 then moves each control with the keyboard or a click (a tap at phone width), and checks that the
@@ -40,6 +40,7 @@ PAGES = {
         ("ml.widgets.eigenmaps_explorer()", lambda: mw.eigenmaps_explorer(n_samples=300)),
         ("ml.widgets.tsne_explorer()", lambda: mw.tsne_explorer(n_samples=60, max_iter=300)),
         ("ml.widgets.autoencoder_explorer()", lambda: mw.autoencoder_explorer(n_samples=100)),
+        ("ml.widgets.umap_explorer()", lambda: mw.umap_explorer(n_samples=150, n_epochs=60)),
     ],
 }
 CONFIG = """title: explorers
