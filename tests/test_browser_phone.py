@@ -18,7 +18,10 @@ theorems, outputs and an explorer, the notation appendix, a chapter with exercis
 * on a phone: header buttons and drawer links are 44 px touch targets, a tap leaves no tooltip,
   the "Contents" drawer closes after a tap on a section, shrunk figures carry an "Enlarge" mark,
   a solution's title is short;
-* the theme button switches light <-> dark on the first tap.
+* the theme button switches light <-> dark on the first tap;
+* at 1366 px MathJax breaks a display formula only where the column is too narrow: the width it
+  measured for every formula is the width the formula really has (a flex row once made it
+  measure a fifth of the column and break aligned formulas into fragments).
 """
 
 import json
@@ -376,3 +379,24 @@ def test_search_finds_both_spellings_and_quotes_text(site, browser):
     mentions = [r for r in british if re.search(r"cent(e)?r", r["snippet"], re.I)]
     assert mentions, "no snippet shows the word searched for"
     assert covered is None, f"search dialog: {covered}"
+
+
+CONTAINER_WIDTHS_JS = r"""
+() => Array.from(MathJax.startup.document.math).filter(m => m.display && m.typesetRoot)
+  .map(m => ({measured: m.metrics.containerWidth,
+              actual: m.typesetRoot.getBoundingClientRect().width,
+              tex: m.math.trim().slice(0, 60)}))
+"""
+
+
+@pytest.mark.parametrize("page", ["book/tsne.html", "book/isomap.html", "book/umap.html"])
+def test_mathjax_breaks_formulas_at_the_width_they_have(page, site, browser):
+    context, pw_page = _open(browser, site, page, LAPTOP)
+    try:
+        widths = pw_page.evaluate(CONTAINER_WIDTHS_JS)
+    finally:
+        context.close()
+    assert widths, f"{page}: no display maths typeset"
+    narrow = [w for w in widths if w["measured"] < 0.9 * w["actual"]]
+    assert not narrow, (f"{page}: MathJax measured a narrower column than the formula has, so "
+                        f"it breaks lines too early: {narrow[:3]}")
