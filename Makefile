@@ -90,9 +90,10 @@ test-notebooks: setup
 
 # The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
 # a stored output that holds one machine's rounding fails here, not first on a reader's machine.
+# One notebook at a time: two workers of two BLAS threads each on two cores took 3:55, one 3:17.
 test-notebooks-kernel: setup
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 MLNOTES_BLAS_THREADS=2 \
-	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
+	  $(BIN)/python -m pytest -n 1 --dist loadfile --nbval-lax -p no:cacheprovider book
 
 test-browser: setup
 	$(BIN)/python -m pytest -m browser tests
