@@ -106,7 +106,7 @@ def fit_to_width(fig, max_width=MAX_FIGURE_WIDTH):
     scale = max_width / width
     fig.set_size_inches(width * scale, height * scale, forward=False)
     # an engine that runs at draw time (constrained, tight) redoes the layout itself; after a
-    # one-off fig.tight_layout() only a placeholder is left
+    # one-off fig.tight_layout() matplotlib keeps a PlaceHolderLayoutEngine, which does not
     engine = fig.get_layout_engine()
     if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
         with warnings.catch_warnings():

@@ -282,7 +282,8 @@ def _check_min_dist_spread(min_dist, spread):
 def _pair_terms(Z, a, b):
     diff = Z[:, None, :] - Z[None, :, :]
     s = np.einsum("ijk,ijk->ij", diff, diff)  # squared map distances d_ij^2
-    np.fill_diagonal(s, 1.0)  # placeholder: the diagonal is excluded below
+    # s_ii = 1 keeps log s and 1/s finite on the diagonal, which every sum below masks out
+    np.fill_diagonal(s, 1.0)
     sb = s**b
     return diff, s, sb
 

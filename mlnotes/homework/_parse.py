@@ -105,8 +105,8 @@ def _transform(source, transformer):
     words = head.split()
     if words and words[0] in TRANSPARENT_CELL_MAGICS:
         source = body
-    protected, placeholders = _protect(source)
-    return _restore(transformer.transform_cell(protected), placeholders)
+    protected, stand_ins = _protect(source)
+    return _restore(transformer.transform_cell(protected), stand_ins)
 
 
 # Characters that ``str.splitlines`` (and so IPython's transformation) takes for the end of a
@@ -114,7 +114,7 @@ def _transform(source, transformer):
 # may stand only in a comment or a string. Pasted from a PDF, they must cost nothing.
 SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Stand-ins while IPython reads the cell: private-use characters (plane 15) absent from it.
-PLACEHOLDER_BASE = 0xF0000
+STAND_IN_BASE = 0xF0000
 
 
 def _protect(source):
@@ -123,7 +123,7 @@ def _protect(source):
     private-use character absent from the cell; returns it and ``{stand-in: character}``."""
     if not any(c in source for c in SPLITLINES_ONLY):
         return source, {}
-    free = (chr(k) for k in range(PLACEHOLDER_BASE, PLACEHOLDER_BASE + 0xFFFE)
+    free = (chr(k) for k in range(STAND_IN_BASE, STAND_IN_BASE + 0xFFFE)
             if chr(k) not in source)
     stand_in = {c: next(free) for c in SPLITLINES_ONLY if c in source}
     lines = []
@@ -134,8 +134,8 @@ def _protect(source):
     return "\n".join(lines), {v: k for k, v in stand_in.items()}
 
 
-def _restore(code, placeholders):
-    for stand_in, original in placeholders.items():
+def _restore(code, stand_ins):
+    for stand_in, original in stand_ins.items():
         code = code.replace(stand_in, original)
     return code
 
