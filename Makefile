@@ -74,13 +74,21 @@ pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
+# The book builds on one core while the second-kernel pass, which keeps two cores only
+# partly busy, runs beside it (its log is printed when both are done); the browser tests run on
+# two workers, each with its own Chromium, since a browser test mostly waits for a page.
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
-	$(MAKE) test-notebooks-kernel
-	$(MAKE) book
-	$(BIN)/python -m pytest -m browser tests
+	@set -u; log="$$(mktemp)"; \
+	echo "== make book, beside the second-kernel pass (its log follows that pass)"; \
+	$(MAKE) --no-print-directory book > "$$log" 2>&1 & book=$$!; \
+	$(MAKE) --no-print-directory test-notebooks-kernel; kernel=$$?; \
+	wait $$book; built=$$?; cat "$$log"; rm -f "$$log"; \
+	if [ $$built -ne 0 ]; then echo "make book failed (exit $$built)"; fi; \
+	[ $$kernel -eq 0 ] && [ $$built -eq 0 ]
+	$(BIN)/python -m pytest -n 2 -m browser tests
 
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
@@ -96,7 +104,7 @@ test-notebooks-kernel: setup
 	  $(BIN)/python -m pytest -n 1 --dist loadfile --nbval-lax -p no:cacheprovider book
 
 test-browser: setup
-	$(BIN)/python -m pytest -m browser tests
+	$(BIN)/python -m pytest -n 2 -m browser tests
 
 serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"

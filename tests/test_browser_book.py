@@ -21,7 +21,8 @@ built here if absent) and each width this asserts:
   its displayed width (sharp on 2x screens);
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
 
-Screenshots of every page at both widths go to ``tests/artifacts/book/``.
+Screenshots of every page at both widths go to ``tests/artifacts/book/`` (each test checks its
+own was written, so the tests can run in any order and on several workers).
 
 Chromium comes from the system (``/usr/bin/chromium``). Where it is missing the tests skip,
 except when ``CI`` or ``MLNOTES_REQUIRE_BROWSER`` is set: there they fail.
@@ -291,36 +292,59 @@ def _wait_for_math(pw_page, page):
         "e => !e.querySelector('mjx-container') && e.tagName !== 'MJX-CONTAINER').length")
     if raw:
         problems.append(f"{raw} math element(s) left untypeset")
-    # wide inline formulas are marked after typesetting (book/_static/mlnotes.js)
-    pw_page.wait_for_timeout(50)
     return problems
 
 
+def _wait_until(pw_page, expression, arg=None, timeout=3000):
+    """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms:
+    a state change the test waits for, not a fixed pause."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pw_page.wait_for_function(expression, arg=arg, timeout=timeout)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
+def _wait_laid_out(pw_page):
+    """book/_static/mlnotes.js marks wide formulas, scroll boxes and shrunk figures after the
+    load event and the typesetting, then sets ``data-mlnotes-laid-out`` on the root."""
+    if not _wait_until(pw_page, "() => document.documentElement.dataset.mlnotesLaidOut === '1'",
+                       timeout=30000):
+        return ["the page was never marked laid out (mlnotes.js did not run to the end)"]
+    return []
+
+
+BOX_JS = """sel => { const e = document.querySelector(sel); if (!e) return null;
+    const r = e.getBoundingClientRect(); const cs = getComputedStyle(e);
+    return {left: r.left, right: r.right, width: r.width, height: r.height,
+            shown: cs.visibility !== 'hidden' && cs.display !== 'none' && r.width > 50
+                   && r.right > 0 && r.left < innerWidth}; }"""
+# shown, and no longer moving (the sidebar slides in and out)
+SIDEBAR_SETTLED_JS = """([sel, shown]) => { const e = document.querySelector(sel); if (!e) return !shown;
+    const r = e.getBoundingClientRect(); const cs = getComputedStyle(e);
+    const now = cs.visibility !== 'hidden' && cs.display !== 'none' && r.width > 50
+                && r.right > 0 && r.left < innerWidth;
+    const key = r.left + ',' + r.width; const still = e.dataset.lastBox === key;
+    e.dataset.lastBox = key; return now === shown && still; }"""
+MODAL_OPEN_JS = """sel => { const d = document.querySelector(sel); if (!d || !d.open) return false;
+    return Array.from(d.querySelectorAll('a')).some(a => { const r = a.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && r.left >= 0 && r.left < innerWidth
+               && r.top < innerHeight; }); }"""
+
+
 def _box(pw_page, selector):
-    return pw_page.evaluate(
-        """sel => { const e = document.querySelector(sel); if (!e) return null;
-        const r = e.getBoundingClientRect(); const cs = getComputedStyle(e);
-        return {left: r.left, right: r.right, width: r.width, height: r.height,
-                shown: cs.visibility !== 'hidden' && cs.display !== 'none' && r.width > 50
-                       && r.right > 0 && r.left < innerWidth}; }""", selector)
+    return pw_page.evaluate(BOX_JS, selector)
 
 
 def _click_opens(pw_page, button, modal):
     """Click ``button``; return whether ``modal`` opened, then close it with Escape."""
     button.click()
-    pw_page.wait_for_timeout(250)
-    opened = _modal_open(pw_page, modal)
+    opened = _wait_until(pw_page, MODAL_OPEN_JS, modal)
     pw_page.keyboard.press("Escape")
-    pw_page.wait_for_timeout(150)
+    _wait_until(pw_page, "sel => !(document.querySelector(sel) || {}).open", modal)
     return opened
-
-
-def _modal_open(pw_page, selector):
-    return pw_page.evaluate(
-        """sel => { const d = document.querySelector(sel); if (!d || !d.open) return false;
-        return Array.from(d.querySelectorAll('a')).some(a => { const r = a.getBoundingClientRect();
-            return r.width > 0 && r.height > 0 && r.left >= 0 && r.left < innerWidth
-                   && r.top < innerHeight; }); }""", selector)
 
 
 def _check_navigation(pw_page, width):
@@ -355,14 +379,10 @@ def _check_navigation(pw_page, width):
         if not (before and before["shown"]):
             problems.append("the chapter list is not shown on a laptop")
         hamburger.first.click()
-        pw_page.wait_for_timeout(350)
-        hidden = _box(pw_page, "#pst-primary-sidebar")
-        if hidden and hidden["shown"]:
+        if not _wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False]):
             problems.append("the hamburger does not hide the sidebar")
         hamburger.first.click()
-        pw_page.wait_for_timeout(350)
-        again = _box(pw_page, "#pst-primary-sidebar")
-        if not (again and again["shown"]):
+        if not _wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True]):
             problems.append("a second click on the hamburger does not bring the sidebar back")
     return problems
 
@@ -390,14 +410,13 @@ def _check_fold_interaction(pw_page):
 
 def _check_figure_zoom(pw_page):
     """On a phone, a shrunk figure opens at full size on a tap and closes with Escape."""
-    pw_page.wait_for_timeout(100)  # figures are marked on the load event (book/_static/mlnotes.js)
     figures = pw_page.locator("img.mlnotes-zoomable")
     if figures.count() == 0:
         return []
     problems = []
     figures.first.scroll_into_view_if_needed()
     figures.first.click()
-    pw_page.wait_for_timeout(150)
+    _wait_until(pw_page, "() => (document.getElementById('mlnotes-zoom') || {}).open")
     state = pw_page.evaluate(
         "(() => { const d = document.getElementById('mlnotes-zoom'); if (!d || !d.open) return null;"
         " const i = d.querySelector('img'); return {w: i.getBoundingClientRect().width,"
@@ -407,7 +426,7 @@ def _check_figure_zoom(pw_page):
     elif state["w"] <= pw_page.viewport_size["width"] - 40:
         problems.append(f"the enlarged figure is only {state['w']:.0f}px wide")
     pw_page.keyboard.press("Escape")
-    if pw_page.evaluate("(document.getElementById('mlnotes-zoom') || {}).open"):
+    if not _wait_until(pw_page, "() => !(document.getElementById('mlnotes-zoom') || {}).open"):
         problems.append("Escape does not close the enlarged figure")
     pw_page.evaluate("window.scrollTo(0, 0)")
     return problems
@@ -446,9 +465,9 @@ def test_page(page, width, site, browser):
     pw_page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
 
     try:
-        response = pw_page.goto(f"{site}/{page}", wait_until="networkidle")
+        response = pw_page.goto(f"{site}/{page}", wait_until="load")
         assert response is not None and response.ok, f"{page}: HTTP {response and response.status}"
-        problems = _wait_for_math(pw_page, page)
+        problems = _wait_for_math(pw_page, page) + _wait_laid_out(pw_page)
 
         broken = pw_page.evaluate(
             "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))"
@@ -471,13 +490,21 @@ def test_page(page, width, site, browser):
             if len(found) > 6:
                 problems.append(f"{kind}: ... and {len(found) - 6} more")
 
+        # the screenshots are there to be looked at: each page's must be written
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        pw_page.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"))
+        shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"
+        shot.unlink(missing_ok=True)
+        pw_page.screenshot(path=str(shot))
+        if not (shot.exists() and shot.stat().st_size > 1000):
+            problems.append(f"no screenshot written to {shot}")
 
         problems += [f"navigation: {p}" for p in _check_navigation(pw_page, width)]
         if width == PHONE:
             problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
             problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
+        # every request the page made (fonts and scripts MathJax loads late included) is in
+        # and recorded above before the page closes
+        pw_page.wait_for_load_state("networkidle")
     finally:
         context.close()
 
@@ -531,9 +558,3 @@ def test_pages_have_a_favicon(built):
     assert match, "no favicon link in the page head"
     assert (HTML / "book" / match.group(1).split("?")[0]).resolve().exists()
 
-
-def test_screenshots_exist():
-    """The screenshots are there to be looked at; make sure the run produced them."""
-    for width in (PHONE, LAPTOP):
-        shots = list(pathlib.Path(ARTIFACTS).glob(f"*.{width}.png"))
-        assert shots, f"no screenshots were taken at {width}px"

@@ -14,6 +14,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 from urllib.parse import urlparse
 
 import nbformat
@@ -168,6 +169,17 @@ def _move_everything(tab, root, *, tap=False):
     return moved
 
 
+def _redrawn(roots, before, timeout_s=5.0):
+    """The explorers' pictures once every one differs from ``before`` (they redraw on the
+    next frame after a theme change), or as they are when ``timeout_s`` has passed."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        after = [_picture(roots.nth(i)) for i in range(roots.count())]
+        if all(a != b for a, b in zip(before, after, strict=True)) or time.monotonic() > deadline:
+            return after
+        time.sleep(0.05)
+
+
 def _labels(root):
     return root.evaluate("r => Array.from(r.querySelectorAll('.mlx-control:not(.mlx-fixed)'))"
                          ".map(c => (c.querySelector('legend, label') || {}).textContent)")
@@ -204,8 +216,7 @@ def test_every_control_of_every_explorer_moves_the_picture(page, site, browser):
     tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_1366.png"), full_page=True)
     before = [_picture(roots.nth(i)) for i in range(roots.count())]
     tab.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")
-    tab.wait_for_timeout(100)
-    after = [_picture(roots.nth(i)) for i in range(roots.count())]
+    after = _redrawn(roots, before)
     assert all(a != b for a, b in zip(before, after, strict=True)), "dark mode did not redraw"
     tab.screenshot(path=str(ARTIFACTS / f"{page.replace('/', '_')}_1366_dark.png"), full_page=True)
     assert not tab.outside, f"requests to other hosts: {tab.outside[:5]}"

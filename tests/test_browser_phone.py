@@ -82,10 +82,23 @@ def _open(browser, site, page, width, mode="light", touch=None):
                             f"localStorage.setItem('theme', '{mode}');")
     pw_page = context.new_page()
     pw_page.goto(f"{site}/{page}", wait_until="load")
-    pw_page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
-                     " ? MathJax.startup.promise.then(() => 1) : 1")
-    pw_page.wait_for_timeout(150)  # scroll boxes are marked after typesetting (mlnotes.js)
+    # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
+    # then sets data-mlnotes-laid-out on the root
+    pw_page.wait_for_function("() => document.documentElement.dataset.mlnotesLaidOut === '1'",
+                              timeout=30000)
     return context, pw_page
+
+
+def _wait_until(pw_page, expression, timeout=3000):
+    """Whether the JS ``expression`` becomes true within ``timeout`` ms (a state change waited
+    for, not a fixed pause)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pw_page.wait_for_function(expression, timeout=timeout)
+        return True
+    except PlaywrightTimeout:
+        return False
 
 
 EQUATIONS_JS = r"""
@@ -299,7 +312,9 @@ def _phone_details(pw_page):
     contents = pw_page.locator(".bd-header-article .secondary-toggle")
     if contents.count() and contents.first.is_visible():
         contents.first.tap()
-        pw_page.wait_for_timeout(300)
+        _wait_until(pw_page, "() => (document.getElementById('pst-secondary-sidebar-modal')"
+                             " || {}).open")
+        pw_page.wait_for_timeout(300)  # the drawer slides in
         heights = pw_page.evaluate(
             "Array.from(document.querySelectorAll('#pst-secondary-sidebar-modal .toc-entry > a'))"
             ".map(a => a.getBoundingClientRect().height).filter(h => h > 0)")
@@ -308,8 +323,8 @@ def _phone_details(pw_page):
         link = pw_page.locator("#pst-secondary-sidebar-modal .toc-entry > a").nth(1)
         if link.count():
             link.tap()
-            pw_page.wait_for_timeout(400)
-            if pw_page.evaluate("(document.getElementById('pst-secondary-sidebar-modal') || {}).open"):
+            if not _wait_until(pw_page, "() => !(document.getElementById("
+                                        "'pst-secondary-sidebar-modal') || {}).open"):
                 problems.append("the Contents drawer stays open after a tap on a section")
         pw_page.keyboard.press("Escape")
     # the chapter drawer's links too

@@ -93,8 +93,11 @@ def test_a_chapter_runs_against_the_installed_wheel(built, tmp_path):
             if "==" in line and not line.startswith("#")]
     constraints = tmp_path / "constraints.txt"
     constraints.write_text("\n".join(pins) + "\n")
+    # --no-compile: byte-compiling every installed module costs more than the run that imports
+    # a few of them
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-c", str(constraints), f"{wheel}[plot,widgets,sklearn]", "nbclient", "ipykernel"],
+                    "--no-compile", "-c", str(constraints), f"{wheel}[plot,widgets,sklearn]",
+                    "nbclient", "ipykernel"],
                    check=True, capture_output=True, text=True)
     work = tmp_path / "reader"
     work.mkdir()

@@ -359,7 +359,11 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 window.addEventListener("load", () => {
   mlnotesMarkZoomableFigures();
-  mlnotesAfterMathJax(mlnotesMarkScrollBoxes);
+  mlnotesAfterMathJax(() => {
+    mlnotesMarkScrollBoxes();
+    // everything above is marked: tools that read the laid-out page wait for this flag
+    document.documentElement.dataset.mlnotesLaidOut = "1";
+  });
 });
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
