@@ -74,9 +74,9 @@ pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
-# The book builds on one core while the second-kernel pass, which keeps two cores only
-# partly busy, runs beside it (its log is printed when both are done); the browser tests run on
-# two workers, each with its own Chromium, since a browser test mostly waits for a page.
+# The book builds (on one core) beside the second-kernel pass, whose notebooks spend much of
+# their time starting kernels; its log is printed when both are done. The browser tests run on
+# two workers, each with its own Chromium.
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
@@ -98,10 +98,13 @@ test-notebooks: setup
 
 # The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
 # a stored output that holds one machine's rounding fails here, not first on a reader's machine.
-# One notebook at a time: two workers of two BLAS threads each on two cores took 3:55, one 3:17.
+# OPENBLAS_THREAD_TIMEOUT=4: an idle BLAS thread sleeps at once instead of spinning for about
+# 2^28 cycles, so two workers of two BLAS threads share two cores (2:02 here, against 3:55 with
+# spinning threads and 2:43 with one worker); the results do not depend on it.
 test-notebooks-kernel: setup
-	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 MLNOTES_BLAS_THREADS=2 \
-	  $(BIN)/python -m pytest -n 1 --dist loadfile --nbval-lax -p no:cacheprovider book
+	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD_TIMEOUT=4 \
+	  MLNOTES_BLAS_THREADS=2 \
+	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
 
 test-browser: setup
 	$(BIN)/python -m pytest -n 2 -m browser tests

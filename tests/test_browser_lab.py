@@ -187,6 +187,7 @@ def _explorer_pages():
     return sorted(p for p in (BOOK_HTML / "book").rglob("*.html") if "_explorer" in p.read_text())
 
 
+@pytest.mark.slow
 def test_built_book_shows_a_static_rendering_for_every_explorer(browser):
     if not (BOOK_HTML / "index.html").exists():
         if browser_required():

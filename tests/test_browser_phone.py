@@ -136,6 +136,7 @@ STYLE_JS = r"""
 """
 
 
+@pytest.mark.slow
 def test_display_equations_fit_a_phone(site, browser):
     """Every toc page at 390 px: at most 10 display equations scroll, none in a statement."""
     found, styles = {}, {}

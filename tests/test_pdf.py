@@ -36,6 +36,7 @@ def _squash(text):
     return re.sub(r"\s+", "", text).lower()
 
 
+@pytest.mark.slow
 def test_make_pdf_prints_the_book(tmp_path):
     if not (HTML / "index.html").exists():
         pytest.fail("no built book: `make book` runs before the browser tests")
