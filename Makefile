@@ -76,7 +76,8 @@ pdf: book
 # browser tests on the built book and in JupyterLab.
 # The book builds (on one core) beside the second-kernel pass, whose notebooks spend much of
 # their time starting kernels; its log is printed when both are done. The browser tests run on
-# two workers, each with its own Chromium.
+# two workers, each with its own Chromium (loadgroup: a file marked with an xdist_group runs
+# on one worker, so a fixture it builds is built once).
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
@@ -88,7 +89,7 @@ test: setup
 	wait $$book; built=$$?; cat "$$log"; rm -f "$$log"; \
 	if [ $$built -ne 0 ]; then echo "make book failed (exit $$built)"; fi; \
 	[ $$kernel -eq 0 ] && [ $$built -eq 0 ]
-	$(BIN)/python -m pytest -n 2 -m browser tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m browser tests
 
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
@@ -107,7 +108,7 @@ test-notebooks-kernel: setup
 	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
 
 test-browser: setup
-	$(BIN)/python -m pytest -n 2 -m browser tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m browser tests
 
 serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"

@@ -24,7 +24,8 @@ import mlnotes.widgets as mw
 
 from browser_support import ROOT, launch_chromium, serve_directory
 
-pytestmark = pytest.mark.browser
+# one pytest-xdist worker runs the whole file, so the small book below is built once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("explorer_book")]
 
 ARTIFACTS = ROOT / "tests" / "artifacts" / "explorers"
 # (page, source shown in the cell, explorer): small sizes, the chapters' controls
