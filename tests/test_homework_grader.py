@@ -99,6 +99,9 @@ ATTACKS = {
         "import subprocess, sys\nclass Quiet:  # subprocess without its audit event\n"
         "    def __getattr__(self, name): return getattr(sys, name)\n"
         "    def audit(self, *args): pass\nsubprocess.sys = Quiet()\n"
+        # and fork_exec, not os.posix_spawn (Python 3.13 takes it by default; its audit
+        # event is raised in C, where the class above cannot hide it)
+        "subprocess._USE_POSIX_SPAWN = False\n"
         "subprocess.run(['/bin/sh', '-c', 'touch ' + MARKER])\n" + HONEST)}),
         0, 1, "Operation not permitted"),
     "cffi_write": (submission("spectral", replace={"double_center": dc(
