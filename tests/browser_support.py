@@ -73,3 +73,15 @@ def serve_directory(path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def wait_until(pw_page, expression, arg=None, timeout=3000):
+    """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms:
+    a state change the test waits for, not a fixed pause."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pw_page.wait_for_function(expression, arg=arg, timeout=timeout)
+        return True
+    except PlaywrightTimeout:
+        return False

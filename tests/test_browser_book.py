@@ -37,7 +37,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory
+from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -295,22 +295,10 @@ def _wait_for_math(pw_page, page):
     return problems
 
 
-def _wait_until(pw_page, expression, arg=None, timeout=3000):
-    """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms:
-    a state change the test waits for, not a fixed pause."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        pw_page.wait_for_function(expression, arg=arg, timeout=timeout)
-        return True
-    except PlaywrightTimeout:
-        return False
-
-
 def _wait_laid_out(pw_page):
     """book/_static/mlnotes.js marks wide formulas, scroll boxes and shrunk figures after the
     load event and the typesetting, then sets ``data-mlnotes-laid-out`` on the root."""
-    if not _wait_until(pw_page, "() => document.documentElement.dataset.mlnotesLaidOut === '1'",
+    if not wait_until(pw_page, "() => document.documentElement.dataset.mlnotesLaidOut === '1'",
                        timeout=30000):
         return ["the page was never marked laid out (mlnotes.js did not run to the end)"]
     return []
@@ -341,9 +329,9 @@ def _box(pw_page, selector):
 def _click_opens(pw_page, button, modal):
     """Click ``button``; return whether ``modal`` opened, then close it with Escape."""
     button.click()
-    opened = _wait_until(pw_page, MODAL_OPEN_JS, modal)
+    opened = wait_until(pw_page, MODAL_OPEN_JS, modal)
     pw_page.keyboard.press("Escape")
-    _wait_until(pw_page, "sel => !(document.querySelector(sel) || {}).open", modal)
+    wait_until(pw_page, "sel => !(document.querySelector(sel) || {}).open", modal)
     return opened
 
 
@@ -379,10 +367,10 @@ def _check_navigation(pw_page, width):
         if not (before and before["shown"]):
             problems.append("the chapter list is not shown on a laptop")
         hamburger.first.click()
-        if not _wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False]):
+        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False]):
             problems.append("the hamburger does not hide the sidebar")
         hamburger.first.click()
-        if not _wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True]):
+        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True]):
             problems.append("a second click on the hamburger does not bring the sidebar back")
     return problems
 
@@ -416,7 +404,7 @@ def _check_figure_zoom(pw_page):
     problems = []
     figures.first.scroll_into_view_if_needed()
     figures.first.click()
-    _wait_until(pw_page, "() => (document.getElementById('mlnotes-zoom') || {}).open")
+    wait_until(pw_page, "() => (document.getElementById('mlnotes-zoom') || {}).open")
     state = pw_page.evaluate(
         "(() => { const d = document.getElementById('mlnotes-zoom'); if (!d || !d.open) return null;"
         " const i = d.querySelector('img'); return {w: i.getBoundingClientRect().width,"
@@ -426,7 +414,7 @@ def _check_figure_zoom(pw_page):
     elif state["w"] <= pw_page.viewport_size["width"] - 40:
         problems.append(f"the enlarged figure is only {state['w']:.0f}px wide")
     pw_page.keyboard.press("Escape")
-    if not _wait_until(pw_page, "() => !(document.getElementById('mlnotes-zoom') || {}).open"):
+    if not wait_until(pw_page, "() => !(document.getElementById('mlnotes-zoom') || {}).open"):
         problems.append("Escape does not close the enlarged figure")
     pw_page.evaluate("window.scrollTo(0, 0)")
     return problems

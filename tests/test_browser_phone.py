@@ -30,7 +30,7 @@ import re
 import pytest
 import yaml
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory
+from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -87,18 +87,6 @@ def _open(browser, site, page, width, mode="light", touch=None):
     pw_page.wait_for_function("() => document.documentElement.dataset.mlnotesLaidOut === '1'",
                               timeout=30000)
     return context, pw_page
-
-
-def _wait_until(pw_page, expression, timeout=3000):
-    """Whether the JS ``expression`` becomes true within ``timeout`` ms (a state change waited
-    for, not a fixed pause)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        pw_page.wait_for_function(expression, timeout=timeout)
-        return True
-    except PlaywrightTimeout:
-        return False
 
 
 EQUATIONS_JS = r"""
@@ -313,7 +301,7 @@ def _phone_details(pw_page):
     contents = pw_page.locator(".bd-header-article .secondary-toggle")
     if contents.count() and contents.first.is_visible():
         contents.first.tap()
-        _wait_until(pw_page, "() => (document.getElementById('pst-secondary-sidebar-modal')"
+        wait_until(pw_page, "() => (document.getElementById('pst-secondary-sidebar-modal')"
                              " || {}).open")
         pw_page.wait_for_timeout(300)  # the drawer slides in
         heights = pw_page.evaluate(
@@ -324,7 +312,7 @@ def _phone_details(pw_page):
         link = pw_page.locator("#pst-secondary-sidebar-modal .toc-entry > a").nth(1)
         if link.count():
             link.tap()
-            if not _wait_until(pw_page, "() => !(document.getElementById("
+            if not wait_until(pw_page, "() => !(document.getElementById("
                                         "'pst-secondary-sidebar-modal') || {}).open"):
                 problems.append("the Contents drawer stays open after a tap on a section")
         pw_page.keyboard.press("Escape")
