@@ -1,11 +1,12 @@
 """Optional dependencies: which extra installs each, and an import that says so when it is missing.
 
 The estimators need numpy and scipy only. Everything else is an extra of the distribution
-(``pyproject.toml``)::
+(``pyproject.toml``). The distribution is not on the package index, so a missing extra's message
+names commands that work today: the extra's own packages from the index, or the extra from a
+clone::
 
-    pip install "mlnotes-nldr[plot]"        # figures, setup_notebook()
-    pip install "mlnotes-nldr[widgets]"     # the explorers
-    pip install -e ".[widgets]"             # the same from a clone
+    pip install "matplotlib>=3.9" "matplotlib-inline>=0.1.6" "threadpoolctl>=3.1"   # plot
+    pip install -e ".[widgets]"             # the explorers, from a clone
 
 :func:`import_optional` imports a module of an extra and, when it is missing, raises
 :class:`MissingExtraError` (an ``ImportError``) naming what needs it and the extra to install.
@@ -33,12 +34,29 @@ class MissingExtraError(ModuleNotFoundError):
     """An optional package is missing; the message names the extra that installs it."""
 
 
+# What each extra installs, with the lower bounds of pyproject.toml (a test keeps them equal).
+REQUIREMENTS = {
+    "plot": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1"),
+    "widgets": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1",
+                "ipywidgets>=8.0", "pillow>=10.0"),
+    "homework": ("ipython>=8.12",),
+    "sklearn": ("scikit-learn>=1.6",),
+    "pandas": ("pandas>=2.2.2",),
+    "progress": ("tqdm>=4.60",),
+}
+
+
 def install_hint(module, extra=None):
-    """``(package, extra, 'pip install ...')`` for the top-level module ``module``."""
+    """``(package, extra, 'pip install ...')`` for the top-level module ``module``.
+
+    The command installs the extra's packages from the package index (``mlnotes-nldr`` itself is
+    not published there), and names the extra for a clone of the repository.
+    """
     package, default_extra = EXTRAS[module]
     extra = extra or default_extra
-    return package, extra, (f'pip install "{DISTRIBUTION}[{extra}]" (from a clone of the '
-                            f'repository: pip install -e ".[{extra}]")')
+    packages = " ".join(f'"{r}"' for r in REQUIREMENTS[extra])
+    return package, extra, (f'pip install {packages} (from a clone of the repository, the '
+                            f'whole extra: pip install -e ".[{extra}]")')
 
 
 def missing_message(module, purpose, extra=None):

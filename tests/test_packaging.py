@@ -39,14 +39,24 @@ WHEEL_NAME = DISTRIBUTION.replace("-", "_")
 LICENSE_FILES = ("LICENSE", "THIRD_PARTY_NOTICES.md")
 
 
+def _tracked_files():
+    """The repository's files as a release builds from them (git's list; the working tree's
+    files where there is no git)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        return [name for name in listed.stdout.decode().split("\0") if name]
+    return [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*")
+            if p.is_file() and not {".venv", "_build", ".git", "__pycache__"} & set(p.parts)]
+
+
 def _build(tmp_path):
-    """Build wheel and sdist from a copy of the sources (the tree stays clean)."""
+    """Build wheel and sdist from a copy of the tracked sources, as a release does (the tree
+    stays clean)."""
     src = tmp_path / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md", *LICENSE_FILES):
-        shutil.copy(ROOT / name, src / name)
-    shutil.copytree(ROOT / "mlnotes", src / "mlnotes",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in _tracked_files():
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, src / name)
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist),
                     str(src)], check=True, capture_output=True, text=True)
@@ -80,6 +90,9 @@ def test_wheel_and_sdist_hold_every_module_and_data_file(built):
     assert expected - in_wheel == set(), "missing from the wheel"
     assert expected - in_sdist == set(), "missing from the sdist"
     assert "pyproject.toml" in in_sdist
+    # the sdist is the package, as the wheel is: no tests that cannot run without the book
+    stray = sorted(n for n in in_sdist if n.split("/")[0] in {"tests", "book", "benchmarks", ".dev"})
+    assert not stray, f"the sdist ships files that need the repository: {stray[:5]}"
 
 
 @pytest.mark.slow
@@ -299,6 +312,31 @@ def _extra_requirements(name, seen=()):
     return names
 
 
+def test_a_missing_extra_hint_names_the_extra_requirements_of_pyproject():
+    """The hint's packages are the extra's own (recursively), with pyproject's bounds: a command
+    that works from the package index today, where the distribution itself is not published."""
+    from mlnotes import _optional
+
+    extras = PYPROJECT["project"]["optional-dependencies"]
+
+    def flatten(extra):
+        out = []
+        for text in extras[extra]:
+            req = Requirement(text)
+            if req.name == DISTRIBUTION:
+                for inner in sorted(req.extras):
+                    out += flatten(inner)
+            else:
+                out.append(str(req))
+        return out
+
+    for extra, requirements in _optional.REQUIREMENTS.items():
+        assert sorted(requirements) == sorted(flatten(extra)), extra
+    assert {e for _, e in _optional.EXTRAS.values()} <= set(_optional.REQUIREMENTS)
+    for module in _optional.EXTRAS:
+        assert f"{DISTRIBUTION}[" not in _optional.install_hint(module)[2]
+
+
 def test_the_core_is_numpy_and_scipy_with_lower_bounds():
     deps = [Requirement(d) for d in PYPROJECT["project"]["dependencies"]]
     assert sorted(d.name for d in deps) == ["numpy", "scipy"]
@@ -365,11 +403,12 @@ def test_a_missing_extra_names_the_extra_to_install(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "sklearn", None)   # as if scikit-learn were not installed
     with pytest.raises(ImportError, match=re.escape(
-            f'load_digits needs scikit-learn, which is not installed. It comes with the '
-            f'\'sklearn\' extra: pip install "{DISTRIBUTION}[sklearn]"')):
+            'load_digits needs scikit-learn, which is not installed. It comes with the '
+            '\'sklearn\' extra: pip install "scikit-learn>=1.6" (from a clone of the '
+            'repository, the whole extra: pip install -e ".[sklearn]")')):
         datasets.load_digits()
     monkeypatch.setitem(sys.modules, "ipywidgets", None)
-    with pytest.raises(_optional.MissingExtraError, match=re.escape(f"{DISTRIBUTION}[widgets]")):
+    with pytest.raises(_optional.MissingExtraError, match=re.escape('pip install -e ".[widgets]"')):
         _optional.import_optional("ipywidgets", purpose="The live explorer")
     # an installed package is imported, a submodule too
     assert _optional.import_optional("matplotlib.colors", purpose="x").__name__ == "matplotlib.colors"
@@ -382,7 +421,7 @@ def test_pandas_output_without_pandas_names_its_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "pandas", None)
     pca = ml.PCA(n_components=1).set_output(transform="pandas")
-    with pytest.raises(ImportError, match=re.escape(f'pip install "{DISTRIBUTION}[pandas]"')):
+    with pytest.raises(ImportError, match=re.escape('pip install "pandas>=2.2.2"')):
         pca.fit_transform(np.random.default_rng(0).normal(size=(10, 3)))
 
 
@@ -401,7 +440,7 @@ def test_the_explorers_without_matplotlib_name_the_widgets_extra():
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("mlnotes._optional.MissingExtraError: mlnotes.widgets needs matplotlib")
-    assert f'pip install "{DISTRIBUTION}[widgets]"' in last
+    assert '"ipywidgets>=8.0" "pillow>=10.0" (from a clone' in last
 
 
 def test_setup_notebook_warns_when_it_cannot_pin_blas(monkeypatch):
@@ -411,8 +450,8 @@ def test_setup_notebook_warns_when_it_cannot_pin_blas(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
     with mpl.rc_context(), pytest.warns(RuntimeWarning, match=re.escape(
-            f"needs threadpoolctl, which is not installed. It comes with the 'plot' extra: "
-            f'pip install "{DISTRIBUTION}[plot]"')):
+            "needs threadpoolctl, which is not installed. It comes with the 'plot' extra: "
+            'pip install "matplotlib>=3.9"')):
         plotting.setup_notebook()
 
 
@@ -423,7 +462,7 @@ def test_a_progress_bar_without_tqdm_warns_and_the_run_goes_on(monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     X = np.random.default_rng(0).normal(size=(30, 3))
-    with pytest.warns(RuntimeWarning, match=re.escape(f"{DISTRIBUTION}[progress]")):
+    with pytest.warns(RuntimeWarning, match=re.escape('pip install "tqdm>=4.60"')):
         Z = ml.TSNE(perplexity=5, max_iter=260, progress=True, random_state=0).fit_transform(X)
     assert Z.shape == (30, 2)
 
