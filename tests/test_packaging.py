@@ -562,6 +562,70 @@ def test_the_published_install_requirement_names_the_distribution():
     assert requirement.name == DISTRIBUTION
 
 
+def _installed_closure(name, extras=()):
+    """Distribution names that ``pip install name[extras]`` brings, read from the installed
+    metadata (requirements whose markers hold, recursively, with their own extras)."""
+    import importlib.metadata
+
+    from packaging.utils import canonicalize_name
+
+    seen, todo = set(), [(name, frozenset(extras))]
+    while todo:
+        dist, wanted = todo.pop()
+        key = (canonicalize_name(dist), wanted)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            requirements = importlib.metadata.requires(dist) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for text in requirements:
+            req = Requirement(text)
+            envs = [{"extra": e} for e in wanted] or [{"extra": ""}]
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                todo.append((req.name, frozenset(req.extras)))
+    return {dist for dist, _ in seen}
+
+
+def test_each_install_cell_installs_what_its_notebook_imports():
+    """The published install cell (its requirement: the distribution with the notebook's own
+    extras) brings every package the notebook's code imports: the UMAP chapter gets umap-learn,
+    the homework notebooks the checker's IPython."""
+    import importlib.metadata
+
+    from packaging.utils import canonicalize_name
+
+    publish = _publish_module()
+    owners = importlib.metadata.packages_distributions()
+    notebooks = sorted((ROOT / "book").rglob("*.ipynb"))
+    checked = 0
+    for path in notebooks:
+        if "instructor" in path.parts or ".ipynb_checkpoints" in path.parts:
+            continue
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        requirement = Requirement(publish.install_requirement("https://github.com/a/b",
+                                                              publish.notebook_extras(nb)))
+        brings = _installed_closure(requirement.name, requirement.extras)
+        missing = set()
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for module in re.findall(r"^\s*(?:import|from)\s+([\w.]+)",
+                                     "".join(cell["source"]), flags=re.MULTILINE):
+                top = module.partition(".")[0]
+                if top in sys.stdlib_module_names or top == "mlnotes":
+                    continue
+                dists = {canonicalize_name(d) for d in owners.get(top, [top])}
+                if not dists & brings:
+                    missing.add(top)
+        assert not missing, f"{path.name}: its install cell does not bring {sorted(missing)}"
+        checked += 1
+    assert checked >= 15
+    umap = json.loads((ROOT / "book" / "umap.ipynb").read_text(encoding="utf-8"))
+    assert "umap" in publish.notebook_extras(umap).split(",")       # the check can fail
+
+
 def test_the_workflow_tests_oldest_and_newest_python_on_linux_and_macos():
     import yaml
 

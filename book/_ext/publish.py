@@ -39,9 +39,13 @@ INSTALL_LINE = re.compile(r'^MLNOTES = ""(.*)$', flags=re.MULTILINE)
 # What Binder installs: the package's own dependencies, pinned as in requirements.txt.
 BINDER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "scikit-learn", "ipykernel",
                    "threadpoolctl", "umap-learn")
-# the distribution's name (pyproject.toml) and the extras the chapters use
+# the distribution's name (pyproject.toml) and the extras every chapter uses
 DISTRIBUTION = "mlnotes-nldr"
 CHAPTER_EXTRAS = "plot,widgets,sklearn"
+# what a notebook imports beyond them -> the extra that installs it (the UMAP chapter compares
+# with umap-learn; the homework notebooks import the checker, which reads notebooks with IPython)
+IMPORT_EXTRAS = {"umap": "umap", "mlnotes.homework": "homework"}
+_IMPORT = re.compile(r"^\s*(?:import|from)\s+([\w.]+)", flags=re.MULTILINE)
 _GITHUB = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+$")
 
 
@@ -58,11 +62,26 @@ def repository_url():
     return url
 
 
-def install_requirement(url):
+def notebook_extras(nb):
+    """The extras a notebook (its JSON) needs: the chapters' own, and one for each import in
+    ``IMPORT_EXTRAS`` that a code cell makes."""
+    extras = CHAPTER_EXTRAS.split(",")
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        for module in _IMPORT.findall("".join(cell.get("source", []))):
+            for name, extra in IMPORT_EXTRAS.items():
+                if (module == name or module.startswith(name + ".")) and extra not in extras:
+                    extras.append(extra)
+    return ",".join(extras)
+
+
+def install_requirement(url, extras=CHAPTER_EXTRAS):
     """The pip requirement that installs mlnotes from the repository (never PyPI's 'mlnotes',
-    which is an unrelated project): the distribution ``mlnotes-nldr`` with the chapters' extras,
-    by a direct reference whose name pip checks against the package's metadata."""
-    return f"{DISTRIBUTION}[{CHAPTER_EXTRAS}] @ git+{url}.git@{SOURCE_BRANCH}"
+    which is an unrelated project): the distribution ``mlnotes-nldr`` with ``extras`` (what a
+    chapter imports: :func:`notebook_extras`), by a direct reference whose name pip checks
+    against the package's metadata."""
+    return f"{DISTRIBUTION}[{extras}] @ git+{url}.git@{SOURCE_BRANCH}"
 
 
 def _configure(app, config):
@@ -99,15 +118,17 @@ def _run_locally_button(app, pagename, templatename, context, doctree):
 
 
 def fill_install_cells(sources, url):
-    """Write the install requirement into the first cell of every notebook under ``sources``."""
-    requirement = json.dumps(install_requirement(url))
+    """Write the install requirement (with the notebook's own extras) into the first cell of
+    every notebook under ``sources``."""
     filled = 0
     for path in Path(sources).rglob("*.ipynb"):
         nb = json.loads(path.read_text(encoding="utf-8"))
+        requirement = json.dumps(install_requirement(url, notebook_extras(nb)))
         for cell in nb.get("cells", [])[:3]:
             source = "".join(cell.get("source", []))
             if cell.get("cell_type") == "code" and INSTALL_LINE.search(source):
-                source = INSTALL_LINE.sub(lambda m: f"MLNOTES = {requirement}{m.group(1)}", source)
+                source = INSTALL_LINE.sub(
+                    lambda m, line=f"MLNOTES = {requirement}": line + m.group(1), source)
                 cell["source"] = source.splitlines(keepends=True)
                 path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
