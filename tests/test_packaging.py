@@ -515,9 +515,33 @@ def test_binder_reads_a_supported_python_from_runtime_txt(tmp_path):
     for text, expected in [("python-3.10.4\n", "3.10"), ("3.12\n", None), ("r-4.3-2024-01-01", None)]:
         (tmp_path / "runtime.txt").write_text(text)
         assert repo2docker_python(tmp_path / "runtime.txt") == expected
-    # the published site gets the same file beside the requirements.txt the build writes
+    # Binder's environment branch gets the same file (book/_ext/publish.py), and the workflow
+    # publishes that branch
+    publish = _publish_module()
+    folder = publish.write_binder_environment(tmp_path / "binder", ROOT)
+    assert (folder / "runtime.txt").read_text() == runtime.read_text()
     workflow = (ROOT / ".github" / "workflows" / "book.yml").read_text()
-    assert "cp runtime.txt _build/html/runtime.txt" in workflow
+    assert "publish_branch: binder" in workflow and "publish_dir: ./_build/binder" in workflow
+
+
+def test_binder_builds_per_dependency_change_and_pulls_the_published_notebooks():
+    """The environment holds no mlnotes and nothing that changes per commit; the Binder button
+    opens that image and pulls the published notebook with nbgitpuller."""
+    from urllib.parse import parse_qs, urlsplit
+
+    publish = _publish_module()
+    lines = publish.binder_requirements(ROOT / "requirements.txt").splitlines()
+    assert all("==" in line for line in lines), lines           # pins only: no git reference
+    assert not any(line.lower().startswith(("mlnotes", "-e")) for line in lines)
+    assert any(line.startswith("nbgitpuller==") for line in lines)
+    url = publish.binder_launch_url("https://github.com/a/b", "book/pca.ipynb")
+    parts = urlsplit(url)
+    assert parts.path == "/v2/gh/a/b/binder"
+    inner = parse_qs(parts.query)["urlpath"][0]
+    assert inner.startswith("git-pull?")
+    pull = parse_qs(inner.partition("?")[2])
+    assert pull == {"repo": ["https://github.com/a/b"], "branch": ["gh-pages"],
+                    "urlpath": ["lab/tree/b/_sources/book/pca.ipynb"]}
 
 
 def test_binder_on_main_installs_the_package_after_the_lock_file():
@@ -536,7 +560,7 @@ def test_binder_on_main_installs_the_package_after_the_lock_file():
 
 def _binder_pins():
     publish = _publish_module()
-    lines = publish.binder_requirements(ROOT / "requirements.txt", "https://github.com/a/b")
+    lines = publish.binder_requirements(ROOT / "requirements.txt")
     return [line for line in lines.splitlines() if "==" in line]
 
 
@@ -651,8 +675,9 @@ def test_the_workflow_tests_oldest_and_newest_python_on_linux_and_macos():
     # publishing: once, on Linux, after every test job passed, without rewriting gh-pages
     publish = workflow["jobs"]["publish"]
     assert publish["needs"] == "test" and publish["runs-on"].startswith("ubuntu")
-    (deploy,) = [s for s in publish["steps"] if "actions-gh-pages" in s.get("uses", "")]
-    assert not deploy["with"].get("force_orphan")
+    deploys = [s for s in publish["steps"] if "actions-gh-pages" in s.get("uses", "")]
+    assert {s["with"].get("publish_branch", "gh-pages") for s in deploys} == {"gh-pages", "binder"}
+    assert not any(s["with"].get("force_orphan") for s in deploys)
     assert "push" in publish["if"] and "refs/heads/main" in publish["if"]
 
 

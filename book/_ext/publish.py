@@ -7,11 +7,18 @@ set, the built book gets:
 * a repository button, and Binder and Colab launch buttons on every chapter;
 * notebooks to download (and to open on Colab) whose first cell installs mlnotes from that
   repository when the kernel does not have it;
-* a ``requirements.txt`` and ``.nojekyll`` at the root of the site, so that Binder can build an
-  environment from the published branch and GitHub Pages serves the ``_static`` folders.
+* ``.nojekyll`` at the root of the site (GitHub Pages then serves the ``_static`` folders), and
+  Binder's environment in ``_build/binder`` beside the site, for the ``binder`` branch (below).
 
 The launch buttons open the notebooks as *published* (the ``gh-pages`` branch holds the built site,
 ``_sources/`` its notebooks), because those are the copies whose install cell knows the address.
+
+Binder builds one image per dependency change, not per commit: the environment lives on a branch
+of its own, ``binder`` (``requirements.txt``: the chapters' dependencies as the lock file pins
+them, and nbgitpuller; ``runtime.txt``), which the workflow publishes only when it changes. The
+Binder button starts that image and lets nbgitpuller pull the published notebooks into it; the
+notebook's install cell then installs mlnotes itself (pure Python, its dependencies already in
+the image: seconds), so a new commit of the book or of the package needs no new image.
 
 With the setting empty, nothing points anywhere: every chapter page gets a "Run locally" button
 that leads to the introduction's instructions. No address is ever made up.
@@ -25,7 +32,9 @@ prints only the page in view, so it is relabelled "Print this page".
 import json
 import os
 import re
+import shutil
 from pathlib import Path
+from urllib.parse import urlencode
 
 ENV_VAR = "MLNOTES_REPOSITORY_URL"
 PUBLISHED_BRANCH = "gh-pages"
@@ -36,9 +45,13 @@ RUN_LOCALLY_PAGE = "book/intro"
 RUN_LOCALLY_ANCHOR = "run-this-book"
 # The line of the install cell that the published copies fill in (see book chapters' first cell).
 INSTALL_LINE = re.compile(r'^MLNOTES = ""(.*)$', flags=re.MULTILINE)
-# What Binder installs: the package's own dependencies, pinned as in requirements.txt.
+# What Binder's image holds: the chapters' dependencies, pinned as in requirements.txt, and
+# nbgitpuller, which pulls the published notebooks into it at launch.
 BINDER_PACKAGES = ("numpy", "scipy", "matplotlib", "ipywidgets", "scikit-learn", "ipykernel",
                    "threadpoolctl", "umap-learn")
+NBGITPULLER = "nbgitpuller==1.3.0"
+# The branch that holds Binder's environment only (published when it changes).
+BINDER_BRANCH = "binder"
 # the distribution's name (pyproject.toml) and the extras every chapter uses
 DISTRIBUTION = "mlnotes-nldr"
 CHAPTER_EXTRAS = "plot,widgets,sklearn"
@@ -137,15 +150,54 @@ def fill_install_cells(sources, url):
     return filled
 
 
-def binder_requirements(requirements_txt, url):
-    """Pinned lines for Binder: the package's dependencies as requirements.txt pins them."""
+def binder_requirements(requirements_txt):
+    """Binder's ``requirements.txt``: the chapters' dependencies as requirements.txt pins them,
+    and nbgitpuller. Not mlnotes: the notebooks' install cell adds it, so the image changes only
+    when a dependency does."""
     pins = {}
     for line in Path(requirements_txt).read_text(encoding="utf-8").splitlines():
         name, sep, version = line.strip().partition("==")
         if sep:
             pins[name.lower()] = f"{name}=={version}"
     lines = [pins[name] for name in BINDER_PACKAGES if name in pins]
-    return "\n".join([*lines, install_requirement(url)]) + "\n"
+    return "\n".join([*lines, NBGITPULLER]) + "\n"
+
+
+def binder_launch_url(url, notebook):
+    """Binder's link for ``notebook`` (its path in the published ``_sources/``): the image of the
+    ``binder`` branch, into which nbgitpuller pulls the published notebooks."""
+    owner, repo = url.rstrip("/").split("/")[-2:]
+    pull = urlencode({"repo": url, "branch": PUBLISHED_BRANCH,
+                      "urlpath": f"lab/tree/{repo}/_sources/{notebook}"})
+    return (f"{BINDERHUB_URL}/v2/gh/{owner}/{repo}/{BINDER_BRANCH}?"
+            + urlencode({"urlpath": f"git-pull?{pull}"}))
+
+
+def _binder_through_nbgitpuller(app, pagename, templatename, context, doctree):
+    """Point the theme's Binder button at the environment branch (see the module's docstring)."""
+    url = repository_url()
+    if not url:
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") != "launch-buttons":
+            continue
+        for button in group.get("buttons", []):
+            if button.get("text") == "Binder":
+                button["url"] = binder_launch_url(url, f"{pagename}.ipynb")
+
+
+def write_binder_environment(folder, root):
+    """The ``binder`` branch's files in ``folder``: requirements.txt, runtime.txt, a README."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "requirements.txt").write_text(binder_requirements(Path(root) / "requirements.txt"),
+                                             encoding="utf-8")
+    shutil.copy(Path(root) / "runtime.txt", folder / "runtime.txt")
+    (folder / "README.md").write_text(
+        "# Binder's environment for the mlnotes book\n\nWritten by the book's build "
+        "(book/_ext/publish.py on main); the Binder buttons start this image and pull the "
+        "published notebooks into it with nbgitpuller. Do not edit by hand.\n", encoding="utf-8")
+    return folder
 
 
 BOOK_PDF_NAME = "mlnotes.pdf"
@@ -219,13 +271,14 @@ def _finish(app, exception):
     if not url:
         return
     fill_install_cells(out / "_sources", url)
-    root = Path(app.confdir)
-    (out / "requirements.txt").write_text(
-        binder_requirements(root / "requirements.txt", url), encoding="utf-8")
+    # beside the site (the workflow publishes it to the binder branch), not in it
+    write_binder_environment(out.parent / BINDER_BRANCH, app.confdir)
 
 
 def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _run_locally_button, priority=502)
+    # after sphinx-book-theme's own launch buttons (priority 501)
+    app.connect("html-page-context", _binder_through_nbgitpuller, priority=503)
     app.connect("build-finished", _finish)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
