@@ -284,7 +284,8 @@ class Grader:
         if isolation and not self.isolation:
             self.isolation = isolation
         result.notes += [public(e) for e in events]  # how it was run (the sandbox's words)
-        result.summary += ["run again alone (the wall-clock backstop fired)" for _ in events]
+        result.summary += ["run again with more patience (the wall-clock backstop fired)"
+                           for _ in events]
         result.reported += reported
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
             result.results.append(self._judge_safely(k, question, outcome, broken))
@@ -322,7 +323,7 @@ class Grader:
         printed = outcome.get("output", "")
         if printed:
             text += ("\n  your function printed (its own output, shown as text):\n    "
-                     + escape(printed, QUOTED_OUTPUT))
+                     + escape(public(printed), QUOTED_OUTPUT))
         return QuestionResult(question.name, round(max_points * report.fraction, 3), max_points,
                               public(report.status), public(text),
                               public(_summary(question, report, answers)))
