@@ -891,8 +891,12 @@ class _RefuseBlocked:
         return None
 
 
-def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
+def _install_guard(tmp, packages, blocked_dirs, private, allowed, record, ffi=False):
     """Block ``packages`` and install the audit hook (it cannot be removed once added).
+
+    ``ffi``: ctypes may load libraries and call them (threadpoolctl's ``dlopen`` of the BLAS,
+    numba's LLVM), as cffi always could: in the fresh root the kernel's limits (the mounts,
+    seccomp, the user of its own) bind C code whatever loads it.
 
     ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback, as an import of a
     blocked package is); ``private`` are path prefixes that graded code may not even read: the
@@ -903,6 +907,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
         del sys.modules[name]
     sys.meta_path.insert(0, _RefuseBlocked(packages, record))
 
+    forbidden_prefixes = tuple(p for p in FORBIDDEN_PREFIXES if not (ffi and p == "ctypes."))
     realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
     tmp_root = realpath(tmp) + sep
     blocked = tuple(realpath(d) + sep for d in blocked_dirs)
@@ -955,7 +960,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
                 if isinstance(a, (str, bytes, os.PathLike)) and not in_tmp(resolve(a)):
                     raise PermissionError(f"{event} outside the grader's temporary directory "
                                           "is not allowed")
-        elif event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
+        elif event in FORBIDDEN_EVENTS or event.startswith(forbidden_prefixes):
             raise PermissionError(f"{event} is not allowed while grading")
 
     sys.addaudithook(hook)
@@ -1193,15 +1198,19 @@ def main(config_path):
     # (graded code can read this frame's variables: no path of the instructor's stays here)
     _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]],
                    [] if fresh else config["blocked_dirs"], [] if fresh else config["private"],
-                   [] if fresh else config.get("allowed", []), record)
+                   [] if fresh else config.get("allowed", []), record, ffi=fresh)
     functions, skip, limits = config["functions"], config.get("skip"), config.get("limits")
+    threads = config.get("threads", 0)
     config.clear()
     del view, mpl, config_path
     _forget_the_machine()
 
     # ``check`` (the student's own checker, whose import is not run here) does nothing: a block
-    # kept for its definitions may also call it
-    namespace = {"__name__": "submission", "__builtins__": __builtins__, "check": _no_check}
+    # kept for its definitions may also call it. ``__name__`` is "__main__", as in a Jupyter
+    # kernel (an import under ``if __name__ == "__main__":`` runs).
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "check": _no_check}
+    if threads > 1:
+        _processes_as_threads(threads // 2)
 
     def progress(index):
         out.write(frame({"kind": "progress", "at": index}))
@@ -1231,6 +1240,62 @@ def main(config_path):
                     "output": captured.take()})
     out.close()
     os._exit(0)
+
+
+def _processes_as_threads(most):
+    """``multiprocessing`` and ``ProcessPoolExecutor`` on threads (at most ``most`` workers).
+
+    No process can start in the sandbox (seccomp, RLIMIT_NPROC), and a process pool's
+    semaphores would need futexes shared through files every sandbox can read (a channel
+    between them). A pool's ``map`` of a function computes the same numbers on threads, as the
+    honest code that uses one expects; its queues, locks and values become the thread ones of
+    ``multiprocessing.dummy``.
+    """
+    import concurrent.futures
+    import multiprocessing
+    import multiprocessing.dummy as dummy
+    from multiprocessing import context, pool
+
+    def workers(n):
+        return max(1, min(int(n or os.cpu_count() or 1), most))
+
+    def thread_pool(self, processes=None, initializer=None, initargs=(), maxtasksperchild=None):
+        return pool.ThreadPool(workers(processes), initializer, initargs)
+
+    stand_ins = {
+        "Pool": thread_pool,
+        "Queue": lambda self, maxsize=0: dummy.Queue(maxsize),
+        "JoinableQueue": lambda self, maxsize=0: dummy.JoinableQueue(maxsize),
+        "Lock": lambda self: dummy.Lock(), "RLock": lambda self: dummy.RLock(),
+        "Semaphore": lambda self, value=1: dummy.Semaphore(value),
+        "BoundedSemaphore": lambda self, value=1: dummy.BoundedSemaphore(value),
+        "Condition": lambda self, lock=None: dummy.Condition(lock),
+        "Event": lambda self: dummy.Event(),
+        "Barrier": lambda self, parties, action=None, timeout=None: dummy.Barrier(
+            parties, action, timeout),
+        "Value": lambda self, typecode, *args, lock=True: dummy.Value(typecode, *args),
+        "Array": lambda self, typecode, sequence, lock=True: dummy.Array(typecode, sequence),
+        "Manager": lambda self: dummy.Manager(),
+        "Pipe": lambda self, duplex=True: dummy.Pipe(duplex),
+    }
+    for name, method in stand_ins.items():
+        setattr(context.BaseContext, name, method)
+    for ctx in (context.BaseContext, *(type(c) for c in context._concrete_contexts.values())):
+        ctx.Process = dummy.DummyProcess
+    multiprocessing.Process = dummy.DummyProcess
+    default = context._default_context
+    for name in stand_ins:
+        setattr(multiprocessing, name, getattr(default, name))
+
+    class ProcessPoolExecutor(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers=None, mp_context=None, initializer=None, initargs=(),
+                     **kwargs):
+            super().__init__(workers(max_workers), initializer=initializer, initargs=initargs)
+
+    concurrent.futures.ProcessPoolExecutor = ProcessPoolExecutor
+    import concurrent.futures.process as process
+
+    process.ProcessPoolExecutor = ProcessPoolExecutor
 
 
 def _forget_the_machine():

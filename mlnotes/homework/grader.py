@@ -277,7 +277,7 @@ class Grader:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
                 private=self.private, block=self.block, max_numbers=self.max_numbers,
-                events=events)
+                events=events, submission=(folder, path))
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})",
                                     "not graded: the sandbox could not start")
