@@ -57,6 +57,9 @@ def test_a_sleeper_never_makes_a_classmate_wait(monkeypatch):
         return go_alone(state, why)
 
     monkeypatch.setattr(sandbox, "_go_alone", watched)
+    # shorter backstops than the grader's (2 s, then 4 s), to keep the test short
+    monkeypatch.setattr(sandbox, "WALL_EXTRA", 0.5)
+    monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
     sleeper = _statements(("import time\ndef f(x):\n    time.sleep(3600)\n", ["time", "f"],
                            "definition"))
     honest = _statements(("def f(x):\n    return 2.0 * x\n", ["f"], "definition"))

@@ -96,8 +96,11 @@ ATTACKS = {
         "import os\nos.fork()\n" + HONEST)}), 0, 1, "os.fork is not allowed"),
     "subprocess": (submission("spectral", replace={"double_center": dc(
         "import subprocess\nsubprocess.run(['true'])\n" + HONEST)}), 0, 1, "not allowed"),
+    # ctypes loads libraries in the fresh root (as threadpoolctl does): the kernel refuses fork
     "ctypes_fork": (submission("spectral", replace={"double_center": dc(
-        "import ctypes\nctypes.CDLL(None).fork()\n" + HONEST)}), 0, 1, "not allowed"),
+        "import ctypes\npid = ctypes.CDLL(None).fork()\n"
+        "assert pid >= 0, f'fork refused ({pid})'\n" + HONEST)}), 0, 1,
+        "fork refused" if CAN_HIDE else "not allowed"),
     "unaudited_spawn": (submission("spectral", replace={"double_center": dc(
         "import subprocess, sys\nclass Quiet:  # subprocess without its audit event\n"
         "    def __getattr__(self, name): return getattr(sys, name)\n"

@@ -437,6 +437,7 @@ def _fresh_root(libc, view):
     """
     root = view["root"]
     sealed = _MS_NOSUID | _MS_NODEV
+    os.umask(0o022)  # the folders on the way must be open to the user the child becomes
     if libc.mount(b"tmpfs", os.fsencode(root), b"tmpfs", sealed,
                   f"size={ROOT_SIZE},mode=755".encode()) != 0:
         return False
