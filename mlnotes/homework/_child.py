@@ -8,17 +8,20 @@ the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
 2. imports numpy and reads its inputs, then, while still root (the grader runs as root in a
-   container): enters namespaces of its own (mounts, IPC, network, host name) where the folders
-   it must not read (mlnotes, the course's solutions and tests, the submissions, the output
-   folder, the temporary folder, /proc, /dev) are covered by empty file systems, Python's own
-   folders are reachable read-only (bound back where a covered folder holds them), and every
-   mount is read-only without access times; empties its capability bounding set and becomes a
-   user of its own (uid/gid :data:`SANDBOX_UID_BASE` + its pid, no supplementary groups, no
-   capabilities); sets ``no_new_privs`` and a seccomp ALLOW-list (x86-64 Linux): memory, reading
-   files, time, signals to itself, a few ``fcntl`` and ``ioctl`` requests, calls that name a
-   process on itself only, and nothing else (no new processes, no writing, no sockets, no
-   record locks, no shared mappings of files, no shared futexes, no other processes, no clock,
-   host name, accounting, priorities or affinity). This binds whatever code runs, C code
+   container): enters namespaces of its own (mounts, IPC, network, host name) and moves into a
+   fresh root built from bind mounts that holds only the allow-list of
+   :mod:`mlnotes.homework.view` (the system's folders, Python and its packages, the
+   submission's own folder, all read-only without access times; a private writable scratch and
+   ``/dev/shm``): :func:`_fresh_root`. Where that cannot be done, the folders it must not read
+   are covered by empty file systems instead (:func:`_cover`). It then empties its capability
+   bounding set and becomes a user of its own (uid/gid :data:`SANDBOX_UID_BASE` + its pid, no
+   supplementary groups, no capabilities, a bounded number of threads); sets ``no_new_privs``
+   and a seccomp ALLOW-list (x86-64 Linux): memory, reading files (writing them only in the
+   fresh root, where the scratch alone is writable), time, signals to itself, a few ``fcntl``,
+   ``ioctl`` and ``madvise`` requests, calls that name a process on itself only, and nothing
+   else (no new processes, no sockets, no record locks, no shared mappings of files, no shared
+   futexes, no view of the page cache, no other processes, no clock, host name, accounting,
+   priorities or affinity). This binds whatever code runs, C code
    reached through an FFI included. The parent started it in a session and process group of its
    own. It then says what holds (``isolation``, the first message, before any of the
    submission runs; the parent checks it in ``/proc``). Answers go to the result pipe (a file

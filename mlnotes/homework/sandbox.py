@@ -18,10 +18,12 @@ and the feedback says so (:func:`run_functions`'s ``events``).
 
 The child also has address-space, file-size and process limits, runs as a user of its own
 without capabilities where the grader is root, in namespaces of its own (mounts, IPC, network,
-host name), and has a seccomp allow-list (set by the child on itself before any student code
-runs, see ``_child.py``). What holds is read from the kernel's account of the child
-(``/proc/<pid>/status``, ``mountinfo``, ``ns/``) once its first message arrives, before any
-line of the submission has run: the child's own claim is used only where ``/proc`` is missing.
+host name) and a fresh root that holds only an allow-list (:mod:`mlnotes.homework.view`: its
+submission, Python and its packages, a private scratch), and has a seccomp allow-list (set by
+the child on itself before any student code runs, see ``_child.py``). What holds is read from
+the kernel's account of the child (``/proc/<pid>/status``, ``mountinfo``, ``ns/``) once its
+first message arrives, before any line of the submission has run: the child's own claim is used
+only where ``/proc`` is missing.
 
 When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
 a well-formed message, this side records why for that question, kills the child's whole process
