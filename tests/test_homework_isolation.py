@@ -197,6 +197,7 @@ return out
 """)
     if not isolation.get("mounts"):
         pytest.skip("no mount namespace here")
+    assert isolation["fresh_root"] is True  # the allow-list, as root or from a user namespace
     assert all(values[0::2]), values
     if as_root:
         assert all(values[1::2]), values

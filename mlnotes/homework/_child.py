@@ -395,6 +395,9 @@ def _cover(libc, folder, keep=(), size="4k"):
     return bool(ok)
 
 
+# Mount flags a bind keeps from its source (statvfs reports them with the same values):
+# read-only, nosuid, nodev, noexec, noatime, nodiratime, relatime.
+_KEPT_FLAGS = 1 | 2 | 4 | 8 | 1024 | 2048 | 4096
 # pivot_root(2), umount2(2)
 _SYS_PIVOT_ROOT, _MNT_DETACH = 155, 2
 # The fresh root, the writable scratch and /dev/shm: small file systems in memory.
@@ -404,7 +407,8 @@ ROOT_SIZE, SCRATCH_SIZE, SHM_SIZE = "1m", "64m", "16m"
 def _bind_read_only(libc, source, target, devices=False):
     """Bind ``source`` (a folder or a file, with what is mounted below it) at ``target``,
     read-only, no set-uid; no device files either unless ``devices``."""
-    flags = _MS_NOSUID | (0 if devices else _MS_NODEV)
+    # the source's own flags are kept (in a user namespace they are locked: dropping one fails)
+    flags = _MS_NOSUID | (0 if devices else _MS_NODEV) | os.statvfs(source).f_flag & _KEPT_FLAGS
     if libc.mount(os.fsencode(source), os.fsencode(target), None, _MS_BIND | _MS_REC,
                   None) != 0:
         return False
@@ -520,15 +524,8 @@ def _isolate(hide, expose, matplotlib_dir, view=None):
     ok = True
     fonts = _font_lists(matplotlib_dir)
     if view and _fresh_root(libc, view):
-        where = os.path.join(view["scratch"], "matplotlib")
-        try:
-            os.mkdir(where, 0o1777)
-            for name, data in fonts.items():
-                with open(os.path.join(where, name), "wb") as f:
-                    f.write(data)
-        except OSError:
-            return False, True, where
-        return True, True, where
+        where = _scratch_matplotlib(view, fonts)
+        return where is not None, True, where
     by_closed = {}
     for folder, closed in expose:
         by_closed.setdefault(closed, []).append(folder)
@@ -550,6 +547,19 @@ def _isolate(hide, expose, matplotlib_dir, view=None):
     return bool(ok), False, matplotlib_dir
 
 
+def _scratch_matplotlib(view, fonts):
+    """matplotlib's folder in the scratch, with a copy of the font lists; None if it failed."""
+    where = os.path.join(view["scratch"], "matplotlib")
+    try:
+        os.mkdir(where, 0o1777)
+        for name, data in fonts.items():
+            with open(os.path.join(where, name), "wb") as f:
+                f.write(data)
+    except OSError:
+        return None
+    return where
+
+
 def _font_lists(folder, limit=4 * 2**20):
     """matplotlib's cached font lists (``fontlist-*.json``) in ``folder``, read as bytes."""
     out = {}
@@ -566,28 +576,31 @@ def _font_lists(folder, limit=4 * 2**20):
     return out
 
 
-def _isolate_as_user(hide):
-    """Without root: cover ``hide`` as :func:`_isolate` does, from a user namespace of our own
-    (the user keeps its uid inside; the namespace's capabilities, needed for the mounts, are
-    dropped right after), with IPC, network and host-name namespaces of its own too. Needs
-    unprivileged user namespaces (most Linux distributions); returns whether it worked."""
+def _isolate_as_user(hide, view=None):
+    """Without root: the fresh root of ``view`` (else cover ``hide``) as :func:`_isolate` does,
+    from a user namespace of our own (the user keeps its uid inside; the namespace's
+    capabilities, needed for the mounts, are dropped right after), with IPC, network and
+    host-name namespaces of its own too. Needs unprivileged user namespaces (most Linux
+    distributions); returns ``(whether it worked, whether the root is the fresh one)``."""
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _OTHER_NAMESPACES) != 0:
-        return False
+        return False, False
     try:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                            ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
     except OSError:
-        return False
+        return False, False
     ok = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-    for d, keep in sorted(hide, key=_proc_last):
-        ok &= _cover(libc, d, keep)
-    ok &= _read_only_everywhere(libc)
+    fresh = bool(ok and view and _fresh_root(libc, view))
+    if not fresh:
+        for d, keep in sorted(hide, key=_proc_last):
+            ok &= _cover(libc, d, keep)
+        ok &= _read_only_everywhere(libc)
     _drop_capabilities()
-    return bool(ok) and _no_capabilities()
+    return bool(ok) and _no_capabilities(), fresh
 
 
 def _drop_capabilities():
@@ -1177,8 +1190,11 @@ def main(config_path):
         isolation["unprivileged"] = (_drop_privileges(sandbox_uid(), sandbox_uid()) if can_drop
                                      else False)
     else:
-        isolation = {"mounts": config["user_namespace"] and _isolate_as_user(config["hide"]),
-                     "fresh_root": False}
+        mounts, fresh = _isolate_as_user(config["hide"], view) if config["user_namespace"] else (
+            False, False)
+        isolation = {"mounts": mounts, "fresh_root": fresh}
+        if fresh:
+            mpl = _scratch_matplotlib(view, _font_lists(mpl))
         isolation["unprivileged"] = os.geteuid() != 0 and _no_capabilities()
     os.environ["MPLCONFIGDIR"] = mpl
     where = view["cwd"] if fresh and view.get("cwd") else tmp

@@ -610,8 +610,9 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
     }
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
-        if config["isolate"]:
+        if config["isolate"] or config["user_namespace"]:
             config["view"] = _view(tmp, private, block, submission)
+        if config["isolate"]:
             config["threads"] = MAX_THREADS
         Path(tmp, "statements.json").write_text(json.dumps(statements))
         for i, (_, cases) in enumerate(calls):
