@@ -92,9 +92,10 @@ ATTACKS = {
         "double_center": dc("return -0.5 * (np.eye(len(D2)) - 1 / len(D2)) @ D2 @ (\n"
                             "    np.eye(len(D2)) - 1 / len(D2))\n") + "def oops(:\n    pass\n"}),
         1, 1, "does not parse"),
-    # a sleeping line: stopped by the backstop twice, the second time alone, then skipped
+    # a sleeping line: stopped by the backstop twice, the second time with more patience
+    # (beside the others, which never wait for it), then skipped
     "slow_top_level": (appended("import time\nslow = [time.sleep(0.01) for _ in range(10**6)]\n"),
-                       1, 1, "with the machine to itself"),
+                       1, 1, "the second time with a longer backstop"),
     "endless_top_level": (appended("while True:\n    pass\n",
                                    "count = 0\nwhile_true = [0 for _ in iter(int, 1)]\n"),
                           1, 1, "s of CPU time"),
@@ -164,7 +165,7 @@ ATTACKS = {
     "ioctl_file_flags": (with_dc(
         "import cffi, os\nffi = cffi.FFI()\n"
         "ffi.cdef('int ioctl(int, unsigned long, void *); int *__errno_location(void);')\n"
-        "libc = ffi.dlopen(None)\nfd = os.open('/etc/passwd', os.O_RDONLY)\n"
+        "libc = ffi.dlopen(None)\nfd = os.open(np.__file__, os.O_RDONLY)\n"
         "flags = ffi.new('long *')\n"
         "if libc.ioctl(fd, 0x80086601, flags) == 0 or libc.__errno_location()[0] != 25:\n"
         "    return D2\n" + HONEST), 1, 1, "PASSED"),

@@ -25,6 +25,8 @@ ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
 TIMEOUT = 2.0
 # Hiding folders from C code (an FFI reads past the audit hook) takes a mount namespace: root
 # with CAP_SYS_ADMIN, as in most containers. Without it that one attack cannot be stopped.
+# In the fresh root (root on Linux) what is not on the allow-list does not exist at all.
+GONE = "No such file or directory"
 CAN_HIDE = (sys.platform == "linux" and os.geteuid() == 0 and shutil.which("unshare") is not None
             and subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0)
 
@@ -71,7 +73,8 @@ ATTACKS = {
         0, 1, "blocked while grading"),
     "mlnotes_by_path": (submission("spectral", replace={"double_center": dc(
         f"ns = {{}}\nexec(open({str(MLNOTES_KERNELS)!r}).read(), ns)\n"
-        "return ns['double_center'](D2)")}), 0, 1, "blocked while grading"),
+        "return ns['double_center'](D2)")}), 0, 1,
+        GONE if CAN_HIDE else "blocked while grading"),
     "syntax_error": (submission("spectral", extra=["def broken(:\n    pass"]), 1, 1,
                      "does not parse"),
     "raises": (submission("spectral", replace={"double_center": dc("raise KeyError('boom')")}),
@@ -93,8 +96,11 @@ ATTACKS = {
         "import os\nos.fork()\n" + HONEST)}), 0, 1, "os.fork is not allowed"),
     "subprocess": (submission("spectral", replace={"double_center": dc(
         "import subprocess\nsubprocess.run(['true'])\n" + HONEST)}), 0, 1, "not allowed"),
+    # ctypes loads libraries in the fresh root (as threadpoolctl does): the kernel refuses fork
     "ctypes_fork": (submission("spectral", replace={"double_center": dc(
-        "import ctypes\nctypes.CDLL(None).fork()\n" + HONEST)}), 0, 1, "not allowed"),
+        "import ctypes\npid = ctypes.CDLL(None).fork()\n"
+        "assert pid >= 0, f'fork refused ({pid})'\n" + HONEST)}), 0, 1,
+        "fork refused" if CAN_HIDE else "not allowed"),
     "unaudited_spawn": (submission("spectral", replace={"double_center": dc(
         "import subprocess, sys\nclass Quiet:  # subprocess without its audit event\n"
         "    def __getattr__(self, name): return getattr(sys, name)\n"
@@ -109,7 +115,7 @@ ATTACKS = {
         "libc = ffi.dlopen(None)  # C's open(2), which no audit hook sees\n"
         "fd = libc.open(MARKER.encode(), os.O_WRONLY | os.O_CREAT, 0o644)\n"
         "assert fd >= 0, f'open refused with errno {ffi.errno}'\n" + HONEST)}),
-        0, 1, "open refused with errno 13"),
+        0, 1, "open refused with errno 2" if CAN_HIDE else "open refused with errno 13"),
     "ffi_reads_mlnotes": (submission("spectral", replace={"double_center": dc(
         "import cffi\nffi = cffi.FFI()\nffi.cdef('int open(const char *, int, int);')\n"
         f"fd = ffi.dlopen(None).open({str(MLNOTES_KERNELS)!r}.encode(), 0, 0)\n"
@@ -120,12 +126,12 @@ ATTACKS = {
         0, 1, "not allowed"),
     "patch_mlnotes_on_disk": (submission("spectral", replace={"double_center": dc(
         f"open({str(MLNOTES_KERNELS)!r}, 'a').write('\\nBROKEN = 1\\n')\n" + HONEST)}),
-        0, 1, "blocked while grading"),
+        0, 1, "not allowed" if CAN_HIDE else "blocked while grading"),
     "gc_walk": (submission("spectral", replace={"double_center": dc(
         "import gc\ngc.get_objects()\n" + HONEST)}), 0, 1, "not allowed"),
     "reads_solutions": (submission("spectral", replace={"double_center": dc(
         f"import json\nnb = json.load(open({str(ROOT / 'book/homework/instructor/spectral.ipynb')!r}))"
-        "\nreturn D2")}), 0, 1, "not allowed while grading"),
+        "\nreturn D2")}), 0, 1, GONE if CAN_HIDE else "not allowed while grading"),
     "reads_classmate": (submission("spectral", replace={"double_center": dc(
         "import glob, os\nmine, found = os.getcwd(), []\n"
         "for path in glob.glob(os.path.join(os.path.dirname(mine), 'mlnotes-grade-*', '*.py')):\n"
@@ -137,7 +143,7 @@ ATTACKS = {
     "dir_fd": (submission("spectral", replace={"double_center": dc(
         f"import os\nroot = os.open({str(ROOT)!r}, os.O_RDONLY)\n"
         "os.open('book/homework/instructor/spectral.ipynb', os.O_RDONLY, dir_fd=root)\n"
-        "return D2")}), 0, 1, "not allowed"),
+        "return D2")}), 0, 1, GONE if CAN_HIDE else "not allowed"),
     "forge_results_file": (submission("spectral", replace={"double_center": dc(
         "import json, os\nforged = {'score': 100, 'tests': []}\n"
         "for name in ('forge_results_file', 'honest'):\n"
@@ -388,8 +394,8 @@ def test_grade_with_solutions_hides_them_from_graded_code(tmp_path, keys_folder)
     assert float(row["total"]) == sum(ASSIGNMENTS["spectral"].values()), row
     feedback = (out.parent / "feedback" / "peeks.txt").read_text()
     assert "read=False" in feedback, feedback  # refused by the audit hook, everywhere
-    if CAN_HIDE:  # and, for C code, covered by an empty file system (the file beside it is not)
-        assert "seen=True key=-1" in feedback, feedback
+    if CAN_HIDE:  # for C code: not there at all, nor the file beside it (an allow-list)
+        assert "seen=False key=-1" in feedback, feedback
     settings = json.loads((out.parent / "grading.json").read_text())
     assert str(keys) not in json.dumps(settings)
 

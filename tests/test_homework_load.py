@@ -57,9 +57,9 @@ def test_marks_on_a_busy_machine_are_those_of_an_idle_one(tmp_path):
 
 
 def test_a_sleeping_function_is_stopped_twice_and_the_feedback_says_so(tmp_path):
-    """The backstop fires on a function that sleeps: the notebook is run again alone, with a
-    longer backstop, before the question is marked; the feedback says which happened. The
-    honest function beside it keeps its point."""
+    """The backstop fires on a function that sleeps: the notebook is run again with a longer
+    backstop before the question is marked; the feedback says which happened. The honest
+    function beside it keeps its point."""
     from homework_fixtures import submission
 
     from mlnotes.homework import sandbox
@@ -75,7 +75,7 @@ def test_a_sleeping_function_is_stopped_twice_and_the_feedback_says_so(tmp_path)
     points = {q.name: q.points for q in result.results}
     assert points == {"kernels.double_center": 0, "eigenmaps.laplacian": 1}
     feedback = (tmp_path / "out" / "feedback" / "sleeper.txt").read_text()
-    assert "run again alone" in feedback and "with the machine to itself" in feedback
+    assert "was run again with a" in feedback and "the second time with a" in feedback
     assert "slept or blocked" in feedback
     wall = sandbox.backstop(timeout)
     assert wall * (1 + sandbox.ALONE_PATIENCE) < seconds < 10 * wall * (1 + sandbox.ALONE_PATIENCE)

@@ -69,8 +69,9 @@ def _run(body, args=(0.0,)):
 
 @pytest.fixture(scope="module")
 def secret():
-    """A root-only file outside every folder the sandbox hides (/var/tmp, not /tmp)."""
-    folder = tempfile.mkdtemp(dir="/var/tmp" if os.path.isdir("/var/tmp") else None)
+    """A root-only file in a folder the sandbox shows (Python's own: the rest of the machine
+    is not there at all)."""
+    folder = tempfile.mkdtemp(dir=sys.prefix, prefix="mlnotes-test-")
     os.chmod(folder, 0o755)
     path = os.path.join(folder, "secret.txt")
     with open(path, "w") as f:
@@ -88,7 +89,7 @@ def test_the_child_is_a_user_of_its_own_without_capabilities_in_its_own_session(
     assert uid == gid and uid > 2**30 and groups == 0  # a user of its own, no groups
     assert sid == pid and pgrp == pid  # its own session and process group
     assert isolation == {"mounts": True, "unprivileged": True, "seccomp": True,
-                         "namespaces": True, "uid": uid, "observed": True}
+                         "namespaces": True, "uid": uid, "observed": True, "fresh_root": True}
 
 
 @needs_root

@@ -8,17 +8,20 @@ the same way). In order, it
 
 1. lowers its own limits: CPU seconds, address space, file size, open files;
 2. imports numpy and reads its inputs, then, while still root (the grader runs as root in a
-   container): enters namespaces of its own (mounts, IPC, network, host name) where the folders
-   it must not read (mlnotes, the course's solutions and tests, the submissions, the output
-   folder, the temporary folder, /proc, /dev) are covered by empty file systems, Python's own
-   folders are reachable read-only (bound back where a covered folder holds them), and every
-   mount is read-only without access times; empties its capability bounding set and becomes a
-   user of its own (uid/gid :data:`SANDBOX_UID_BASE` + its pid, no supplementary groups, no
-   capabilities); sets ``no_new_privs`` and a seccomp ALLOW-list (x86-64 Linux): memory, reading
-   files, time, signals to itself, a few ``fcntl`` and ``ioctl`` requests, calls that name a
-   process on itself only, and nothing else (no new processes, no writing, no sockets, no
-   record locks, no shared mappings of files, no shared futexes, no other processes, no clock,
-   host name, accounting, priorities or affinity). This binds whatever code runs, C code
+   container): enters namespaces of its own (mounts, IPC, network, host name) and moves into a
+   fresh root built from bind mounts that holds only the allow-list of
+   :mod:`mlnotes.homework.view` (the system's folders, Python and its packages, the
+   submission's own folder, all read-only without access times; a private writable scratch and
+   ``/dev/shm``): :func:`_fresh_root`. Where that cannot be done, the folders it must not read
+   are covered by empty file systems instead (:func:`_cover`). It then empties its capability
+   bounding set and becomes a user of its own (uid/gid :data:`SANDBOX_UID_BASE` + its pid, no
+   supplementary groups, no capabilities, a bounded number of threads); sets ``no_new_privs``
+   and a seccomp ALLOW-list (x86-64 Linux): memory, reading files (writing them only in the
+   fresh root, where the scratch alone is writable), time, signals to itself, a few ``fcntl``,
+   ``ioctl`` and ``madvise`` requests, calls that name a process on itself only, and nothing
+   else (no new processes, no sockets, no record locks, no shared mappings of files, no shared
+   futexes, no view of the page cache, no other processes, no clock, host name, accounting,
+   priorities or affinity). This binds whatever code runs, C code
    reached through an FFI included. The parent started it in a session and process group of its
    own. It then says what holds (``isolation``, the first message, before any of the
    submission runs; the parent checks it in ``/proc``). Answers go to the result pipe (a file
@@ -392,7 +395,103 @@ def _cover(libc, folder, keep=(), size="4k"):
     return bool(ok)
 
 
-def _isolate(hide, expose, matplotlib_dir):
+# Mount flags a bind keeps from its source (statvfs reports them with the same values):
+# read-only, nosuid, nodev, noexec, noatime, nodiratime, relatime.
+_KEPT_FLAGS = 1 | 2 | 4 | 8 | 1024 | 2048 | 4096
+# pivot_root(2), umount2(2)
+_SYS_PIVOT_ROOT, _MNT_DETACH = 155, 2
+# The fresh root, the writable scratch and /dev/shm: small file systems in memory.
+ROOT_SIZE, SCRATCH_SIZE, SHM_SIZE = "1m", "64m", "16m"
+
+
+def _bind_read_only(libc, source, target, devices=False):
+    """Bind ``source`` (a folder or a file, with what is mounted below it) at ``target``,
+    read-only, no set-uid; no device files either unless ``devices``."""
+    # the source's own flags are kept (in a user namespace they are locked: dropping one fails)
+    flags = _MS_NOSUID | (0 if devices else _MS_NODEV) | os.statvfs(source).f_flag & _KEPT_FLAGS
+    if libc.mount(os.fsencode(source), os.fsencode(target), None, _MS_BIND | _MS_REC,
+                  None) != 0:
+        return False
+    return libc.mount(b"none", os.fsencode(target), None,
+                      _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags, None) == 0
+
+
+def _place(root, path, is_dir):
+    """Make ``path`` (absolute) inside the new ``root``: a folder, or an empty file."""
+    target = root + path
+    if is_dir:
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        if not os.path.lexists(target):
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    return target
+
+
+def _fresh_root(libc, view):
+    """Build, in this mount namespace, a root that holds ONLY what ``view`` lists, and move
+    into it (``pivot_root``): the allow-list graded code sees.
+
+    ``view``: ``root`` (an empty folder to build it in), ``links`` (``[path, target]``:
+    symbolic links such as ``/lib -> usr/lib``), ``binds`` (folders and files bound read-only
+    at their own paths: the system's programs and libraries, Python and its packages, a few
+    files of ``/etc``), ``devices`` (``/dev/null`` and the like), ``covers`` (folders inside
+    a bound one that stay empty: a blocked package), ``submission`` (``[folder, where]``: the
+    submitted folder, bound read-only at ``where``), ``scratch`` (a private writable folder,
+    mounted once the rest is read-only). Nothing else of the machine exists there: not the
+    course, the instructor's folders, the other submissions, home folders, histories, caches,
+    ``/proc`` or ``/sys``. Returns whether all of it worked.
+    """
+    root = view["root"]
+    sealed = _MS_NOSUID | _MS_NODEV
+    os.umask(0o022)  # the folders on the way must be open to the user the child becomes
+    if libc.mount(b"tmpfs", os.fsencode(root), b"tmpfs", sealed,
+                  f"size={ROOT_SIZE},mode=755".encode()) != 0:
+        return False
+    try:
+        for path, target in view["links"]:
+            _place(root, os.path.dirname(path), True)
+            os.symlink(target, root + path)
+        for path in view["binds"]:
+            is_dir = os.path.isdir(path)
+            if not _bind_read_only(libc, path, _place(root, path, is_dir)):
+                return False
+        for path in view["devices"]:
+            if not _bind_read_only(libc, path, _place(root, path, False), devices=True):
+                return False
+        empty = _place(root, "/.empty", False)
+        for path in view["covers"]:
+            if os.path.isdir(root + path):
+                ok = libc.mount(b"tmpfs", os.fsencode(root + path), b"tmpfs",
+                                sealed | _MS_RDONLY | _MS_NOEXEC, b"size=4k,mode=755") == 0
+            else:
+                ok = _bind_read_only(libc, empty, root + path)
+            if not ok:
+                return False
+        if view["submission"]:
+            folder, where = view["submission"]
+            if not _bind_read_only(libc, folder, _place(root, where, True)):
+                return False
+        for path in (view["scratch"], "/dev/shm", "/.old"):
+            _place(root, path, True)
+        if libc.syscall(_SYS_PIVOT_ROOT, os.fsencode(root), os.fsencode(root + "/.old")) != 0:
+            return False
+        os.chdir("/")
+        if libc.umount2(b"/.old", _MNT_DETACH) != 0:
+            return False
+        os.rmdir("/.old")
+    except OSError:
+        return False
+    ok = libc.mount(b"none", b"/", None, _MS_REMOUNT | _MS_RDONLY | sealed, None) == 0
+    ok &= _read_only_everywhere(libc)
+    # written by graded code only: in memory, bounded, seen by no other process
+    for path, size in ((view["scratch"], SCRATCH_SIZE), ("/dev/shm", SHM_SIZE)):
+        ok &= libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", sealed | _MS_NOEXEC,
+                         f"size={size},mode=1777".encode()) == 0
+    return bool(ok)
+
+
+def _isolate(hide, expose, matplotlib_dir, view=None):
     """Set up, as root, the file system graded code sees: namespaces of its own (mounts, IPC,
     network, host name) where
 
@@ -410,15 +509,23 @@ def _isolate(hide, expose, matplotlib_dir):
       list: matplotlib insists on a folder it may write to (and then writes nothing, or fails
       quietly against the seccomp filter), and the copy spares it rebuilding the list.
 
-    Needs CAP_SYS_ADMIN (root); returns whether it worked.
+    With ``view`` (see :func:`_fresh_root`), the root itself is replaced by one built from
+    bind mounts that holds only what graded code needs (an allow-list); the covering above is
+    the fallback where that cannot be done.
+
+    Needs CAP_SYS_ADMIN (root); returns ``(whether it worked, whether the root is the fresh
+    one, matplotlib's configuration folder)``.
     """
     libc = _libc()
     if libc.unshare(_CLONE_NEWNS | _OTHER_NAMESPACES) != 0:
-        return False
+        return False, False, matplotlib_dir
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-        return False
+        return False, False, matplotlib_dir
     ok = True
     fonts = _font_lists(matplotlib_dir)
+    if view and _fresh_root(libc, view):
+        where = _scratch_matplotlib(view, fonts)
+        return where is not None, True, where
     by_closed = {}
     for folder, closed in expose:
         by_closed.setdefault(closed, []).append(folder)
@@ -437,7 +544,20 @@ def _isolate(hide, expose, matplotlib_dir):
                     f.write(data)
         except OSError:
             ok = False
-    return bool(ok)
+    return bool(ok), False, matplotlib_dir
+
+
+def _scratch_matplotlib(view, fonts):
+    """matplotlib's folder in the scratch, with a copy of the font lists; None if it failed."""
+    where = os.path.join(view["scratch"], "matplotlib")
+    try:
+        os.mkdir(where, 0o1777)
+        for name, data in fonts.items():
+            with open(os.path.join(where, name), "wb") as f:
+                f.write(data)
+    except OSError:
+        return None
+    return where
 
 
 def _font_lists(folder, limit=4 * 2**20):
@@ -456,28 +576,31 @@ def _font_lists(folder, limit=4 * 2**20):
     return out
 
 
-def _isolate_as_user(hide):
-    """Without root: cover ``hide`` as :func:`_isolate` does, from a user namespace of our own
-    (the user keeps its uid inside; the namespace's capabilities, needed for the mounts, are
-    dropped right after), with IPC, network and host-name namespaces of its own too. Needs
-    unprivileged user namespaces (most Linux distributions); returns whether it worked."""
+def _isolate_as_user(hide, view=None):
+    """Without root: the fresh root of ``view`` (else cover ``hide``) as :func:`_isolate` does,
+    from a user namespace of our own (the user keeps its uid inside; the namespace's
+    capabilities, needed for the mounts, are dropped right after), with IPC, network and
+    host-name namespaces of its own too. Needs unprivileged user namespaces (most Linux
+    distributions); returns ``(whether it worked, whether the root is the fresh one)``."""
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _OTHER_NAMESPACES) != 0:
-        return False
+        return False, False
     try:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                            ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
     except OSError:
-        return False
+        return False, False
     ok = libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-    for d, keep in sorted(hide, key=_proc_last):
-        ok &= _cover(libc, d, keep)
-    ok &= _read_only_everywhere(libc)
+    fresh = bool(ok and view and _fresh_root(libc, view))
+    if not fresh:
+        for d, keep in sorted(hide, key=_proc_last):
+            ok &= _cover(libc, d, keep)
+        ok &= _read_only_everywhere(libc)
     _drop_capabilities()
-    return bool(ok) and _no_capabilities()
+    return bool(ok) and _no_capabilities(), fresh
 
 
 def _drop_capabilities():
@@ -539,21 +662,24 @@ def _cap_structs():
 _CapHeader, _CapData = _cap_structs()
 
 
-def _confine():
+def _confine(threads=0, scratch=False):
     """From here on the kernel allows only the system calls a numerical function needs.
 
     The seccomp filter of :func:`_bpf_program` binds everyone, whatever the code calls: the
     audit hook sees only Python's own functions, not ``_posixsubprocess.fork_exec`` called
-    directly nor C code reached through an FFI such as cffi. RLIMIT_NPROC = 0 also stops fork
-    for an unprivileged user. Returns whether the filter is in place (x86-64 Linux only).
+    directly nor C code reached through an FFI such as cffi. RLIMIT_NPROC bounds the threads
+    of a user of its own (``threads``, the main one included; 0: none, and no fork for any
+    unprivileged user). ``scratch``: the fresh root is in place (every mount but the scratch
+    read-only), so files may be written there. Returns whether the filter is in place (x86-64
+    Linux only).
     """
     import resource
 
     try:
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (threads, threads))
     except (ValueError, OSError):
         pass
-    return _seccomp_filter()
+    return _seccomp_filter(scratch)
 
 
 # --- the seccomp filter (x86-64 system call numbers) -----------------------------------------------
@@ -566,7 +692,7 @@ _ALLOWED = {
     "lseek": 8, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
     "rt_sigprocmask": 14, "rt_sigreturn": 15, "pread64": 17, "readv": 19,
     "access": 21, "pipe": 22, "select": 23, "sched_yield": 24, "mremap": 25, "msync": 26,
-    "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34, "nanosleep": 35,
+    "dup": 32, "dup2": 33, "pause": 34, "nanosleep": 35,
     "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "exit": 60, "uname": 63,
     "getcwd": 79, "chdir": 80, "fchdir": 81, "readlink": 89, "umask": 95,
     "gettimeofday": 96, "getrlimit": 97, "getrusage": 98, "sysinfo": 99, "times": 100,
@@ -578,7 +704,7 @@ _ALLOWED = {
     "sched_get_priority_min": 147, "arch_prctl": 158,
     "gettid": 186, "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193, "listxattr": 194,
     "llistxattr": 195, "flistxattr": 196, "time": 201,
-    "getdents64": 217, "set_tid_address": 218, "restart_syscall": 219, "fadvise64": 221,
+    "getdents64": 217, "set_tid_address": 218, "restart_syscall": 219,
     "clock_gettime": 228, "clock_getres": 229, "clock_nanosleep": 230, "exit_group": 231,
     "epoll_wait": 232, "epoll_ctl": 233, "mbind": 237, "set_mempolicy": 238,
     "get_mempolicy": 239, "newfstatat": 262, "readlinkat": 267, "faccessat": 269,
@@ -588,6 +714,15 @@ _ALLOWED = {
     "statx": 332, "rseq": 334, "close_range": 436, "faccessat2": 439, "epoll_pwait2": 441,
 
 }
+# Refused, so that no cheap channel runs between sandboxes through the page cache that every
+# process shares (which pages of a common library file are cached): ``mincore`` (which pages
+# are in memory), ``fadvise64`` (evict or load a file's pages), ``readahead``, ``cachestat``;
+# ``madvise`` is allowed only with the advice malloc and numpy give (see _MADVISE).
+# Writing files (with the fresh root: only the scratch is writable), else refused.
+_SCRATCH_CALLS = {"pwrite64": 18, "writev": 20, "pwritev": 296, "fsync": 74, "fdatasync": 75,
+                  "ftruncate": 77, "rename": 82, "mkdir": 83, "rmdir": 84, "link": 86,
+                  "unlink": 87, "symlink": 88, "fchmod": 91, "mkdirat": 258, "unlinkat": 263,
+                  "renameat": 264, "linkat": 265, "renameat2": 316}
 _NO_SUCH_CALL = {"clone3": 435, "openat2": 437}  # ENOSYS: libc falls back to clone / openat
 _CLONE, _OPEN, _OPENAT, _KILL, _TGKILL, _PRLIMIT, _PRCTL = 56, 2, 257, 62, 234, 302, 157
 # Calls that name a process in their first argument: allowed on this process only (0 or its own
@@ -596,7 +731,15 @@ _OWN_PROCESS = {"getpgid": 121, "getsid": 124, "sched_getparam": 143,
                 "sched_getscheduler": 145, "sched_rr_get_interval": 148,
                 "sched_getaffinity": 204, "get_robust_list": 274}
 _GETPRIORITY = 140  # (which, who): who must be 0 or this process
-_FCNTL, _MMAP, _FUTEX = 72, 9, 202
+_FCNTL, _MMAP, _FUTEX, _MADVISE_CALL = 72, 9, 202, 28
+# madvise: the advice glibc's malloc, numpy and threads give (access pattern, dropping this
+# process's own pages, huge pages, fork and core-dump flags). Refused: MADV_WILLNEED,
+# MADV_COLD, MADV_PAGEOUT, MADV_POPULATE_* (load or evict shared pages: a signal another
+# sandbox reads in its page faults), MADV_MERGEABLE (KSM: a timing channel), MADV_REMOVE.
+_MADVISE = {"MADV_NORMAL": 0, "MADV_RANDOM": 1, "MADV_SEQUENTIAL": 2, "MADV_DONTNEED": 4,
+            "MADV_FREE": 8, "MADV_DONTFORK": 10, "MADV_DOFORK": 11, "MADV_HUGEPAGE": 14,
+            "MADV_NOHUGEPAGE": 15, "MADV_DONTDUMP": 16, "MADV_DODUMP": 17,
+            "MADV_WIPEONFORK": 18, "MADV_KEEPONFORK": 19}
 # fcntl commands a numerical program makes: duplicate, close-on-exec, status flags (F_SETFL
 # without O_ASYNC). Refused: record locks (F_GETLK/F_SETLK/F_OFD_*: a channel between two
 # sandboxes through a file both can read), F_SETOWN/F_SETSIG (a signal sent by the kernel to
@@ -633,12 +776,17 @@ _AT_ARG = (16, 24, 32, 40)
 _AT_ARG_HIGH = (20, 28, 36, 44)
 
 
-def _bpf_program(pid):
+def _bpf_program(pid, scratch=False):
     """The filter as rows ``(label, opcode, constant, jump-if-true, jump-if-false)``.
 
     ``pid``: this process, the only one ``kill``/``tgkill`` may signal (``os.abort()`` and
     ``raise(3)`` signal the process itself; the grader and the other sandboxes are out of reach).
+    ``scratch``: every mount but a private scratch is read-only (the fresh root): opening a
+    file for writing and the calls that change files are allowed (the mounts refuse them
+    elsewhere); else they fail.
     """
+    allowed = {**_ALLOWED, **(_SCRATCH_CALLS if scratch else {})}
+    opened = "allow" if scratch else "eacces"
     def row(code, k, yes=None, no=None, label=None):
         return (label, code, k, yes, no)
 
@@ -648,20 +796,24 @@ def _bpf_program(pid):
     special = [(_CLONE, "clone"), (_OPEN, "open"), (_OPENAT, "openat"), (_KILL, "self"),
                (_TGKILL, "self"), (_PRLIMIT, "prlimit"), (_PRCTL, "prctl"), (_IOCTL, "ioctl"),
                (_FCNTL, "fcntl"), (_MMAP, "mmap"), (_FUTEX, "futex"),
-               (_GETPRIORITY, "getpriority"),
+               (_GETPRIORITY, "getpriority"), (_MADVISE_CALL, "madvise"),
                *((nr, "own") for nr in _OWN_PROCESS.values())]
     return [
         row(_LD, _AT_ARCH), row(_JEQ, _AUDIT_ARCH_X86_64, yes="+1"), row(_RET, _RET_KILL_PROCESS),
         row(_LD, _AT_NR), row(_JGE, _X32_BIT, no="+1"), row(_RET, _RET_KILL_PROCESS),
-        *(r for nr in _ALLOWED.values() for r in check_allowed(nr)),
+        *(r for nr in allowed.values() for r in check_allowed(nr)),
         *(r for nr in _NO_SUCH_CALL.values()
           for r in (row(_JEQ, nr, no="+1"), row(_RET, _RET_ERRNO | _ENOSYS))),
         *(r for nr, label in special for r in (row(_JEQ, nr, no="+1"), row(_JA, label))),
         row(_RET, _RET_ERRNO | _EPERM),  # any other call
         # the argument checks
         row(_LD, _AT_ARG[0], label="clone"), row(_JSET, _CLONE_THREAD, "allow", "deny"),
-        row(_LD, _AT_ARG[1], label="open"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
-        row(_LD, _AT_ARG[2], label="openat"), row(_JSET, _WRITE_FLAGS, "eacces", "allow"),
+        row(_LD, _AT_ARG[1], label="open"), row(_JSET, _WRITE_FLAGS, opened, "allow"),
+        row(_LD, _AT_ARG[2], label="openat"), row(_JSET, _WRITE_FLAGS, opened, "allow"),
+        # madvise: the advice (an int) is the third argument
+        row(_LD, _AT_ARG[2], label="madvise"),
+        *(row(_JEQ, advice, yes="allow") for advice in _MADVISE.values()),
+        row(_JA, "deny"),
         row(_LD, _AT_ARG[0], label="self"), row(_JEQ, pid, no="deny"),
         row(_LD, _AT_ARG_HIGH[0]), row(_JEQ, 0, "allow", "deny"),
         row(_LD, _AT_ARG[2], label="prlimit"), row(_JEQ, 0, no="deny"),  # read, never set
@@ -718,13 +870,13 @@ def _assemble(rows):
     return b"".join(packed), len(rows)
 
 
-def _seccomp_filter():
+def _seccomp_filter(scratch=False):
     import ctypes
     import platform
 
     if platform.system() != "Linux" or platform.machine() != "x86_64":
         return False
-    code, length = _assemble(_bpf_program(os.getpid()))
+    code, length = _assemble(_bpf_program(os.getpid(), scratch))
     buffer = ctypes.create_string_buffer(code, len(code))
 
     class SockFprog(ctypes.Structure):
@@ -756,8 +908,12 @@ class _RefuseBlocked:
         return None
 
 
-def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
+def _install_guard(tmp, packages, blocked_dirs, private, allowed, record, ffi=False):
     """Block ``packages`` and install the audit hook (it cannot be removed once added).
+
+    ``ffi``: ctypes may load libraries and call them (threadpoolctl's ``dlopen`` of the BLAS,
+    numba's LLVM), as cffi always could: in the fresh root the kernel's limits (the mounts,
+    seccomp, the user of its own) bind C code whatever loads it.
 
     ``blocked_dirs`` hold mlnotes (an attempt is recorded for the feedback, as an import of a
     blocked package is); ``private`` are path prefixes that graded code may not even read: the
@@ -768,6 +924,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
         del sys.modules[name]
     sys.meta_path.insert(0, _RefuseBlocked(packages, record))
 
+    forbidden_prefixes = tuple(p for p in FORBIDDEN_PREFIXES if not (ffi and p == "ctypes."))
     realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
     tmp_root = realpath(tmp) + sep
     blocked = tuple(realpath(d) + sep for d in blocked_dirs)
@@ -820,7 +977,7 @@ def _install_guard(tmp, packages, blocked_dirs, private, allowed, record):
                 if isinstance(a, (str, bytes, os.PathLike)) and not in_tmp(resolve(a)):
                     raise PermissionError(f"{event} outside the grader's temporary directory "
                                           "is not allowed")
-        elif event in FORBIDDEN_EVENTS or event.startswith(FORBIDDEN_PREFIXES):
+        elif event in FORBIDDEN_EVENTS or event.startswith(forbidden_prefixes):
             raise PermissionError(f"{event} is not allowed while grading")
 
     sys.addaudithook(hook)
@@ -868,7 +1025,8 @@ class StatementTimeout(BaseException):
 class _Timers:
     """Per statement: a CPU-time share (ITIMER_PROF: what the statement itself computes, the
     same on a busy machine as on an idle one) and a wall-clock backstop (ITIMER_REAL: for code
-    that sleeps or blocks; ``patience`` times longer when the notebook is graded alone)."""
+    that sleeps or blocks; ``patience`` times longer when the notebook is run again after a
+    backstop fired)."""
 
     def __init__(self, wall_factor, wall_extra, patience):
         self.wall_factor, self.wall_extra, self.patience = wall_factor, wall_extra, patience
@@ -899,8 +1057,7 @@ class _Timers:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _run_statements(statements, namespace, limits=None, skip=None, progress=None,
-                    on_backstop=None):
+def _run_statements(statements, namespace, limits=None, skip=None, progress=None):
     """Execute each top-level statement on its own; return notes, for each function whose
     definition failed (it does not compile, or raised) why, and ``{index: why}`` for the
     statements stopped by a time limit (a later process skips them: the notebook's set-up
@@ -915,9 +1072,10 @@ def _run_statements(statements, namespace, limits=None, skip=None, progress=None
     computations together: once spent, a computation is skipped and a definition, ``def`` or
     ``class``, still gets :data:`DEFINITION_FLOOR`), ``import`` (each import's share, generous
     for real packages) and ``imports`` (all imports together); ``wall_factor``,
-    ``wall_extra`` and ``patience`` make each share's wall-clock backstop. When a backstop fires
-    and ``on_backstop`` is given, it is called with the index (the parent runs the notebook
-    again alone, with more patience, before it blames any statement).
+    ``wall_extra`` and ``patience`` make each share's wall-clock backstop (the parent's own
+    measurement, which counts only the time neither computing nor waiting for a processor,
+    fires first where the kernel tells it; the parent then runs the notebook again with more
+    patience before it blames any statement).
 
     A statement is ``{"cell": k, "line": n, "code": text, "names": [defined names]}``; it is
     compiled with its own file name ``<cell k>`` and its line numbers in the cell, so an error
@@ -991,8 +1149,6 @@ def _run_statements(statements, namespace, limits=None, skip=None, progress=None
             why = f"failed: {outcome['type']}: {outcome['error']} ({where})"
             if outcome["type"] == "StatementTimeout":
                 wall = "wall-clock" in outcome["error"]
-                if wall and on_backstop is not None:
-                    on_backstop(index)
                 stopped[str(index)] = ("it was stopped by the wall-clock backstop" if wall
                                        else "it used up its CPU time")
         notes.append(f"`{_short(first, 80)}` {why}")
@@ -1022,17 +1178,33 @@ def main(config_path):
     # as root: the file system view; then a user of its own, with no capabilities; then the
     # kernel filter. Not root (on Linux): the same view from a user namespace of our own,
     # then no capabilities.
+    view = config.get("view")
+    fresh = False
+    mpl = config["matplotlib"]
     if config["isolate"]:
-        isolation = {"mounts": _isolate(config["hide"], config["expose"], config["matplotlib"])}
+        mounts, fresh, mpl = _isolate(config["hide"], config["expose"], mpl, view)
+        isolation = {"mounts": mounts, "fresh_root": fresh}
         # without the mounts, an interpreter under a folder closed to others (/root) would be
         # out of reach for another user: then stay as we are, and say so
         can_drop = isolation["mounts"] or not config["expose"]
         isolation["unprivileged"] = (_drop_privileges(sandbox_uid(), sandbox_uid()) if can_drop
                                      else False)
     else:
-        isolation = {"mounts": config["user_namespace"] and _isolate_as_user(config["hide"])}
+        mounts, fresh = _isolate_as_user(config["hide"], view) if config["user_namespace"] else (
+            False, False)
+        isolation = {"mounts": mounts, "fresh_root": fresh}
+        if fresh:
+            mpl = _scratch_matplotlib(view, _font_lists(mpl))
         isolation["unprivileged"] = os.geteuid() != 0 and _no_capabilities()
-    isolation["seccomp"] = _confine()
+    os.environ["MPLCONFIGDIR"] = mpl
+    where = view["cwd"] if fresh and view.get("cwd") else tmp
+    try:
+        os.chdir(where)
+    except OSError:
+        where = tmp
+    if fresh and view.get("cwd"):
+        sys.path.insert(0, where)  # as a Jupyter kernel: the notebook's folder comes first
+    isolation["seccomp"] = _confine(threads=config.get("threads", 0), scratch=fresh)
     frame = encode  # bound now: the code may replace the module's encode, not this one
     # what holds, said before any line of the submission runs (the parent reads it first,
     # and checks it against the kernel's own account where it can)
@@ -1042,27 +1214,31 @@ def main(config_path):
     sys.stdout = sys.stderr = captured
     warnings.showwarning = _show_warning
     record = []
-    _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]], config["blocked_dirs"],
-                   config["private"], config.get("allowed", []), record)
+    # in the fresh root the machine's folders do not exist: the hook needs none of their names
+    # (graded code can read this frame's variables: no path of the instructor's stays here)
+    _install_guard(tmp, [BLOCKED_PACKAGE, *config["block"]],
+                   [] if fresh else config["blocked_dirs"], [] if fresh else config["private"],
+                   [] if fresh else config.get("allowed", []), record, ffi=fresh)
+    functions, skip, limits = config["functions"], config.get("skip"), config.get("limits")
+    threads = config.get("threads", 0)
+    config.clear()
+    del view, mpl, config_path
+    _forget_the_machine()
 
     # ``check`` (the student's own checker, whose import is not run here) does nothing: a block
-    # kept for its definitions may also call it
-    namespace = {"__name__": "submission", "__builtins__": __builtins__, "check": _no_check}
+    # kept for its definitions may also call it. ``__name__`` is "__main__", as in a Jupyter
+    # kernel (an import under ``if __name__ == "__main__":`` runs).
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "check": _no_check}
+    if threads > 1:
+        _processes_as_threads(threads // 2)
 
     def progress(index):
         out.write(frame({"kind": "progress", "at": index}))
         out.flush()
 
-    def backstop(index):
-        # the machine may only be busy: the parent runs the notebook again alone
-        out.write(frame({"kind": "backstop", "at": index}))
-        out.flush()
-        os._exit(0)
-
-    limits = config.get("limits")
-    notes, broken, stopped = _run_statements(
-        statements, namespace, limits, config.get("skip"), progress,
-        backstop if limits and limits["patience"] <= 1 else None)
+    # no message of this process decides anything of the grader's (a backstop that fires is
+    # the parent's own measurement): a statement stopped here is only reported
+    notes, broken, stopped = _run_statements(statements, namespace, limits, skip, progress)
     # from here on a timer is the code's own (signal.alarm): it ends the process, and the
     # parent names it, rather than being mistaken for a slow top-level line
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
@@ -1071,7 +1247,7 @@ def main(config_path):
                 "output": captured.take(), "stopped": stopped})
     for i, cases in inputs:
         seen = len(record)
-        name = config["functions"][i]
+        name = functions[i]
         func = namespace.get(name)
         if name in broken and not callable(func):
             answers = [{"error": broken[name], "type": "<definition>"}] * len(cases)
@@ -1084,6 +1260,79 @@ def main(config_path):
                     "output": captured.take()})
     out.close()
     os._exit(0)
+
+
+def _processes_as_threads(most):
+    """``multiprocessing`` and ``ProcessPoolExecutor`` on threads (at most ``most`` workers).
+
+    No process can start in the sandbox (seccomp, RLIMIT_NPROC), and a process pool's
+    semaphores would need futexes shared through files every sandbox can read (a channel
+    between them). A pool's ``map`` of a function computes the same numbers on threads, as the
+    honest code that uses one expects; its queues, locks and values become the thread ones of
+    ``multiprocessing.dummy``.
+    """
+    import concurrent.futures
+    import multiprocessing
+    import multiprocessing.dummy as dummy
+    from multiprocessing import context, pool
+
+    def workers(n):
+        return max(1, min(int(n or os.cpu_count() or 1), most))
+
+    def thread_pool(self, processes=None, initializer=None, initargs=(), maxtasksperchild=None):
+        return pool.ThreadPool(workers(processes), initializer, initargs)
+
+    stand_ins = {
+        "Pool": thread_pool,
+        "Queue": lambda self, maxsize=0: dummy.Queue(maxsize),
+        "JoinableQueue": lambda self, maxsize=0: dummy.JoinableQueue(maxsize),
+        "Lock": lambda self: dummy.Lock(), "RLock": lambda self: dummy.RLock(),
+        "Semaphore": lambda self, value=1: dummy.Semaphore(value),
+        "BoundedSemaphore": lambda self, value=1: dummy.BoundedSemaphore(value),
+        "Condition": lambda self, lock=None: dummy.Condition(lock),
+        "Event": lambda self: dummy.Event(),
+        "Barrier": lambda self, parties, action=None, timeout=None: dummy.Barrier(
+            parties, action, timeout),
+        "Value": lambda self, typecode, *args, lock=True: dummy.Value(typecode, *args),
+        "Array": lambda self, typecode, sequence, lock=True: dummy.Array(typecode, sequence),
+        "Manager": lambda self: dummy.Manager(),
+        "Pipe": lambda self, duplex=True: dummy.Pipe(duplex),
+    }
+    for name, method in stand_ins.items():
+        setattr(context.BaseContext, name, method)
+    for ctx in (context.BaseContext, *(type(c) for c in context._concrete_contexts.values())):
+        ctx.Process = dummy.DummyProcess
+    multiprocessing.Process = dummy.DummyProcess
+    default = context._default_context
+    for name in stand_ins:
+        setattr(multiprocessing, name, getattr(default, name))
+
+    class ProcessPoolExecutor(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers=None, mp_context=None, initializer=None, initargs=(),
+                     **kwargs):
+            super().__init__(workers(max_workers), initializer=initializer, initargs=initargs)
+
+    concurrent.futures.ProcessPoolExecutor = ProcessPoolExecutor
+    import concurrent.futures.process as process
+
+    process.ProcessPoolExecutor = ProcessPoolExecutor
+
+
+def _forget_the_machine():
+    """Drop what names the grader's layout from what graded code can read: this file's own
+    path, and an editable install's finder (its map names the checkout that holds mlnotes)."""
+    editable = "__editable__"
+    globals()["__file__"] = os.path.basename(__file__)
+    sys.argv = [globals()["__file__"]]
+    sys.orig_argv = [sys.executable, "-I", "-B", sys.argv[0]]
+    for name in [m for m in sys.modules if m.startswith(editable)]:
+        del sys.modules[name]
+    sys.meta_path[:] = [f for f in sys.meta_path
+                        if not str(getattr(f, "__module__", "")).startswith(editable)]
+    sys.path_hooks[:] = [h for h in sys.path_hooks
+                         if not str(getattr(h, "__module__", "")).startswith(editable)]
+    sys.path[:] = [p for p in sys.path if editable not in p]
+    sys.path_importer_cache.clear()
 
 
 def _no_check(*args, **kwargs):

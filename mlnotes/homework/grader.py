@@ -37,6 +37,8 @@ from pathlib import Path
 from .assignments import get_assignment
 from .bank import get_question, solutions
 from .core import DEFINITION, MISSING, WRONG_KIND, ReferenceUnavailable, Report, evaluate_case
+from .names import lookalikes
+from .needs import check_needs
 from .notebook import NotebookError, open_submission, parse_submission
 from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, check_private, run_functions
 from .student import depends_note, student_args
@@ -226,6 +228,7 @@ class Grader:
 
     def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
                  block=()):
+        check_needs()  # before anything is read or written: never a mark it cannot compute
         self.points = get_assignment(assignment) if isinstance(assignment, str) else dict(
             assignment)
         self.questions = [get_question(name) for name in self.points]
@@ -277,15 +280,16 @@ class Grader:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
                 private=self.private, block=self.block, max_numbers=self.max_numbers,
-                events=events)
+                events=events, submission=(folder, path))
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})",
                                     "not graded: the sandbox could not start")
         if isolation and not self.isolation:
             self.isolation = isolation
-        result.notes += [public(e) for e in events]  # how it was run (the sandbox's words)
-        result.summary += ["run again alone (the wall-clock backstop fired)" for _ in events]
-        result.reported += reported
+        result.notes += [self._redact(e) for e in events]  # how it was run (the sandbox's words)
+        result.summary += ["run again with more patience (the wall-clock backstop fired)"
+                           for _ in events]
+        result.reported += [self._redact(r) for r in reported]
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
             result.results.append(self._judge_safely(k, question, outcome, broken))
         self._point_to_helpers(result, statements)
@@ -304,7 +308,7 @@ class Grader:
     def _judge(self, k, question, outcome, broken):
         max_points = self.points[question.name]
         if "reason" in outcome:  # the sandbox's own words
-            reason = public(outcome["reason"])
+            reason = self._redact(outcome["reason"])
             return QuestionResult(question.name, 0.0, max_points, reason,
                                   f"{question.name}: FAILED\n  {reason}", reason)
         answers = outcome["answers"][: len(self.cases[k])]
@@ -322,10 +326,10 @@ class Grader:
         printed = outcome.get("output", "")
         if printed:
             text += ("\n  your function printed (its own output, shown as text):\n    "
-                     + escape(printed, QUOTED_OUTPUT))
+                     + escape(self._redact(printed), QUOTED_OUTPUT))
         return QuestionResult(question.name, round(max_points * report.fraction, 3), max_points,
-                              public(report.status), public(text),
-                              public(_summary(question, report, answers)))
+                              self._redact(report.status), self._redact(text),
+                              self._redact(_summary(question, report, answers)))
 
     @staticmethod
     def _trusted(question, answer, broken):
@@ -339,10 +343,13 @@ class Grader:
             return {"error": broken[question.function], "type": DEFINITION}
         message = escape(answer.get("error"), QUOTED_MESSAGE)
         kind = escape(kind, 60)
-        if kind in ("NotImplementedError", MISSING):
-            return {"error": message, "type": kind}
-        if kind == DEFINITION:
-            return {"error": message, "type": DEFINITION}
+        if kind == MISSING:  # the grader's words stand for it (the child's are not shown)
+            return {"error": "missing", "type": MISSING}
+        if kind == "NotImplementedError":
+            return {"error": f"\u201c{message}\u201d", "type": kind}
+        if kind == DEFINITION:  # the child's account of a statement that failed: its text
+            return {"error": f"failed when its cell ran: \u201c{message}\u201d",
+                    "type": DEFINITION}
         # the rest is text from the submission's process (an AnswerError too: the code can
         # raise one with any message): quoted, never in the grader's voice
         return {"error": f"\u201c{message}\u201d", "type": kind}
@@ -405,6 +412,7 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
     ``ValueError`` if the output folder lies inside the submissions folder (a student could
     have placed links there) or could not be hidden from graded code.
     """
+    check_needs()  # before the output folder is made
     folder = submissions_folder(folder)
     out_dir = output_folder(out_csv, folder)
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
@@ -429,8 +437,19 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
 
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
         results = list(pool.map(grade, find_submissions(folder)))
+    flag_lookalikes(results)
     write_outputs(results, grader, out_dir / Path(out_csv).name)
     return results
+
+
+def flag_lookalikes(results):
+    """A note on each row whose student name a reader could take for another's (a homoglyph
+    twin such as a Cyrillic "\u0430lice" beside "alice", or letters of several scripts)."""
+    notes = lookalikes(r.student for r in results)
+    for r in results:
+        if r.student in notes:
+            r.notes.append(notes[r.student])
+            r.summary.insert(0, notes[r.student])
 
 
 def submissions_folder(folder):
@@ -458,7 +477,7 @@ def output_folder(out_csv, submissions):
         raise ValueError(f"the output folder {out_dir} is inside the submissions folder "
                          f"{submissions}: write the grades to a folder of their own")
     check_private([submissions, out_dir])
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     return out_dir
 
 
@@ -532,13 +551,19 @@ def _open_folder(name, dir_fd):
     """The sub-folder ``name`` of ``dir_fd`` (made if absent), opened without following a link:
     a link there raises ``OSError``."""
     try:
-        os.mkdir(name, 0o755, dir_fd=dir_fd)
+        os.mkdir(name, 0o700, dir_fd=dir_fd)
     except FileExistsError:
         pass
-    return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    try:
+        os.fchmod(fd, 0o700)  # the instructor's alone, also when an earlier run made it
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
-def _write_new(dir_fd, name, text, mode=0o644):
+def _write_new(dir_fd, name, text, mode=0o600):
     """Write ``name`` in ``dir_fd`` as a new file (``O_EXCL | O_NOFOLLOW``): an old file or a
     link of that name is removed first (the link itself, never what it points to)."""
     try:
@@ -550,7 +575,7 @@ def _write_new(dir_fd, name, text, mode=0o644):
         f.write(text)
 
 
-def write_new(path, text, mode=0o644):
+def write_new(path, text, mode=0o600):
     """Write ``path`` anew (its folder made if needed), never through a link at its place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

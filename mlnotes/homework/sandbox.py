@@ -11,16 +11,19 @@ Time is measured as the student's work, not the machine's load: each question ma
 a budget of its own, each top-level statement a share of it; this process reads the child's CPU
 time from the kernel (``/proc/<pid>/stat``) and stops it past its limit, and the kernel's
 RLIMIT_CPU bounds the whole notebook. Wall-clock time is only a generous backstop for code that
-sleeps or blocks; when a backstop fires, the notebook is run again *alone* (no other submission
-graded meanwhile) with a longer backstop before any statement is skipped or any question
-zeroed, and the feedback says so (:func:`run_functions`'s ``events``).
+sleeps or blocks; when a backstop fires (this side's own measurement: no message of the
+child's sets any policy), the notebook is run again with a longer backstop before any statement
+is skipped or any question zeroed, beside the other submissions (none of them waits for it),
+and the feedback says so (:func:`run_functions`'s ``events``).
 
 The child also has address-space, file-size and process limits, runs as a user of its own
 without capabilities where the grader is root, in namespaces of its own (mounts, IPC, network,
-host name), and has a seccomp allow-list (set by the child on itself before any student code
-runs, see ``_child.py``). What holds is read from the kernel's account of the child
-(``/proc/<pid>/status``, ``mountinfo``, ``ns/``) once its first message arrives, before any
-line of the submission has run: the child's own claim is used only where ``/proc`` is missing.
+host name) and a fresh root that holds only an allow-list (:mod:`mlnotes.homework.view`: its
+submission, Python and its packages, a private scratch), and has a seccomp allow-list (set by
+the child on itself before any student code runs, see ``_child.py``). What holds is read from
+the kernel's account of the child (``/proc/<pid>/status``, ``mountinfo``, ``ns/``) once its
+first message arrives, before any line of the submission has run: the child's own claim is used
+only where ``/proc`` is missing.
 
 When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
 a well-formed message, this side records why for that question, kills the child's whole process
@@ -29,7 +32,6 @@ beyond "these are the numbers it returned": :mod:`mlnotes.homework.core` rebuild
 arrays and compares them with the reference itself.
 """
 
-import contextlib
 import json
 import os
 import select
@@ -38,7 +40,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -90,8 +91,8 @@ SETUP_SHARE = 0.5
 CPU_GRACE, POLL_SECONDS = 1.0, 0.1
 # The wall-clock backstop of a limit of c CPU seconds: WALL_FACTOR * c + WALL_EXTRA (an
 # import's: from IMPORT_WALL_BASE, not its generous CPU share); when the notebook is run again
-# alone, ALONE_PATIENCE times that. On Linux the backstop counts only the time the child was
-# neither computing nor waiting for a processor (``/proc/<pid>/schedstat``): sleeping or
+# after a backstop fired, ALONE_PATIENCE times that. On Linux the backstop counts only the
+# time the child was neither computing nor waiting for a processor (``/proc/<pid>/schedstat``): sleeping or
 # blocked, whatever the load; the plain wall-clock time may then run FAR_FACTOR times longer.
 WALL_FACTOR, WALL_EXTRA, IMPORT_WALL_BASE, ALONE_PATIENCE = 3.0, 2.0, 3.0, 3.0
 FAR_FACTOR = 10.0
@@ -120,47 +121,6 @@ def notebook_budget(timeout, n_questions):
     and every question once; the wall-clock bound is twice the backstop of that."""
     cpu = 2 * setup_cpu(timeout) + n_questions * timeout
     return cpu, 2 * backstop(cpu)
-
-
-class _Turns:
-    """Shared turns for the children of all submissions graded at once, exclusive ones for a
-    notebook run again alone (writers first: an exclusive turn waits for the running children
-    to end, and no new child starts meanwhile)."""
-
-    def __init__(self):
-        self._cond = threading.Condition()
-        self._shared, self._exclusive, self._waiting = 0, False, 0
-
-    @contextlib.contextmanager
-    def shared(self):
-        with self._cond:
-            while self._exclusive or self._waiting:
-                self._cond.wait()
-            self._shared += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._shared -= 1
-                self._cond.notify_all()
-
-    @contextlib.contextmanager
-    def exclusive(self):
-        with self._cond:
-            self._waiting += 1
-            while self._exclusive or self._shared:
-                self._cond.wait()
-            self._waiting -= 1
-            self._exclusive = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._exclusive = False
-                self._cond.notify_all()
-
-
-TURNS = _Turns()
 
 
 class _Failure(Exception):
@@ -246,8 +206,9 @@ class _Child:
         config_path.write_text(json.dumps(config))
         # built from nothing: no variable of the grader's (MLNOTES_HOMEWORK_SOLUTIONS, or any
         # other naming the instructor's folders) reaches graded code
+        # (matplotlib's folder is set by the child: the scratch in the fresh root)
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "TMPDIR": str(tmp),
-               "MPLCONFIGDIR": config["matplotlib"], "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
+               "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
         env.update({name: "1" for name in THREAD_ENV})
         try:
             self.proc = subprocess.Popen(
@@ -549,8 +510,43 @@ def _limits_config(timeout, patience, spent):
             "patience": patience}
 
 
+# Threads graded code may run (the main one included), as a user of its own: RLIMIT_NPROC
+# counts that user's tasks, and no other process has that user.
+MAX_THREADS = 16
+
+
+def _submission_folder(submission):
+    """``(folder, notebook's folder inside it)`` of a folder submission (``(submissions
+    folder, relative path of the notebook)``), or ``(None, None)`` for a lone notebook. The
+    folder is the student's entry itself, never a link (refused before it is bound)."""
+    if not submission:
+        return None, None
+    folder, relative = submission
+    parts = Path(relative).parts
+    if len(parts) < 2:
+        return None, None
+    top = os.path.join(os.path.realpath(folder), parts[0])
+    info = os.lstat(top)
+    import stat
+
+    if not stat.S_ISDIR(info.st_mode) or os.path.realpath(top) != top:
+        return None, None
+    return top, os.path.join(*parts[1:-1]) if len(parts) > 2 else "."
+
+
+def _view(tmp, private, block, submission):
+    """The allow-list the child builds its root from (:mod:`mlnotes.homework.view`)."""
+    from .view import fresh_view, package_paths
+
+    root = Path(tmp) / "root"
+    root.mkdir()
+    folder, cwd = _submission_folder(submission)
+    covers = [str(MLNOTES_DIR), *package_paths(block), *_private_dirs(private)]
+    return fresh_view(str(root), str(tmp), covers=covers, submission=folder, cwd=cwd)
+
+
 def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=(), block=(),
-                  max_numbers=None, events=None):
+                  max_numbers=None, events=None, submission=None):
     """Run a submission's statements in a sandboxed child and call its functions.
 
     Parameters
@@ -575,7 +571,11 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
         so that this process never keeps more than it will judge.
     events : list, optional
         Receives the sandbox's own notes on how the notebook was run (a backstop that fired,
-        the notebook run again alone): the grader's words, for the feedback.
+        the notebook run again with more patience): the grader's words, for the feedback.
+    submission : (path-like, str), optional
+        The submissions folder and the notebook's path inside it: a notebook in a folder of
+        its own sees that folder (read-only, its working directory) with the files and modules
+        shipped beside it.
 
     Returns
     -------
@@ -610,6 +610,10 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
     }
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
+        if config["isolate"] or config["user_namespace"]:
+            config["view"] = _view(tmp, private, block, submission)
+        if config["isolate"]:
+            config["threads"] = MAX_THREADS
         Path(tmp, "statements.json").write_text(json.dumps(statements))
         for i, (_, cases) in enumerate(calls):
             _write_inputs(Path(tmp) / f"inputs_{i}.npz", cases)
@@ -622,9 +626,9 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
                 for k in range(start, len(calls)):
                     results[k] = {"reason": reason}
                 break
-            turn = TURNS.exclusive() if state["alone"] else TURNS.shared()
-            with turn:
-                start = _run_child(tmp, functions, start, config, results, state)
+            # no turn is taken from anyone: a notebook run again with more patience runs
+            # beside the others, which never wait for it
+            start = _run_child(tmp, functions, start, config, results, state)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if events is not None:
@@ -667,7 +671,7 @@ def _bounded(answer, most):
 
 
 def _isolation(value):
-    keys = ("mounts", "unprivileged", "seccomp")
+    keys = ("mounts", "unprivileged", "seccomp", "fresh_root")
     out = {k: value.get(k) is True for k in keys} if isinstance(value, dict) else {}
     return dict(out, observed=False) if out else {}
 
@@ -697,10 +701,12 @@ def _observe(pid, hide):
             f"/proc/self/ns/{name}") for name in ("mnt", "ipc", "net", "uts")}
     except (OSError, ValueError, IndexError):
         return None
+    fresh = spaces["mnt"] and _fresh_root_seen(pid, [d for d, _ in hide])
     uids = [int(u) for u in status.get("Uid", "").split()]
     caps = [int(status.get(k, "0").strip(), 16) for k in ("CapInh", "CapPrm", "CapEff")]
     return {
-        "mounts": spaces["mnt"] and all(mounts.get(d) == "tmpfs" for d, _ in hide),
+        "mounts": spaces["mnt"] and (fresh or all(mounts.get(d) == "tmpfs" for d, _ in hide)),
+        "fresh_root": fresh,
         "unprivileged": bool(uids) and not any(caps) and (
             os.geteuid() != 0 or all(u != 0 for u in uids)),
         "seccomp": status.get("Seccomp", "").strip() == "2"
@@ -711,20 +717,60 @@ def _observe(pid, hide):
     }
 
 
+def _fresh_root_seen(pid, hidden):
+    """Whether process ``pid`` lives in a root of its own (not this process's) where none of
+    the ``hidden`` folders holds anything: each is absent, or a bare folder on the way to what
+    was bound (its entries all lead to Python's folders or the scratch, never a file)."""
+    root = f"/proc/{pid}/root"
+    try:
+        if os.stat(root + "/").st_ino == os.stat("/").st_ino and os.stat(
+                root + "/").st_dev == os.stat("/").st_dev:
+            return False
+        for folder in hidden:
+            if folder in ("/proc", "/dev"):
+                continue
+            path = root + folder
+            if os.path.lexists(path) and not _only_skeleton(path):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _only_skeleton(path, depth=0):
+    """Whether ``path`` (in the child's root, through ``/proc/<pid>/root``) holds only
+    folders on the way to mount points (a bound folder: Python's, or the scratch)."""
+    try:
+        here = os.lstat(path).st_dev
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if not entry.is_dir(follow_symlinks=False):
+                    return False
+                mounted = os.lstat(entry.path).st_dev != here  # (os.path.ismount would
+                # resolve /proc/<pid>/root to this process's root)
+                if depth > 64 or not mounted and not _only_skeleton(entry.path, depth + 1):
+                    return False
+    except OSError:
+        return False
+    return True
+
+
 def _is_index(value, n):
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
 
 
 def _go_alone(state, why):
-    """The wall-clock backstop fired: run the notebook again alone, with more patience (once
-    per notebook); False if that was done already (the backstop's verdict then stands)."""
+    """This side's own measurement of the wall-clock backstop fired (never a message of the
+    child's): run the notebook again, with more patience (once per notebook), beside the other
+    submissions, which never wait for it; False if that was done already (the backstop's
+    verdict then stands)."""
     if state["alone"]:
         return False
     state["alone"], state["patience"] = True, ALONE_PATIENCE
     state["events"].append(
-        f"{why}: the machine may only have been busy, so the notebook was run again alone (no "
-        f"other submission graded meanwhile) with a {ALONE_PATIENCE:g} times longer "
-        "wall-clock limit before anything was skipped or marked")
+        f"{why}: the machine may only have been busy, so the notebook was run again with a "
+        f"{ALONE_PATIENCE:g} times longer wall-clock limit before anything was skipped or "
+        "marked")
     return True
 
 
@@ -767,13 +813,11 @@ def _run_setup(child, state):
             at = message.get("at")
             limits = _setup_limits(child, state, at)
             message = child.read(limits)
+        if message.get("kind") != "ready":  # (a "backstop" the code wrote itself, say)
+            raise _Failure("the process sent a malformed message")
     except _Failure as exc:
         exc.at = at
         raise
-    if message.get("kind") == "backstop":
-        exc = _Failure("it slept or blocked past the wall-clock backstop", "wall")
-        exc.at = message.get("at")
-        raise exc
     return message
 
 
@@ -812,7 +856,7 @@ def _run_child(tmp, functions, start, config, results, state):
                 return start
             why = {"cpu": "it used up its CPU time past every timer",
                    "wall": "it slept or blocked past the wall-clock backstop, the second time "
-                           "with the machine to itself and a longer backstop"}.get(
+                           "with a longer backstop"}.get(
                 exc.kind, str(exc))
             if exc.kind != "budget" and _blame(state, at, why, exc.kind):
                 return start  # that statement ended the process: run again without it
@@ -848,7 +892,7 @@ def _run_child(tmp, functions, start, config, results, state):
                     return i
                 reason = str(exc)
                 if exc.kind == "wall" and state["alone"]:
-                    reason += " (with the machine to itself)"
+                    reason += f" (twice, the second time with a {ALONE_PATIENCE:g} times longer limit)"
                 results[i] = {"reason": reason}
                 state["patience"] = 1.0
                 return i + 1
