@@ -180,6 +180,9 @@ class Question:
     # a question that asks for understanding: feedback never says how far the answer is from the
     # reference (a relative error, or "equals 2 x the expected", would give the result away)
     conceal: bool = False
+    # ``rng -> {constant: value}``: a graded question's constants, one variant per student
+    # (:mod:`mlnotes.homework.variants`); each case carries them under ``_variant``
+    variant: Callable = None
 
     def all_mistakes(self):
         return tuple(self.mistakes) + (tuple(self.private_mistakes())
@@ -194,11 +197,19 @@ class Question:
     def stub(self, *args, **kwargs):
         raise NotImplementedError(NOT_IMPLEMENTED)
 
-    def cases(self, seed):
-        """The inputs of every case, generated from ``seed`` (trusted side only)."""
+    def cases(self, seed, constants=None):
+        """The inputs of every case, generated from ``seed`` (trusted side only); a graded
+        question's cases carry the student's variant ``constants`` under ``_variant`` (never
+        passed to the student's function: keys starting with ``_`` stay private)."""
         rng = np.random.default_rng(seed)
         cases = [self.make_inputs(rng) for _ in range(self.n_cases)]
-        return cases + (list(self.extra_cases(rng)) if self.extra_cases else [])
+        cases += list(self.extra_cases(rng)) if self.extra_cases else []
+        if self.variant is not None:
+            if constants is None:
+                raise ValueError(f"{self.name} has a variant per student: give the student's "
+                                 "constants (mlnotes.homework.variants.variant)")
+            cases = [dict(c, _variant=dict(constants)) for c in cases]
+        return cases
 
     def shape_answer(self, value):
         """Plain data -> a tuple of float64 arrays, one per output, or an :class:`AnswerError`."""
@@ -375,10 +386,19 @@ class Report:
     cases: list
     seed: object = None
     notes: list = field(default_factory=list)
+    # what it was compared with: a line ``check`` prints on every report (see student.py)
+    key: str = ""
+    # the student's variant of a graded question (its label and constants), for the feedback
+    variant: str = ""
 
     @property
     def passed(self):
         return bool(self.cases) and all(c.passed for c in self.cases)
+
+    @property
+    def holds(self):
+        """Every check that could run passed (the answer is right, or not verified here)."""
+        return bool(self.cases) and all(c.holds for c in self.cases)
 
     @property
     def fraction(self):
@@ -417,10 +437,13 @@ class Report:
     def text(self, *, student=True):
         """The report as printed by ``check`` (``student=False``: for the grader's feedback,
         without the seed and the notebook hint)."""
-        holds = bool(self.cases) and all(c.holds for c in self.cases)
         head = f"{self.question}: " + ("PASSED" if self.passed else
-                                       NOT_JUDGED if holds else "FAILED")
+                                       NOT_JUDGED if self.holds else "FAILED")
         out = [head]
+        if self.variant:
+            out.append(f"  variant: {self.variant}")
+        if self.key and self.verified:
+            out.append(f"  key: {self.key}")
         out += [f"  note: {n}" for n in self.notes]
         if not self.verified and self.cases:
             out.append(f"  note: {UNVERIFIED}")

@@ -3,13 +3,27 @@
 The function runs in the student's own process (they can only fool themselves here; the batch
 grader runs it in a sandbox). Each call draws fresh random inputs and prints the seed when
 something fails, so the failing case can be reproduced with ``seed=...``.
+
+Every report says what the answer was compared with: the practice set's public key (the
+chapters' functions, or the practice reference the repository ships), the graded set's
+encrypted key (only where the instructor's passphrase is given), or no key at all (then only
+the properties that need no reference are checked, and an answer that passes them all is "not
+verified here", never FAILED). A graded question's constants are the student's variant:
+:func:`student` sets whose.
 """
 
 import copy
 import secrets
 
+from . import variants
 from .bank import get_question
 from .core import NOT_IMPLEMENTED, Report, call_plain, evaluate_case
+
+PRACTICE_KEY = "compared with the practice set's public key"
+GRADED_KEY = "compared with the graded set's key (the instructor's passphrase is set here)"
+NO_STUDENT = ("{name} has a variant per student: first run student(\"your id\") (from "
+              "mlnotes.homework import student), with the id your course grades you by (the "
+              "name of your submission), and use the constants it prints")
 
 SEED_BITS = 31
 
@@ -19,18 +33,57 @@ def student_args(inputs):
     return [copy.deepcopy(v) for k, v in inputs.items() if not k.startswith("_")]
 
 
-def run_check(name, func, *, seed=None):
+class Variant(dict):
+    """``{question: {constant: value}}`` of one student; printed as the notebook shows it."""
+
+    def __init__(self, student, constants):
+        super().__init__(constants)
+        self.student = student
+
+    def __repr__(self):
+        lines = [f"Your variant ({self.student}); write these constants into your functions:"]
+        lines += [f"  {name}: {variants.describe(c)}" for name, c in self.items()]
+        return "\n".join(lines)
+
+
+def student(student_id, assignment=None):
+    """Set whose variant ``check`` uses in this kernel, and return the constants of every graded
+    question (of ``assignment`` only, when given) for that student.
+
+    The id is the one your course grades you by (the name of your submission); the grader draws
+    your constants from it, so use the ones printed here.
+    """
+    from .assignments import GRADED
+
+    variants.set_student(student_id)
+    names = (GRADED[assignment] if assignment is not None else
+             [q for qs in GRADED.values() for q in qs])
+    return Variant(variants.current_student(), {
+        name: variants.variant(get_question(name), variants.current_student())
+        for name in names if get_question(name).variant is not None})
+
+
+def run_check(name, func, *, seed=None, student=None):
     """Check ``func`` against question ``name`` and return the :class:`~.core.Report`."""
     question = get_question(name)
     if not callable(func):
         raise TypeError(f"check({name!r}, func) needs your function as func, got {func!r}.")
     if seed is None:
         seed = secrets.randbits(SEED_BITS)
+    constants, label = None, ""
+    if question.variant is not None:
+        who = student if student is not None else variants.current_student()
+        if who is None:
+            raise ValueError(NO_STUDENT.format(name=name))
+        constants = variants.variant(question, who)
+        label = (f"{variants.variant_label([name], who)} for {variants.normalise_student(who)}"
+                 f" ({variants.describe(constants)})")
     cases = []
-    for inputs in question.cases(seed):
+    for inputs in question.cases(seed, constants):
         outcome = call_plain(func, student_args(inputs), catch_interrupt=False)
         cases.append(evaluate_case(question, inputs, outcome))
-    report = Report(name, cases, seed=seed)
+    report = Report(name, cases, seed=seed, variant=label,
+                    key=GRADED_KEY if question.variant is not None else PRACTICE_KEY)
     if not report.passed and report.status != NOT_IMPLEMENTED:
         report.notes += _helper_notes(question, func, seed)
     return report
@@ -49,7 +102,8 @@ def _helper_notes(question, func, seed):
         if helper_question.function not in names or not callable(helper):
             continue
         helper_report = run_check(dep, helper, seed=seed)
-        if not helper_report.passed:
+        # not verified here is not failed: no pointer to a helper that may well be right
+        if not helper_report.passed and not helper_report.holds:
             notes.append(depends_note(question.function, helper_question, helper_report.status))
     return notes
 
@@ -61,7 +115,7 @@ def depends_note(function, helper_question, status):
             f"check {function} again")
 
 
-def check(name, func, *, seed=None):
+def check(name, func, *, seed=None, student=None):
     """Print, per property, whether ``func`` answers question ``name`` correctly, and why not.
 
     Parameters
@@ -72,8 +126,10 @@ def check(name, func, *, seed=None):
         Your function, with the signature of the question's stub.
     seed : int, optional
         Reproduce the inputs of an earlier failing check (its seed is printed).
+    student : str, optional
+        Whose variant of a graded question (default: the id given to :func:`student`).
 
     Returns nothing (so that a notebook shows only the printed report); use :func:`run_check`
     for the :class:`~mlnotes.homework.core.Report`.
     """
-    print(run_check(name, func, seed=seed).text())
+    print(run_check(name, func, seed=seed, student=student).text())

@@ -1,0 +1,232 @@
+"""The graded set: an encrypted key, a variant per student, a checker that teaches without the key.
+
+Tests that need the key read the course's passphrase from ``../shared/homework-key/passphrase``
+(beside the project's root, or beside the folder of worktrees it sits in) or from the file named
+by ``MLNOTES_HOMEWORK_KEY_FILE``; without it they are skipped and say why. Everything else (the
+checker without the key, variants, encryption round trips with a throw-away passphrase) runs
+everywhere.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mlnotes.homework import keys, run_check, variants
+from mlnotes.homework.assignments import GRADED
+from mlnotes.homework.bank import get_question
+from mlnotes.homework.core import Report, evaluate_case, to_plain
+from mlnotes.homework.student import NO_STUDENT, student
+
+ROOT = Path(__file__).resolve().parents[1]
+GRADED_NAMES = sorted(q for qs in GRADED.values() for q in qs)
+STUDENTS = ("alice", "bob", "chen")
+NO_PASSPHRASE = ("the graded set's passphrase is not here (../shared/homework-key/passphrase "
+                 "or $MLNOTES_HOMEWORK_KEY_FILE): the key-dependent tests of the graded set are "
+                 "skipped; the practice set exercises every grader path")
+
+
+def passphrase_file():
+    env = os.environ.get(keys.KEY_FILE_ENV)
+    candidates = [Path(env)] if env else [  # the variable, when set, is the only place looked at
+        ROOT.parent / "shared" / "homework-key" / "passphrase",
+        ROOT.parents[1] / "shared" / "homework-key" / "passphrase"]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+@pytest.fixture
+def no_key(monkeypatch):
+    """What a student has: the package, no passphrase."""
+    monkeypatch.delenv(keys.KEY_FILE_ENV, raising=False)
+    monkeypatch.delenv(keys.PASSPHRASE_ENV, raising=False)
+    keys.use_key_file(None)
+    yield
+    keys.use_key_file(None)
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    """The references and the catalogue of mistakes, from the key (the test skips without it)."""
+    path = passphrase_file()
+    if path is None:
+        pytest.skip(NO_PASSPHRASE)
+    keys.use_key_file(path)
+    try:
+        module = keys._module()
+        yield module["REFERENCES"], module["CATALOGUE"]
+    finally:
+        keys.use_key_file(None)
+
+
+@pytest.fixture
+def with_key(catalogue):
+    keys.use_key_file(passphrase_file())
+    yield catalogue
+    keys.use_key_file(None)
+
+
+def cases_for(name, who, seed=3):
+    question = get_question(name)
+    return question, question.cases(seed, variants.variant(question, who))
+
+
+def judge(question, cases, answer_of):
+    reports = []
+    for inputs in cases:
+        try:
+            outcome = {"value": to_plain(answer_of(inputs))}
+        except Exception as exc:  # noqa: BLE001 - a wrong formula may raise (an overflow)
+            outcome = {"error": str(exc), "type": type(exc).__name__}
+        reports.append(evaluate_case(question, inputs, outcome))
+    return Report(question.name, reports)
+
+
+# --- the set itself ------------------------------------------------------------------------------
+
+def test_the_graded_set_is_large_enough_and_every_question_has_a_variant():
+    points = sum(p for qs in GRADED.values() for p in qs.values())
+    assert len(GRADED_NAMES) >= 16 and points >= 25, (len(GRADED_NAMES), points)
+    assert len(GRADED) == 3 and all(len(qs) >= 4 for qs in GRADED.values())
+    for name in GRADED_NAMES:
+        q = get_question(name)
+        assert q.variant is not None and q.conceal and q.properties, name
+        assert re.search(r"YOUR\s+variant", q.docstring), name
+
+
+def test_variants_differ_between_students_and_are_stable():
+    differ = 0
+    for name in GRADED_NAMES:
+        q = get_question(name)
+        a, b = variants.variant(q, "alice"), variants.variant(q, "bob")
+        assert a == variants.variant(q, " ALICE ")  # ids compared after folding
+        differ += a != b
+    assert differ >= len(GRADED_NAMES) // 2
+    labels = {variants.variant_label(GRADED_NAMES, s) for s in STUDENTS}
+    assert len(labels) == len(STUDENTS)
+    assert variants.variant_label(GRADED_NAMES, "alice", seed="course-x") != \
+        variants.variant_label(GRADED_NAMES, "alice")
+
+
+def test_a_graded_check_needs_the_student_and_names_the_variant(no_key, capsys):
+    q = get_question("graded.star_spectrum")
+    with pytest.raises(ValueError) as err:
+        variants.set_student(None)
+        run_check(q.name, q.stub)
+    assert str(err.value) == NO_STUDENT.format(name=q.name)
+    mine = student("alice", "spectral-graded")
+    assert set(mine) == set(GRADED["spectral-graded"])
+    assert "write these constants into your functions" in repr(mine)
+    report = run_check(q.name, q.stub)
+    assert "variant: v-" in report.text() and "alice" in report.text()
+
+
+# --- the key -------------------------------------------------------------------------------------
+
+def test_encryption_round_trip_and_a_wrong_passphrase_is_refused():
+    record = keys.encrypt("REFERENCES = {}\n", "correct horse battery staple")
+    assert "REFERENCES" not in record
+    assert keys.decrypt(record, "correct horse battery staple") == "REFERENCES = {}\n"
+    with pytest.raises(keys.KeyUnavailable, match="does not open the graded key"):
+        keys.decrypt(record, "wrong")
+    with pytest.raises(ValueError, match="passphrase is empty"):
+        keys.encrypt("x", "  ")
+
+
+def test_without_the_passphrase_the_checker_says_so_and_never_fails_a_right_answer(no_key):
+    assert not keys.available()
+    with pytest.raises(keys.KeyUnavailable, match="--key-file"):
+        keys.passphrase()
+
+
+def test_the_key_opens_with_the_passphrase_and_covers_every_graded_question(catalogue):
+    references, mistakes = catalogue
+    assert set(references) == set(GRADED_NAMES)
+    assert set(mistakes) == set(GRADED_NAMES)
+    assert sum(len(m) for m in mistakes.values()) >= 60
+
+
+@pytest.mark.parametrize("name", GRADED_NAMES)
+def test_the_reference_passes_every_property_for_every_variant(name, with_key):
+    reference = with_key[0][name]
+    for who in STUDENTS:
+        question, cases = cases_for(name, who)
+        report = judge(question, cases, lambda inputs: reference(**inputs))
+        assert report.passed, report.text()
+
+
+def test_a_classmates_answers_earn_nothing(with_key):
+    """Bob's right answers (his outputs, or his code with his constants) fail for Alice."""
+    references, _ = with_key
+    copied = 0
+    for name in GRADED_NAMES:
+        question, alice = cases_for(name, "alice")
+        bob_constants = variants.variant(question, "bob")
+        if bob_constants == alice[0]["_variant"]:
+            continue
+        bobs = references[name]
+        report = judge(question, alice, lambda inputs, f=bobs, c=bob_constants: f(
+            **dict(inputs, _variant=c)))
+        assert not report.passed, name
+        copied += 1
+    assert copied >= len(GRADED_NAMES) // 2
+
+
+# --- the checker without the key: the catalogue of realistic mistakes ----------------------------
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+_GIVES_AWAY = ("x the expected", "expected value", "should be", "the answer is", "sin(", "cos(",
+               "sin^2", "multiply by", "divide by")
+
+
+def _leaks(text, answer, expected):
+    """Numbers in ``text`` that state an expected value or a correcting factor."""
+    lowered = text.lower()
+    found = [p for p in _GIVES_AWAY if p in lowered]
+    targets = [float(x) for e in expected for x in np.ravel(e) if x != 0]
+    ratios = [float(a) / float(e) for aa, ee in zip(answer, expected, strict=False)
+              for a, e in zip(np.ravel(aa), np.ravel(ee), strict=False) if e != 0 and a != 0]
+    for token in _NUMBER.findall(text):
+        x = float(token)
+        if x == round(x) and abs(x) <= 100:
+            continue  # case numbers, dimensions, counts
+        for t in targets + ratios:
+            if abs(x - t) <= 1e-3 * abs(t):
+                found.append(f"{token} ~ {t:.6g}")
+    return found
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # wrong formulas overflow
+def test_the_mistake_catalogue_is_diagnosed_without_the_key(catalogue, no_key):
+    """At least 90% of the catalogued mistakes get FAILED with a diagnosis, for several students;
+    every right answer passes every check that can run; no message gives the answer away."""
+    references, mistakes = catalogue
+    total = diagnosed = 0
+    missed, leaks = [], []
+    for name in GRADED_NAMES:
+        for who in STUDENTS[:2]:
+            question, cases = cases_for(name, who)
+            expected = [to_plain(references[name](**inputs)) for inputs in cases]
+            right = judge(question, cases, lambda inputs, f=references[name]: f(**inputs))
+            assert right.holds and not right.verified, right.text()
+            assert "FAILED" not in right.text()
+            for label, wrong in mistakes[name]:
+                report = judge(question, cases, wrong)
+                total += 1
+                why = report.diagnosis or next((c.status for c in report.cases if c.status), "")
+                if not report.holds and why:
+                    diagnosed += 1
+                else:
+                    missed.append(f"{name} [{who}]: {label}")
+                for inputs, case, exp in zip(cases, report.cases, expected, strict=True):
+                    try:
+                        got = question.shape_answer(to_plain(wrong(**inputs)))
+                    except Exception:  # noqa: BLE001 - a wrong answer of the wrong shape
+                        got = []
+                    said = " ".join(t for _, t in case.lines) + f" {case.diagnosis} {case.status}"
+                    leaks += [f"{name}: {label}: {hit}"
+                              for hit in _leaks(said, got, question.shape_answer(exp))]
+    assert total >= 120, total
+    assert diagnosed >= 0.9 * total, (diagnosed, total, missed)
+    assert not leaks, leaks[:10]
