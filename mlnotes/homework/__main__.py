@@ -185,9 +185,9 @@ def main(argv=None):
             parser.error(str(exc))
         print(f"wrote {args.out}")
     elif args.command == "variant":
-        from .student import student
+        from .student import my_variant
 
-        print(repr(student(args.student, args.assignment)))
+        print(repr(my_variant(args.student, args.assignment)))
     elif args.command == "encrypt-key":
         from .keys import ENCRYPTED, encrypt, passphrase
 

@@ -335,13 +335,14 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         ok, detail = question.compare(answer, expected, inputs, tol)
     except Exception as exc:  # noqa: BLE001
         ok, detail = False, f"could not be compared: {exc}"
-    if question.conceal:
-        detail = "the derivation's result" if ok else "it does not; see the likely mistake"
-    report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     if not ok and not report.diagnosis:
         report.diagnosis = diagnose(question, inputs, answer, expected, tol)
         if not report.diagnosis and failed_hints:
             report.diagnosis = failed_hints[0]
+    if question.conceal:  # point to the likely mistake only where there is one to read
+        detail = "the derivation's result" if ok else (
+            "it does not; see the likely mistake" if report.diagnosis else "it does not")
+    report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     return report
 
 
@@ -442,7 +443,7 @@ class Report:
         out = [head]
         if self.variant:
             out.append(f"  variant: {self.variant}")
-        if self.key and self.verified:
+        if self.key and student:
             out.append(f"  key: {self.key}")
         out += [f"  note: {n}" for n in self.notes]
         if not self.verified and self.cases:

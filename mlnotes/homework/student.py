@@ -9,7 +9,7 @@ chapters' functions, or the practice reference the repository ships), the graded
 encrypted key (only where the instructor's passphrase is given), or no key at all (then only
 the properties that need no reference are checked, and an answer that passes them all is "not
 verified here", never FAILED). A graded question's constants are the student's variant:
-:func:`student` sets whose.
+:func:`my_variant` sets whose.
 """
 
 import copy
@@ -17,15 +17,19 @@ import secrets
 
 from . import variants
 from .bank import get_question
-from .core import NOT_IMPLEMENTED, Report, call_plain, evaluate_case
+from .core import NOT_IMPLEMENTED, ReferenceUnavailable, Report, call_plain, evaluate_case
 
 PRACTICE_KEY = "compared with the practice set's public key"
 GRADED_KEY = "compared with the graded set's key (the instructor's passphrase is set here)"
-NO_STUDENT = ("{name} has a variant per student: first run student(\"your id\") (from "
-              "mlnotes.homework import student), with the id your course grades you by (the "
+NO_KEY = ("none here: not compared with a key (the graded set's key is your instructor's); only "
+          "the checks that need no key ran")
+NO_STUDENT = ("{name} has a variant per student: first run my_variant(\"your id\") (from "
+              "mlnotes.homework import my_variant), with the id your course grades you by (the "
               "name of your submission), and use the constants it prints")
 
 SEED_BITS = 31
+# The questions checked in this kernel: a practice solution is shown only after an attempt.
+_attempted = set()
 
 
 def student_args(inputs):
@@ -46,7 +50,7 @@ class Variant(dict):
         return "\n".join(lines)
 
 
-def student(student_id, assignment=None):
+def my_variant(student_id, assignment=None):
     """Set whose variant ``check`` uses in this kernel, and return the constants of every graded
     question (of ``assignment`` only, when given) for that student.
 
@@ -79,14 +83,26 @@ def run_check(name, func, *, seed=None, student=None):
         label = (f"{variants.variant_label([name], who)} for {variants.normalise_student(who)}"
                  f" ({variants.describe(constants)})")
     cases = []
-    for inputs in question.cases(seed, constants):
+    all_inputs = question.cases(seed, constants)
+    for inputs in all_inputs:
         outcome = call_plain(func, student_args(inputs), catch_interrupt=False)
         cases.append(evaluate_case(question, inputs, outcome))
-    report = Report(name, cases, seed=seed, variant=label,
-                    key=GRADED_KEY if question.variant is not None else PRACTICE_KEY)
+    report = Report(name, cases, seed=seed, variant=label, key=_key_line(question, all_inputs))
+    if report.status != NOT_IMPLEMENTED:
+        _attempted.add(name)
     if not report.passed and report.status != NOT_IMPLEMENTED:
         report.notes += _helper_notes(question, func, seed)
     return report
+
+
+def _key_line(question, cases):
+    """What ``check`` compares with here: the practice set's public key, the graded key (where
+    the passphrase is given), or none."""
+    try:
+        question.expected(cases[0])
+    except ReferenceUnavailable:
+        return NO_KEY
+    return GRADED_KEY if question.variant is not None else PRACTICE_KEY
 
 
 def _helper_notes(question, func, seed):
@@ -115,6 +131,34 @@ def depends_note(function, helper_question, status):
             f"check {function} again")
 
 
+def solution(name):
+    """Print the practice set's solution of question ``name``, once you have checked an attempt
+    of your own in this kernel (``check(name, your_function)``). The graded set's solutions are
+    your instructor's: never shown here."""
+    import inspect
+
+    question = get_question(name)
+    if question.variant is not None:
+        print(f"{name} belongs to the graded set: its solution is your instructor's, and "
+              "`check` tests what needs no key")
+        return
+    if name not in _attempted:
+        print(f"try {name} first: write your function and run check({name!r}, your_function) "
+              "once (right or wrong), then ask for the solution again")
+        return
+    reference = question.reference
+    if hasattr(reference, "name"):  # the practice set's reference.py, read on use
+        from .bank.solutions import _module
+
+        try:
+            reference = getattr(_module(), "REFERENCES", {})[reference.name]
+        except (ReferenceUnavailable, KeyError):
+            print(f"the practice solutions are not in this copy of mlnotes: read "
+                  f"book/homework/instructor/ of the repository for {name}")
+            return
+    print(inspect.getsource(reference))
+
+
 def check(name, func, *, seed=None, student=None):
     """Print, per property, whether ``func`` answers question ``name`` correctly, and why not.
 
@@ -127,7 +171,7 @@ def check(name, func, *, seed=None, student=None):
     seed : int, optional
         Reproduce the inputs of an earlier failing check (its seed is printed).
     student : str, optional
-        Whose variant of a graded question (default: the id given to :func:`student`).
+        Whose variant of a graded question (default: the id given to :func:`my_variant`).
 
     Returns nothing (so that a notebook shows only the printed report); use :func:`run_check`
     for the :class:`~mlnotes.homework.core.Report`.
