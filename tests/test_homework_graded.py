@@ -192,8 +192,8 @@ def _leaks(text, answer, expected):
         if x == round(x) and abs(x) <= 100:
             continue  # case numbers, dimensions, counts
         for t in targets + ratios:
-            if abs(x - t) <= 1e-3 * abs(t):
-                found.append(f"{token} ~ {t:.6g}")
+            if abs(x - t) <= 1e-3 * abs(t):  # (the value itself stays out of the report)
+                found.append("a number equal to an expected value or a correcting factor")
     return found
 
 
@@ -211,7 +211,8 @@ def test_the_mistake_catalogue_is_diagnosed_without_the_key(catalogue, no_key):
             right = judge(question, cases, lambda inputs, f=references[name]: f(**inputs))
             assert right.holds and not right.verified, right.text()
             assert "FAILED" not in right.text()
-            for label, wrong in mistakes[name]:
+            for number, (_, wrong) in enumerate(mistakes[name]):
+                label = f"mistake #{number}"  # never the key's own words in a test's report
                 report = judge(question, cases, wrong)
                 total += 1
                 why = report.diagnosis or next((c.status for c in report.cases if c.status), "")
@@ -290,5 +291,93 @@ def test_grading_a_folder_names_variants_and_exports_derivations(with_key, tmp_p
     secret = passphrase_file().read_text().strip()
     for path in out.parent.rglob("*"):
         if path.is_file():
-            text = path.read_text(errors="replace")
-            assert secret not in text and "REFERENCES" not in text, path
+            leaked = secret_in(secret, path.read_text(errors="replace"))
+            assert not leaked, f"the passphrase is in {path.name}"
+
+
+# --- Gradescope ----------------------------------------------------------------------------------
+
+def _run_bundle(tmp_path, zip_path, notebook, email):
+    """Unpack ``zip_path`` and run it as Gradescope does, in a folder laid out like
+    ``/autograder``; returns the results.json and what the run printed."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+        modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
+    assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    shutil.copy(notebook, root / "submission" / "homework.ipynb")
+    (root / "submission_metadata.json").write_text(json.dumps(
+        {"users": [{"email": email, "name": "A Student"}]}))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "AUTOGRADER_ROOT": str(root),
+           "LANG": "C.UTF-8", "HOME": str(tmp_path)}
+    run = subprocess.run([sys.executable, str(root / "source" / "run_autograder")],
+                         capture_output=True, text=True, env=env, cwd=root / "source",
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads((root / "results" / "results.json").read_text()), run
+
+
+def test_the_practice_bundle_grades_a_submission_as_gradescope_would(tmp_path):
+    from mlnotes.homework.assignments import ASSIGNMENTS
+    from mlnotes.homework.gradescope import build_bundle
+
+    zip_path = build_bundle("sne", tmp_path / "autograder.zip")
+    assert zip_path.stat().st_mode & 0o077 == 0
+    results, _ = _run_bundle(tmp_path, zip_path,
+                             ROOT / "book" / "homework" / "instructor" / "sne.ipynb",
+                             "ada@example.org")
+    assert results["score"] == sum(ASSIGNMENTS["sne"].values()), results
+    assert [t["name"] for t in results["tests"]] == list(ASSIGNMENTS["sne"])
+
+
+def test_the_graded_bundle_holds_the_key_encrypted_and_the_passphrase_only_on_request(
+        with_key, tmp_path):
+    import zipfile
+
+    from mlnotes.homework.gradescope import build_bundle
+
+    secret = passphrase_file().read_text().strip()
+    without = build_bundle("sne-graded", tmp_path / "plain.zip")
+    with zipfile.ZipFile(without) as zf:
+        names = zf.namelist()
+        blob = b"".join(zf.read(n) for n in names)
+    assert "key/passphrase" not in names and "mlnotes/homework/data/graded-key.enc" in names
+    leaked = secret_in(secret.encode(), blob)
+    assert not leaked, "the passphrase is in a bundle built without --include-passphrase"
+    assert not any(n.startswith("solutions/") for n in names)
+
+    zip_path = build_bundle("sne-graded", tmp_path / "autograder.zip", include_passphrase=True)
+    with zipfile.ZipFile(zip_path) as zf:
+        shipped = secret_in(secret.encode(), zf.read("key/passphrase"))
+    assert shipped, "the bundle built with --include-passphrase lacks the passphrase"
+    results, run = _run_bundle(tmp_path, zip_path,
+                               ROOT / "book" / "homework" / "sne-graded.ipynb",
+                               "ada@example.org")
+    assert results["score"] == 0 and len(results["tests"]) == len(GRADED["sne-graded"])
+    assert all("not implemented yet" in t["output"] for t in results["tests"]), results
+    leaked = secret_in(secret, run.stdout + run.stderr + json_text(results))
+    assert not leaked, "the passphrase is in the autograder's output"
+    label = variants.variant_label(list(GRADED["sne-graded"]), "ada@example.org")
+    question = get_question("graded.two_cluster_q")
+    constants = variants.describe(variants.variant(question, "ada@example.org"))
+    assert constants in json_text(results), (label, results)
+
+
+def secret_in(secret, text):
+    """Whether ``secret`` is in ``text`` (a plain bool: an assertion on it never prints the
+    secret, as pytest's report of ``secret in text`` would)."""
+    return bool(secret) and secret in text
+
+
+def json_text(data):
+    import json
+
+    return json.dumps(data)
