@@ -532,11 +532,14 @@ rank of a kernel matrix on enough generic points), as a number, to a relative 1e
 # --- embeddings: classical MDS of a regular simplex, and of a ring -----------------------------
 
 def _simplex_dense(inputs):
-    N, m, delta = inputs["N"], inputs["m"], _v(inputs)["delta"]
-    if N > DENSE_MAX:
+    N, m, v = inputs["N"], inputs["m"], _v(inputs)
+    if N + 1 > DENSE_MAX:
         return None
-    D2 = delta**2 * (np.ones((N, N)) - np.eye(N))
-    C = np.eye(N) - 1.0 / N
+    delta, t = v["delta"], v["tau"] * v["delta"]
+    D2 = np.full((N + 1, N + 1), delta**2)
+    D2[N, :] = D2[:, N] = t**2
+    np.fill_diagonal(D2, 0.0)
+    C = np.eye(N + 1) - 1.0 / (N + 1)
     return np.linalg.eigvalsh(-0.5 * C @ D2 @ C)[::-1][:m]
 
 
@@ -544,12 +547,15 @@ graded(
     "simplex_mds_spectrum",
     function="simplex_mds_spectrum",
     signature="def simplex_mds_spectrum(N, m):",
-    docstring=r"""Classical MDS of N points at equal mutual distances.
+    docstring=r"""Classical MDS of a regular simplex and an apex.
 
-Every pair of the N points is at distance delta (YOUR variant's constant). N : int, up to
-10^12. m : int, 1 <= m <= 5 < N. Returns the (m,) largest eigenvalues of K = -1/2 C D2 C,
-decreasing, to a relative 1e-9. How many dimensions does the embedding need?""",
-    variant=lambda rng: {"delta": float(rng.choice([0.5, 1.5, 2.0, 3.0, 4.0]))},
+N points at distance delta from one another, and one more point at distance tau * delta from
+each of them (delta and tau YOUR variant's constants): N + 1 points in all. N : int, from 7
+to 10^12. m : int, 1 <= m <= 5. Returns the (m,) largest eigenvalues of K = -1/2 C D2 C (the
+(N + 1) x (N + 1) double-centred squared distances), decreasing, to a relative 1e-9. Where is
+the apex, and how far from the centroid of all N + 1 points?""",
+    variant=lambda rng: {"delta": float(rng.choice([0.5, 1.5, 2.0, 3.0, 4.0])),
+                         "tau": float(rng.choice([1.2, 1.5, 2.0, 2.5]))},
     make_inputs=lambda rng: {"N": int(rng.integers(7, 40)), "m": int(rng.integers(2, 6))},
     extra_cases=lambda rng: [{"N": int(10 ** rng.uniform(8, 12)), "m": int(rng.integers(2, 6))}],
     outputs=("eigenvalues",),
