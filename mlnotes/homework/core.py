@@ -255,7 +255,10 @@ class CaseReport:
 
     @property
     def holds(self):
-        """Every check that could run passed (without a reference: every property)."""
+        """Every check that could run passed (without a reference: every property; a question
+        with no property and no reference here: nothing failed, so it holds, unverified)."""
+        if self.status == UNVERIFIED:
+            return True
         return not self.status and bool(self.lines) and all(ok for ok, _ in self.lines)
 
 
@@ -456,6 +459,9 @@ class Report:
         detailed = False
         for k, case in enumerate(self.cases, 1):
             prefix = f"  case {k}: " if len(self.cases) > 1 else "  "
+            if case.status == UNVERIFIED:  # said once, in the note above
+                out.append(f"{prefix}no property to check here")
+                continue
             if case.status:
                 out.append(f"{prefix}{case.status}")
                 if case.diagnosis:

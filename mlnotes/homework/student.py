@@ -21,8 +21,8 @@ from .core import NOT_IMPLEMENTED, ReferenceUnavailable, Report, call_plain, eva
 
 PRACTICE_KEY = "compared with the practice set's public key"
 GRADED_KEY = "compared with the graded set's key (the instructor's passphrase is set here)"
-NO_KEY = ("none here: not compared with a key (the graded set's key is your instructor's); only "
-          "the checks that need no key ran")
+NO_KEY = ("none here: not compared with a key (the key is your instructor's); only the checks "
+          "that need no key ran")
 NO_STUDENT = ("{name} has a variant per student: first run my_variant(\"your id\") (from "
               "mlnotes.homework import my_variant), with the id your course grades you by (the "
               "name of your submission), and use the constants it prints")
