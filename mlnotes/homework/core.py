@@ -394,6 +394,9 @@ class Report:
     key: str = ""
     # the student's variant of a graded question (its label and constants), for the feedback
     variant: str = ""
+    # the question names inputs where a plain formula gives NaN or infinity (its ``nan_hint``):
+    # a non-finite answer there earns nothing for the question, whatever else passes
+    strict_nan: bool = False
 
     @property
     def passed(self):
@@ -406,7 +409,11 @@ class Report:
 
     @property
     def fraction(self):
-        return sum(c.passed for c in self.cases) / len(self.cases) if self.cases else 0.0
+        if not self.cases or (self.strict_nan and any(
+                c.status.startswith(f"{WRONG_KIND}:") and ("NaN" in c.status or "infinity" in
+                                                          c.status) for c in self.cases)):
+            return 0.0
+        return sum(c.passed for c in self.cases) / len(self.cases)
 
     @property
     def status(self):

@@ -345,7 +345,7 @@ class Grader:
         cases = [evaluate_case(question, inputs, answer, expected=expected)
                  for inputs, answer, expected in zip(all_cases[k], answers, all_expected[k],
                                                      strict=True)]
-        report = Report(question.name, cases)
+        report = Report(question.name, cases, strict_nan=bool(question.nan_hint))
         if question.variant is not None:
             report.variant = variants.describe(all_cases[k][0]["_variant"])
         for name in outcome.get("blocked", []):

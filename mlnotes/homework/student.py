@@ -87,7 +87,8 @@ def run_check(name, func, *, seed=None, student=None):
     for inputs in all_inputs:
         outcome = call_plain(func, student_args(inputs), catch_interrupt=False)
         cases.append(evaluate_case(question, inputs, outcome))
-    report = Report(name, cases, seed=seed, variant=label, key=_key_line(question, all_inputs))
+    report = Report(name, cases, seed=seed, variant=label, key=_key_line(question, all_inputs),
+                    strict_nan=bool(question.nan_hint))
     if report.status != NOT_IMPLEMENTED:
         _attempted.add(name)
     if not report.passed and report.status != NOT_IMPLEMENTED:
