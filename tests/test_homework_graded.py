@@ -381,3 +381,25 @@ def json_text(data):
     import json
 
     return json.dumps(data)
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+def test_the_command_line_prints_variants_and_rotates_a_key(tmp_path, capsys, no_key):
+    from mlnotes.homework.__main__ import main
+
+    assert main(["variant", "Ada", "--assignment", "sne-graded"]) == 0
+    printed = capsys.readouterr().out
+    for name in GRADED["sne-graded"]:
+        assert name in printed
+    assert "ada" in printed  # the id as the grader folds it
+    new = tmp_path / "new-passphrase"
+    new.write_text("a fresh passphrase for next term\n")
+    source = tmp_path / "key.py"
+    source.write_text("REFERENCES = {}\nCATALOGUE = {}\n")
+    out = tmp_path / "graded-key.enc"
+    assert main(["encrypt-key", str(source), "--key-file", str(new), "--out", str(out)]) == 0
+    assert keys.decrypt(out.read_text(), "a fresh passphrase for next term") == source.read_text()
+    with pytest.raises(keys.KeyUnavailable):
+        keys.decrypt(out.read_text(), "last term's passphrase")
+    keys.use_key_file(None)
