@@ -119,7 +119,9 @@ def test_a_graded_check_needs_the_student_and_names_the_variant(no_key, capsys):
     assert set(mine) == set(GRADED["spectral-graded"])
     assert "write these constants into your functions" in repr(mine)
     report = run_check(q.name, q.stub)
-    assert "variant: v-" in report.text() and "alice" in report.text()
+    assert f"variant: alice: {variants.describe(mine[q.name])}" in report.text()
+    # the label the grader writes in the CSV and the feedback
+    assert variants.variant_label(list(GRADED["spectral-graded"]), "alice") in repr(mine)
 
 
 # --- the key -------------------------------------------------------------------------------------

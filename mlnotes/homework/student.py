@@ -40,12 +40,15 @@ def student_args(inputs):
 class Variant(dict):
     """``{question: {constant: value}}`` of one student; printed as the notebook shows it."""
 
-    def __init__(self, student, constants):
+    def __init__(self, student, constants, label=""):
         super().__init__(constants)
         self.student = student
+        self.label = label
 
     def __repr__(self):
-        lines = [f"Your variant ({self.student}); write these constants into your functions:"]
+        named = f"{self.label}, " if self.label else ""
+        lines = [f"Your variant ({named}{self.student}); write these constants into your "
+                 "functions:"]
         lines += [f"  {name}: {variants.describe(c)}" for name, c in self.items()]
         return "\n".join(lines)
 
@@ -62,9 +65,10 @@ def my_variant(student_id, assignment=None):
     variants.set_student(student_id)
     names = (GRADED[assignment] if assignment is not None else
              [q for qs in GRADED.values() for q in qs])
-    return Variant(variants.current_student(), {
-        name: variants.variant(get_question(name), variants.current_student())
-        for name in names if get_question(name).variant is not None})
+    who = variants.current_student()
+    label = variants.variant_label(names, who) if assignment is not None else ""
+    return Variant(who, {name: variants.variant(get_question(name), who) for name in names
+                         if get_question(name).variant is not None}, label)
 
 
 def run_check(name, func, *, seed=None, student=None):
@@ -80,8 +84,7 @@ def run_check(name, func, *, seed=None, student=None):
         if who is None:
             raise ValueError(NO_STUDENT.format(name=name))
         constants = variants.variant(question, who)
-        label = (f"{variants.variant_label([name], who)} for {variants.normalise_student(who)}"
-                 f" ({variants.describe(constants)})")
+        label = f"{variants.normalise_student(who)}: {variants.describe(constants)}"
     cases = []
     all_inputs = question.cases(seed, constants)
     for inputs in all_inputs:
