@@ -325,7 +325,8 @@ class Grader:
     def _judge_safely(self, k, question, outcome, broken, plan=None):
         """:meth:`_judge`; an answer the grader fails to judge costs that question alone."""
         try:
-            return self._judge(k, question, outcome, broken, plan)
+            return self._judge(k, question, outcome, broken,
+                               *(() if plan is None else (plan,)))
         except Exception as exc:  # noqa: BLE001 - one odd answer must not cost the others
             reason = (f"{WRONG_KIND}: the grader could not judge this answer "
                       f"({type(exc).__name__}); return the array the docstring describes")
