@@ -38,8 +38,11 @@ class KeyUnavailable(ReferenceUnavailable):
 
 
 def _fernet(passphrase, salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P):
-    from cryptography.fernet import Fernet
-    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+    from .._optional import import_optional
+
+    Fernet = import_optional("cryptography.fernet", purpose="The graded key").Fernet
+    Scrypt = import_optional("cryptography.hazmat.primitives.kdf.scrypt",
+                             purpose="The graded key").Scrypt
 
     if isinstance(passphrase, str):
         passphrase = passphrase.encode("utf-8")
@@ -62,8 +65,9 @@ def encrypt(plaintext, passphrase):
 def decrypt(record, passphrase):
     """The plaintext of an encrypted ``record`` (JSON text); a :class:`KeyUnavailable` if the
     passphrase is wrong or the record damaged."""
-    from cryptography.fernet import InvalidToken
+    from .._optional import import_optional
 
+    InvalidToken = import_optional("cryptography.fernet", purpose="The graded key").InvalidToken
     try:
         meta = json.loads(record)
         if meta.get("format") != FORMAT or meta.get("kdf") != "scrypt":
