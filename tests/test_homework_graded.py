@@ -405,3 +405,12 @@ def test_the_command_line_prints_variants_and_rotates_a_key(tmp_path, capsys, no
     with pytest.raises(keys.KeyUnavailable):
         keys.decrypt(out.read_text(), "last term's passphrase")
     keys.use_key_file(None)
+
+
+def test_the_grader_without_the_passphrase_says_how_to_give_it(no_key):
+    from mlnotes.homework.core import ReferenceUnavailable
+    from mlnotes.homework.grader import Grader
+
+    with pytest.raises(ReferenceUnavailable) as err:
+        Grader("sne-graded", seed=1)
+    assert str(err.value) == keys.FOR_INSTRUCTORS

@@ -214,6 +214,8 @@ def _summary(question, report, answers):
 
 def no_references(exc):
     """Why grading cannot start without the instructor's reference answers, and what to do."""
+    if isinstance(exc, keys.KeyUnavailable):  # the graded set: the passphrase, not a folder
+        return keys.FOR_INSTRUCTORS if str(exc) == keys.NO_PASSPHRASE else str(exc)
     where = solutions.solutions_folder()
     found = f"not found ({exc})" if where is not None else "not found"
     return (f"the reference answers of the graded questions are the instructor's: {found}. "

@@ -31,6 +31,11 @@ FORMAT = "mlnotes-graded-key/1"
 # scrypt's cost: 2^15 x 8 x 128 bytes = 32 MB and about 0.1 s per derivation.
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SALT_BYTES = 2**15, 8, 1, 16
 _state = {"key_file": None, "module": None, "source": None}
+NO_PASSPHRASE = ("the graded set's key is encrypted and no passphrase was given: your answer is "
+                 "compared with it when your work is graded (instructors: --key-file FILE, or "
+                 f"set {KEY_FILE_ENV})")
+FOR_INSTRUCTORS = ("the graded set's key is encrypted: give the course's passphrase with "
+                   f"--key-file FILE, or set {KEY_FILE_ENV} (a file) or {PASSPHRASE_ENV}")
 
 
 class KeyUnavailable(ReferenceUnavailable):
@@ -112,9 +117,7 @@ def passphrase():
     text = os.environ.get(PASSPHRASE_ENV, "").strip()
     if text:
         return text
-    raise KeyUnavailable("the graded set's key is encrypted and no passphrase was given: your answer "
-                    "is compared with it when your work is graded (instructors: --key-file "
-                    f"FILE, or set {KEY_FILE_ENV})")
+    raise KeyUnavailable(NO_PASSPHRASE)
 
 
 def available():
