@@ -30,7 +30,7 @@ ENCRYPTED = Path(__file__).resolve().parent / "data" / "graded-key.enc"
 FORMAT = "mlnotes-graded-key/1"
 # scrypt's cost: 2^15 x 8 x 128 bytes = 32 MB and about 0.1 s per derivation.
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SALT_BYTES = 2**15, 8, 1, 16
-_state = {"key_file": None, "module": None, "source": None}
+_state = {"key_file": None, "module": None}
 NO_PASSPHRASE = ("the graded set's key is encrypted and no passphrase was given: your answer is "
                  "compared with it when your work is graded (instructors: --key-file FILE, or "
                  f"set {KEY_FILE_ENV})")
@@ -93,7 +93,7 @@ def use_key_file(path):
     if path is not None and not Path(path).is_file():
         raise FileNotFoundError(f"{path} is not a file: give the file holding the course's "
                                 "passphrase (one line)")
-    _state.update(key_file=None if path is None else Path(path), module=None, source=None)
+    _state.update(key_file=None if path is None else Path(path), module=None)
 
 
 def key_file():
@@ -136,11 +136,6 @@ def _module():
         exec(compile(source, "<graded key>", "exec"), namespace)  # noqa: S102 - the course's key
         _state["module"] = namespace
     return _state["module"]
-
-
-def forget():
-    """Drop the decrypted key from memory (it is read again on the next use)."""
-    _state.update(module=None, source=None)
 
 
 class GradedReference:
