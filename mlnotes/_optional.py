@@ -24,6 +24,7 @@ EXTRAS = {
     "ipywidgets": ("ipywidgets", "widgets"),
     "PIL": ("pillow", "widgets"),
     "IPython": ("ipython", "homework"),
+    "cryptography": ("cryptography", "homework"),
     "sklearn": ("scikit-learn", "sklearn"),
     "pandas": ("pandas", "pandas"),
     "tqdm": ("tqdm", "progress"),

@@ -6,6 +6,10 @@ package is run, on the inputs of every graded homework question, exactly as the 
 run a student's function; none may pass a single question. A function that cannot be called
 with the question's arguments (another signature) cannot pass it either, and is counted apart.
 
+The graded set (encrypted key, a variant per student) is tried the same way on one student's
+variant, where the passphrase is here; so are the dense computations its checker makes on small
+cases (public, so a student could adapt them): none reaches the sizes the questions ask for.
+
 The chapters' own exercise questions (``check("sne.kl_divergence", ...)`` in a chapter) are not
 homework: their solutions are in the book on purpose. An assignment lists a chapter exercise
 only as an ungraded warm-up (0 points).
@@ -27,7 +31,9 @@ import numpy as np
 import pytest
 
 import mlnotes
-from mlnotes.homework import ASSIGNMENTS, get_question
+from mlnotes.homework import ASSIGNMENTS, get_question, keys, variants
+from mlnotes.homework.assignments import GRADED as GRADED_SET_ASSIGNMENTS
+from mlnotes.homework.bank import graded as graded_bank
 from mlnotes.homework.bank import solutions
 from mlnotes.homework.core import call_plain, evaluate_case
 from mlnotes.homework.student import student_args
@@ -45,6 +51,7 @@ DEFINITION_SECONDS = 60
 SKIP_MODULES = ("mlnotes.homework", "mlnotes.widgets", "mlnotes.plotting", "mlnotes.datasets")
 
 GRADED = sorted({q for points in ASSIGNMENTS.values() for q, p in points.items() if p > 0})
+GRADED_SET = sorted(q for points in GRADED_SET_ASSIGNMENTS.values() for q in points)
 WARM_UPS = sorted({q for points in ASSIGNMENTS.values() for q, p in points.items() if p == 0})
 CHAPTER_EXERCISES = sorted({
     name for nb in BOOK.glob("*.ipynb") for cell in json.loads(nb.read_text())["cells"]
@@ -190,10 +197,31 @@ def hard_cases():
     return out
 
 
-def _tally(functions, hard_cases):
+@pytest.fixture(scope="module")
+def graded_set_cases():
+    """Each graded-set question's cases for one student's variant, and its expected answers
+    (from the encrypted key: skipped without the passphrase)."""
+    from test_homework_graded import NO_PASSPHRASE, passphrase_file
+
+    path = passphrase_file()
+    if path is None:
+        pytest.skip(NO_PASSPHRASE)
+    keys.use_key_file(path)
+    try:
+        out = {}
+        for name in GRADED_SET:
+            question = get_question(name)
+            cases = question.cases(0, variants.variant(question, "alice"))
+            out[name] = [(inputs, question.expected(inputs)) for inputs in cases]
+    finally:
+        keys.use_key_file(None)
+    return out
+
+
+def _tally(functions, hard_cases, names=GRADED):
     passed, tried, called = [], 0, 0
     for label, fn in functions:
-        for name in GRADED:
+        for name in names:
             tried += 1
             verdict = attempt(fn, get_question(name), hard_cases[name])
             called += verdict != "cannot be called"
@@ -223,6 +251,61 @@ def test_no_function_of_the_package_answers_a_homework_question(hard_cases):
     print(f"\n{len(functions)} package functions x {len(GRADED)} graded questions: {tried} "
           f"pairs, {called} called with the question's arguments, {len(passed)} passed")
     assert not passed, passed
+
+
+def test_no_function_of_the_book_or_the_package_answers_a_graded_set_question(
+        graded_set_cases):
+    functions = book_functions() + package_functions()
+    passed, tried, called = _tally(functions, graded_set_cases, GRADED_SET)
+    print(f"\n{len(functions)} book and package functions x {len(GRADED_SET)} graded-set "
+          f"questions: {tried} pairs, {called} called with the question's arguments, "
+          f"{len(passed)} passed")
+    assert not passed, passed
+    assert called >= 50
+
+
+# The checker's dense computations of the object each question describes (public: a student
+# could adapt them), by question.
+DENSE = {
+    "graded.circulant_spectrum": graded_bank._circulant_dense,
+    "graded.grid_spectrum": graded_bank._grid_dense,
+    "graded.path_eigenvector": graded_bank._path_vector_dense,
+    "graded.cycle_resistance": graded_bank._resistance_dense,
+    "graded.star_spectrum": graded_bank._star_dense,
+    "graded.equicorrelated_spectrum": graded_bank._equi_dense,
+    "graded.poly_feature_dim": graded_bank._poly_dense,
+    "graded.simplex_mds_spectrum": graded_bank._simplex_dense,
+    "graded.ring_gram_spectrum": graded_bank._ring_dense,
+    "graded.grid_pca_spectrum": graded_bank._grid_pca_dense,
+    "graded.two_level_perplexity": graded_bank._two_level_dense,
+    "graded.two_cluster_q": graded_bank._two_cluster_dense,
+    "graded.geometric_entropy": graded_bank._geometric_dense,
+}
+
+
+def _adapted(build, question, constants, cap=None):
+    """``build`` as a student's function: the question's arguments in, the dense result out;
+    with ``cap``, every size above it cut down to it (a brute force that runs at any N)."""
+    names = [k for k in question.cases(0, constants)[0] if not k.startswith("_")]
+
+    def answer(*args):
+        inputs = dict(zip(names, args, strict=True), _variant=constants)
+        if cap is not None:
+            inputs = {k: (min(v, cap) if k in ("N", "M", "p", "n", "n1", "n2")
+                          and np.ndim(v) == 0 else v) for k, v in inputs.items()}
+        return build(inputs)
+    return answer
+
+
+@pytest.mark.parametrize("name", sorted(DENSE))
+def test_the_checkers_dense_computations_do_not_answer_the_graded_set(name, graded_set_cases):
+    """Generic numerics (an eigensolver on the graph built as described, a sum over the row)
+    hold only where an array does: as is, or run at a size cut to what fits, they fail."""
+    question = get_question(name)
+    constants = variants.variant(question, "alice")
+    for cap in (None, graded_bank.DENSE_MAX):
+        fn = _adapted(DENSE[name], question, constants, cap)
+        assert attempt(fn, question, graded_set_cases[name]) == "failed", (name, cap)
 
 
 def chapter_checks():
@@ -271,7 +354,7 @@ def test_the_package_defines_no_function_a_graded_question_asks_for():
     defined = {node.name for path in package.rglob("*.py")
                for node in ast.walk(ast.parse(path.read_text()))
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    asked = {get_question(name).function for name in GRADED}
+    asked = {get_question(name).function for name in GRADED + GRADED_SET}
     assert not asked & defined, asked & defined
     assert not list(package.rglob("reference.py"))
     assert solutions.CHECKOUT == ROOT / "book" / "homework" / "instructor"

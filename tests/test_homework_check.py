@@ -14,6 +14,7 @@ from mlnotes.homework.compare import (
     tol_solve,
 )
 from mlnotes.homework.core import AnswerError, evaluate_case, from_plain, to_plain
+from mlnotes.homework.variants import variant
 
 EIGEN_QUESTIONS = ["mds.classical_mds", "kernel_pca.transform", "lle.embedding",
                    "eigenmaps.embedding"]
@@ -179,7 +180,7 @@ JUNK = ["text", [], [[]], [[1.0, 2.0], [3.0]], float("nan"), float("inf"), [1e30
 @pytest.mark.parametrize("name", questions())
 def test_junk_answers_and_forged_outcomes_fail_without_crashing_the_judge(name):
     question = get_question(name)
-    inputs = question.cases(0)[0]
+    inputs = question.cases(0, variant(question, "ada") if question.variant else None)[0]
     outcomes = [{"value": junk} for junk in JUNK] + [
         "not a dict", {"nothing": 1}, {"error": 5}, {"error": "x", "type": ["list"]}]
     for outcome in outcomes:

@@ -50,6 +50,21 @@ def test_affinities_without_the_row_minimum_fail_on_a_tiny_bandwidth():
     assert run_check("sne.conditional_affinities", stable_affinities, seed=SEED).passed
 
 
+def test_nan_on_the_input_a_question_names_earns_nothing():
+    """The question demands no NaN however small sigma is: a NaN there costs the question's
+    points, whatever the other cases earn (issue 30)."""
+    with np.errstate(all="ignore"):
+        report = run_check("sne.laplace_affinities", lambda D2, sigma: _plain_laplace(D2, sigma),
+                           seed=SEED)
+    assert any(c.passed for c in report.cases) and report.fraction == 0.0
+
+
+def _plain_laplace(D2, sigma):
+    E = np.exp(-np.sqrt(D2) / sigma[:, None])
+    np.fill_diagonal(E, 0.0)
+    return E / E.sum(axis=1, keepdims=True)
+
+
 def test_transposed_conditional_affinities_are_named():
     report = _report("sne.conditional_affinities", lambda D2, sigma: stable_affinities(
         D2, sigma).T)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from homework_fixtures import graded_once, instructor, points_of, submission, write
 
-from mlnotes.homework.assignments import ASSIGNMENTS
+from mlnotes.homework.assignments import ASSIGNMENTS, GRADED
 from mlnotes.homework.grader import Grader, grade_folder
 from mlnotes.homework.notebook import extract_statements, read_code_cells, student_version
 
@@ -491,5 +491,6 @@ def test_list_marks_graded_questions_and_chapter_exercises():
                     "warm-up: chapter exercise, 0 pt") in marks[name], name
     exercises = {line.split()[0] for line in rest.splitlines() if line.startswith("  ")}
     graded = {q for questions in ASSIGNMENTS.values() for q, p in questions.items() if p}
+    graded |= {q for questions in GRADED.values() for q in questions}  # the graded set, listed first
     assert exercises == set(QUESTIONS) - graded and graded
     assert all("chapter exercise" in line for line in rest.splitlines()[1:])

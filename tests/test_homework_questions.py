@@ -1,5 +1,8 @@
 """Mutation tests of the question bank: for every question the reference passes, the stub is
-"not implemented yet", and every catalogued wrong answer is rejected with its own diagnosis."""
+"not implemented yet", and every catalogued wrong answer is rejected with its own diagnosis.
+
+The graded set (encrypted key, a variant per student) has its own tests in
+``test_homework_graded.py``; here it is only checked that its stubs are "not implemented yet"."""
 
 import numpy as np
 import pytest
@@ -21,7 +24,9 @@ REQUIRED = {
     "sne.perplexity_limits", "sne.tsne_forces", "kernel_pca.linear_scores",
     "eigenmaps.dirichlet_energy", "isomap.residual_variance",
 }
-ALL = questions()
+EVERY = questions()
+# the practice set and the chapters' exercises: public keys
+ALL = [q for q in EVERY if get_question(q).variant is None]
 MISTAKES = [(q, m.name) for q in ALL for m in QUESTIONS[q].all_mistakes()]
 
 
@@ -39,10 +44,10 @@ def test_reference_passes(name):
             assert case.passed, (seed, case)
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", EVERY)
 def test_stub_is_not_implemented(name):
     question = get_question(name)
-    report = run_check(name, question.stub, seed=0)
+    report = run_check(name, question.stub, seed=0, student="ada")
     assert not report.passed
     assert report.status == NOT_IMPLEMENTED
     assert NOT_IMPLEMENTED in report.text()
@@ -55,17 +60,21 @@ def test_mistake_is_rejected_with_its_diagnosis(name, mistake):
     wrong = next(m for m in question.all_mistakes() if m.name == mistake)
     diagnosed = judged = 0
     for seed in SEEDS:
+        rejected = False
         for inputs in question.cases(seed):
             answer = wrong.answer(inputs, question.expected(inputs))
             outcome = {"value": to_plain(answer)}
             case = evaluate_case(question, inputs, outcome)
-            assert not case.passed, f"{mistake} passed on seed {seed}"
+            if case.passed:
+                continue  # a case in the regime where the slip is harmless (a long path)
+            rejected = True
             parts = answer if isinstance(answer, tuple) else (answer,)
             if any(np.isnan(np.asarray(a, dtype=float)).any() for a in parts):
                 assert case.status and question.nan_hint in (case.diagnosis, "")
                 continue  # a hard case where the slip gives NaN: the NaN hint says so
             judged += 1
             diagnosed += case.diagnosis == wrong.diagnosis
+        assert rejected, f"{mistake} passed every case of seed {seed}"
     # every case must be diagnosed (a wrong answer may rarely coincide with another mistake)
     assert diagnosed >= judged - 1 and diagnosed >= 1, f"{mistake}: diagnosed {diagnosed} cases"
 

@@ -1,8 +1,11 @@
 """Homework with checked answers, and a sandboxed batch grader.
 
-The chapters' exercises are checked against mlnotes' own functions; the graded homework asks for
-other work, and its reference answers are the instructor's, read from the folder
-:func:`use_solutions` (or ``MLNOTES_HOMEWORK_SOLUTIONS``) names (:mod:`~.bank.solutions`).
+The chapters' exercises are checked against mlnotes' own functions. The practice set asks for
+other work; its key is public (``book/homework/instructor/``, read through :func:`use_solutions`
+or ``MLNOTES_HOMEWORK_SOLUTIONS``, :mod:`~.bank.solutions`) and :func:`solution` shows it after
+an attempt. The graded set's key is encrypted (:mod:`~.keys`), opened only with the course's
+passphrase, and each student has a variant of its constants (:mod:`~.variants`,
+:func:`my_variant`); without the key, ``check`` tests what needs none (:mod:`~.bank.graded`).
 
 Student side::
 
@@ -20,7 +23,8 @@ Modules: :mod:`~mlnotes.homework.core` (what a question is, judging, reports; it
 question), :mod:`~.compare` (tolerances, eigenvector ambiguity), :mod:`~.bank` (the questions, by
 name), :mod:`~.student` (``check``), :mod:`~.sandbox` and ``_child.py`` (running untrusted code),
 :mod:`~.notebook` and ``_parse.py`` (reading submissions, student versions), :mod:`~.grader`
-(batch grading), :mod:`~.assignments`.
+(batch grading), :mod:`~.assignments`, :mod:`~.handmark` (derivations marked by hand),
+:mod:`~.gradescope` (the autograder bundle).
 """
 
 import importlib
@@ -31,6 +35,7 @@ _EXPORTS = {
     "ASSIGNMENTS": "assignments", "QUESTIONS": "bank", "get_question": "bank",
     "Question": "core", "Report": "core", "Grader": "grader", "grade_folder": "grader",
     "student_version": "notebook", "check": "student", "run_check": "student",
+    "my_variant": "student", "solution": "student",
     "use_solutions": "bank.solutions", "UNDERSTANDING": "assignments",
 }
 

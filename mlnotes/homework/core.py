@@ -180,6 +180,9 @@ class Question:
     # a question that asks for understanding: feedback never says how far the answer is from the
     # reference (a relative error, or "equals 2 x the expected", would give the result away)
     conceal: bool = False
+    # ``rng -> {constant: value}``: a graded question's constants, one variant per student
+    # (:mod:`mlnotes.homework.variants`); each case carries them under ``_variant``
+    variant: Callable = None
 
     def all_mistakes(self):
         return tuple(self.mistakes) + (tuple(self.private_mistakes())
@@ -194,11 +197,19 @@ class Question:
     def stub(self, *args, **kwargs):
         raise NotImplementedError(NOT_IMPLEMENTED)
 
-    def cases(self, seed):
-        """The inputs of every case, generated from ``seed`` (trusted side only)."""
+    def cases(self, seed, constants=None):
+        """The inputs of every case, generated from ``seed`` (trusted side only); a graded
+        question's cases carry the student's variant ``constants`` under ``_variant`` (never
+        passed to the student's function: keys starting with ``_`` stay private)."""
         rng = np.random.default_rng(seed)
         cases = [self.make_inputs(rng) for _ in range(self.n_cases)]
-        return cases + (list(self.extra_cases(rng)) if self.extra_cases else [])
+        cases += list(self.extra_cases(rng)) if self.extra_cases else []
+        if self.variant is not None:
+            if constants is None:
+                raise ValueError(f"{self.name} has a variant per student: give the student's "
+                                 "constants (mlnotes.homework.variants.variant)")
+            cases = [dict(c, _variant=dict(constants)) for c in cases]
+        return cases
 
     def shape_answer(self, value):
         """Plain data -> a tuple of float64 arrays, one per output, or an :class:`AnswerError`."""
@@ -244,7 +255,10 @@ class CaseReport:
 
     @property
     def holds(self):
-        """Every check that could run passed (without a reference: every property)."""
+        """Every check that could run passed (without a reference: every property; a question
+        with no property and no reference here: nothing failed, so it holds, unverified)."""
+        if self.status == UNVERIFIED:
+            return True
         return not self.status and bool(self.lines) and all(ok for ok, _ in self.lines)
 
 
@@ -324,13 +338,14 @@ def evaluate_case(question, inputs, outcome, *, expected=None):
         ok, detail = question.compare(answer, expected, inputs, tol)
     except Exception as exc:  # noqa: BLE001
         ok, detail = False, f"could not be compared: {exc}"
-    if question.conceal:
-        detail = "the derivation's result" if ok else "it does not; see the likely mistake"
-    report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     if not ok and not report.diagnosis:
         report.diagnosis = diagnose(question, inputs, answer, expected, tol)
         if not report.diagnosis and failed_hints:
             report.diagnosis = failed_hints[0]
+    if question.conceal:  # point to the likely mistake only where there is one to read
+        detail = "the derivation's result" if ok else (
+            "it does not; see the likely mistake" if report.diagnosis else "it does not")
+    report.lines.append((ok, f"agrees with the reference on the same inputs ({detail})"))
     return report
 
 
@@ -375,14 +390,30 @@ class Report:
     cases: list
     seed: object = None
     notes: list = field(default_factory=list)
+    # what it was compared with: a line ``check`` prints on every report (see student.py)
+    key: str = ""
+    # the student's variant of a graded question (its label and constants), for the feedback
+    variant: str = ""
+    # the question names inputs where a plain formula gives NaN or infinity (its ``nan_hint``):
+    # a non-finite answer there earns nothing for the question, whatever else passes
+    strict_nan: bool = False
 
     @property
     def passed(self):
         return bool(self.cases) and all(c.passed for c in self.cases)
 
     @property
+    def holds(self):
+        """Every check that could run passed (the answer is right, or not verified here)."""
+        return bool(self.cases) and all(c.holds for c in self.cases)
+
+    @property
     def fraction(self):
-        return sum(c.passed for c in self.cases) / len(self.cases) if self.cases else 0.0
+        if not self.cases or (self.strict_nan and any(
+                c.status.startswith(f"{WRONG_KIND}:") and ("NaN" in c.status or "infinity" in
+                                                          c.status) for c in self.cases)):
+            return 0.0
+        return sum(c.passed for c in self.cases) / len(self.cases)
 
     @property
     def status(self):
@@ -417,10 +448,13 @@ class Report:
     def text(self, *, student=True):
         """The report as printed by ``check`` (``student=False``: for the grader's feedback,
         without the seed and the notebook hint)."""
-        holds = bool(self.cases) and all(c.holds for c in self.cases)
         head = f"{self.question}: " + ("PASSED" if self.passed else
-                                       NOT_JUDGED if holds else "FAILED")
+                                       NOT_JUDGED if self.holds else "FAILED")
         out = [head]
+        if self.variant:
+            out.append(f"  variant: {self.variant}")
+        if self.key and student:
+            out.append(f"  key: {self.key}")
         out += [f"  note: {n}" for n in self.notes]
         if not self.verified and self.cases:
             out.append(f"  note: {UNVERIFIED}")
@@ -432,6 +466,9 @@ class Report:
         detailed = False
         for k, case in enumerate(self.cases, 1):
             prefix = f"  case {k}: " if len(self.cases) > 1 else "  "
+            if case.status == UNVERIFIED:  # said once, in the note above
+                out.append(f"{prefix}no property to check here")
+                continue
             if case.status:
                 out.append(f"{prefix}{case.status}")
                 if case.diagnosis:

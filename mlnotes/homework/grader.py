@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import keys, variants
 from .assignments import get_assignment
 from .bank import get_question, solutions
 from .core import DEFINITION, MISSING, WRONG_KIND, ReferenceUnavailable, Report, evaluate_case
@@ -55,6 +56,8 @@ MAX_DEPTH, MAX_ENTRIES = 8, 2000
 QUOTED_MESSAGE = 300
 # The CSV's notes (the grader's notes and every failed question's feedback) are cut here.
 CSV_NOTES = 4000
+# The CSV column an instructor fills in after marking the exported derivations.
+HAND_MARK = "hand mark"
 UNTRUSTED_HEADING = ("What your code itself reported while it ran (its own output, shown as "
                      "text; not the grader's notes):")
 
@@ -78,6 +81,8 @@ class SubmissionResult:
     reported: list = field(default_factory=list)   # what the submission's run said (untrusted)
     file: str = ""                                  # the entry of the submissions folder
     summary: list = field(default_factory=list)    # notes with no submitted text (for the CSV)
+    variant: str = ""                               # the student's variant of the graded set
+    derivations: list = field(default_factory=list)  # (heading, text) to be marked by hand
 
     @property
     def total(self):
@@ -211,6 +216,8 @@ def _summary(question, report, answers):
 
 def no_references(exc):
     """Why grading cannot start without the instructor's reference answers, and what to do."""
+    if isinstance(exc, keys.KeyUnavailable):  # the graded set: the passphrase, not a folder
+        return keys.FOR_INSTRUCTORS if str(exc) == keys.NO_PASSPHRASE else str(exc)
     where = solutions.solutions_folder()
     found = f"not found ({exc})" if where is not None else "not found"
     return (f"the reference answers of the graded questions are the instructor's: {found}. "
@@ -227,7 +234,7 @@ class Grader:
     """
 
     def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
-                 block=()):
+                 block=(), course_seed=None):
         check_needs()  # before anything is read or written: never a mark it cannot compute
         self.points = get_assignment(assignment) if isinstance(assignment, str) else dict(
             assignment)
@@ -240,21 +247,41 @@ class Grader:
         folder = solutions.solutions_folder()
         if folder is not None:
             self.private.append(str(folder))
+        if keys.key_file() is not None:  # the graded key's passphrase: never readable by students
+            self.private.append(str(Path(keys.key_file()).resolve().parent))
         check_private(self.private)
         seed = secrets.randbits(SEED_BITS) if seed is None else seed
         self.seed = seed
-        self.cases = [q.cases([seed, k]) for k, q in enumerate(self.questions)]
-        # The references run here, before any student code: everything they need is loaded.
+        self.course_seed = variants.course_seed(course_seed)
+        self.graded = any(q.variant is not None for q in self.questions)
+        # The references run here, before any student code: everything they need is loaded
+        # (for the graded set, a probe variant proves the key opens; each student's expected
+        # answers are computed from the key for their variant when they are graded).
         try:
-            self.expected = [[q.expected(inputs) for inputs in cases]
-                             for q, cases in zip(self.questions, self.cases, strict=True)]
+            self.cases, self.expected, self.max_numbers, _ = self.plan(None)
         except ReferenceUnavailable as exc:
             raise ReferenceUnavailable(no_references(exc)) from None
+        self.isolation = {}  # what the sandbox achieved (the first child's report)
+
+    def plan(self, student):
+        """``(cases, expected, max_numbers, variant label)`` for ``student`` (``None``: the
+        probe variant): the practice questions' cases are the same for everyone, a graded
+        question's constants are the student's variant."""
+        cases, expected = [], []
+        for k, q in enumerate(self.questions):
+            constants = (variants.variant(q, "\0probe" if student is None else student,
+                                          self.course_seed) if q.variant is not None else None)
+            cases.append(q.cases([self.seed, k], constants))
+            expected.append([q.expected(inputs) for inputs in cases[-1]])
         # the most numbers a right answer can hold, per question (a sparse answer: three
         # arrays as long as the dense one): anything larger is refused as soon as it arrives
-        self.max_numbers = [SPARSE_FACTOR * max(sum(e.size for e in exp) for exp in expected)
-                            + SLACK_NUMBERS for expected in self.expected]
-        self.isolation = {}  # what the sandbox achieved (the first child's report)
+        max_numbers = [SPARSE_FACTOR * max(sum(e.size for e in exp) for exp in exps)
+                       + SLACK_NUMBERS for exps in expected]
+        label = ""
+        if self.graded and student is not None:
+            names = [q.name for q in self.questions if q.variant is not None]
+            label = variants.variant_label(names, student, self.course_seed)
+        return cases, expected, max_numbers, label
 
     def grade_notebook(self, student, path, *, folder=None):
         """Grade the notebook ``path`` (relative to ``folder`` when given; else any path, whose
@@ -273,13 +300,19 @@ class Grader:
         if notes:
             result.summary.append(f"{len(notes)} note(s) on parts of the notebook that could not "
                                   "be read or compiled (see the feedback)")
+        try:
+            plan = self.plan(student) if self.graded else (
+                self.cases, self.expected, self.max_numbers, "")
+        except ValueError as exc:  # an id no variant can be drawn from (empty)
+            return self._all_failed(result, f"not graded: {exc}", "not graded: no student id")
+        result.variant = plan[3]
         calls = [(q.function, [student_args(inputs) for inputs in cases])
-                 for q, cases in zip(self.questions, self.cases, strict=True)]
+                 for q, cases in zip(self.questions, plan[0], strict=True)]
         events = []
         try:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
-                private=self.private, block=self.block, max_numbers=self.max_numbers,
+                private=self.private, block=self.block, max_numbers=plan[2],
                 events=events, submission=(folder, path))
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})",
@@ -291,33 +324,37 @@ class Grader:
                            for _ in events]
         result.reported += [self._redact(r) for r in reported]
         for k, (question, outcome) in enumerate(zip(self.questions, outcomes, strict=True)):
-            result.results.append(self._judge_safely(k, question, outcome, broken))
+            result.results.append(self._judge_safely(k, question, outcome, broken, plan))
         self._point_to_helpers(result, statements)
         return result
 
-    def _judge_safely(self, k, question, outcome, broken):
+    def _judge_safely(self, k, question, outcome, broken, plan=None):
         """:meth:`_judge`; an answer the grader fails to judge costs that question alone."""
         try:
-            return self._judge(k, question, outcome, broken)
+            return self._judge(k, question, outcome, broken,
+                               *(() if plan is None else (plan,)))
         except Exception as exc:  # noqa: BLE001 - one odd answer must not cost the others
             reason = (f"{WRONG_KIND}: the grader could not judge this answer "
                       f"({type(exc).__name__}); return the array the docstring describes")
             return QuestionResult(question.name, 0.0, self.points[question.name], reason,
                                   f"{question.name}: FAILED\n  {reason}")
 
-    def _judge(self, k, question, outcome, broken):
+    def _judge(self, k, question, outcome, broken, plan=None):
+        all_cases, all_expected = (self.cases, self.expected) if plan is None else plan[:2]
         max_points = self.points[question.name]
         if "reason" in outcome:  # the sandbox's own words
             reason = self._redact(outcome["reason"])
             return QuestionResult(question.name, 0.0, max_points, reason,
                                   f"{question.name}: FAILED\n  {reason}", reason)
-        answers = outcome["answers"][: len(self.cases[k])]
-        answers += [{"error": "no answer", "type": MISSING}] * (len(self.cases[k]) - len(answers))
+        answers = outcome["answers"][: len(all_cases[k])]
+        answers += [{"error": "no answer", "type": MISSING}] * (len(all_cases[k]) - len(answers))
         answers = [self._trusted(question, a, broken) for a in answers]
         cases = [evaluate_case(question, inputs, answer, expected=expected)
-                 for inputs, answer, expected in zip(self.cases[k], answers, self.expected[k],
+                 for inputs, answer, expected in zip(all_cases[k], answers, all_expected[k],
                                                      strict=True)]
-        report = Report(question.name, cases)
+        report = Report(question.name, cases, strict_nan=bool(question.nan_hint))
+        if question.variant is not None:
+            report.variant = variants.describe(all_cases[k][0]["_variant"])
         for name in outcome.get("blocked", []):
             report.notes.append(f"your code tried to use {escape(name, 60)}, which is blocked "
                                 "while grading: the graded functions must be your own "
@@ -403,7 +440,7 @@ class Grader:
 
 
 def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb=1024,
-                 seed=None, block=()):
+                 seed=None, block=(), course_seed=None):
     """Grade every submission in ``folder``; write the CSV, feedback and results.json files,
     and ``grading.json`` (the settings, the seed of the hidden inputs to grade again alike, and
     what the sandbox achieved on this machine).
@@ -416,7 +453,7 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
     folder = submissions_folder(folder)
     out_dir = output_folder(out_csv, folder)
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,
-                    private=[folder, out_dir], block=block)
+                    private=[folder, out_dir], block=block, course_seed=course_seed)
 
     def grade(entry):
         student, name = entry
@@ -432,6 +469,8 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
                                             "not graded: it could not be read")
         else:
             result = grader.grade_safely(student, relative, folder=folder)
+            if grader.graded:  # the written derivations, for marking by hand
+                result.derivations = _derivations(folder, relative)
         result.file = shown_name(name)
         return result
 
@@ -439,6 +478,10 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
         results = list(pool.map(grade, find_submissions(folder)))
     flag_lookalikes(results)
     write_outputs(results, grader, out_dir / Path(out_csv).name)
+    if grader.graded:
+        from .handmark import write_derivations
+
+        write_derivations(results, out_dir, assignment, write_new)
     return results
 
 
@@ -450,6 +493,15 @@ def flag_lookalikes(results):
         if r.student in notes:
             r.notes.append(notes[r.student])
             r.summary.insert(0, notes[r.student])
+
+
+def _derivations(folder, relative):
+    from .handmark import derivations_of
+
+    try:
+        return derivations_of(folder, relative)
+    except (NotebookError, OSError):
+        return []
 
 
 def submissions_folder(folder):
@@ -601,8 +653,8 @@ def _csv_row(r, names):
         parts.append(f"{len(r.reported)} message(s) from the submission's own run: see its "
                      "feedback")
     notes = "; ".join(parts)
-    return [_cell(escape(r.student, 1000)), _cell(escape(r.file, 1000)),
-            *(points.get(n, 0.0) for n in names), round(r.total, 3), r.max_total,
+    return [_cell(escape(r.student, 1000)), _cell(escape(r.file, 1000)), r.variant,
+            *(points.get(n, 0.0) for n in names), round(r.total, 3), r.max_total, "",
             _cell(escape(public(notes), CSV_NOTES))]
 
 
@@ -618,7 +670,9 @@ def write_outputs(results, grader, out_csv):
         names = list(grader.points)
         table = io.StringIO()
         writer = csv.writer(table)
-        writer.writerow(["student", "file", *names, "total", "max", "notes"])
+        # "hand mark" is the instructor's, for the derivations exported beside the CSV
+        writer.writerow(["student", "file", "variant", *names, "total", "max", HAND_MARK,
+                         "notes"])
         for r in results:
             writer.writerow(_csv_row(r, names))
         _write_new(root, out_csv.name, table.getvalue(), 0o600)
@@ -639,7 +693,9 @@ def write_outputs(results, grader, out_csv):
             os.close(feedback)
             os.close(results_dir)
         # what it takes to grade again on the same hidden inputs (the students never see it)
-        settings = {"assignment": grader.points, "seed": grader.seed, "timeout": grader.timeout,
+        settings = {"assignment": grader.points, "seed": grader.seed,
+                    "course_seed": grader.course_seed if grader.graded else None,
+                    "timeout": grader.timeout,
                     "memory_mb": grader.memory_mb, "block": grader.block,
                     "isolation": grader.isolation, "not_written": failed}
         _write_new(root, "grading.json", json.dumps(settings, indent=1), 0o600)
@@ -661,6 +717,9 @@ def _note_lines(result):
 def feedback_text(result):
     lines = [f"Feedback for {escape(result.student, 300)}: {result.total:g} / "
              f"{result.max_total:g} points", ""]
+    if result.variant:
+        lines[1:1] = [f"Your variant: {result.variant} (the constants of each graded question "
+                      "are under its name)"]
     if result.notes:
         lines += ["Notes on your notebook:", *_note_lines(result), ""]
     if result.reported:

@@ -3,15 +3,33 @@
 The function runs in the student's own process (they can only fool themselves here; the batch
 grader runs it in a sandbox). Each call draws fresh random inputs and prints the seed when
 something fails, so the failing case can be reproduced with ``seed=...``.
+
+Every report says what the answer was compared with: the practice set's public key (the
+chapters' functions, or the practice reference the repository ships), the graded set's
+encrypted key (only where the instructor's passphrase is given), or no key at all (then only
+the properties that need no reference are checked, and an answer that passes them all is "not
+verified here", never FAILED). A graded question's constants are the student's variant:
+:func:`my_variant` sets whose.
 """
 
 import copy
 import secrets
 
+from . import variants
 from .bank import get_question
-from .core import NOT_IMPLEMENTED, Report, call_plain, evaluate_case
+from .core import NOT_IMPLEMENTED, ReferenceUnavailable, Report, call_plain, evaluate_case
+
+PRACTICE_KEY = "compared with the practice set's public key"
+GRADED_KEY = "compared with the graded set's key (the instructor's passphrase is set here)"
+NO_KEY = ("none here: not compared with a key (the key is your instructor's); only the checks "
+          "that need no key ran")
+NO_STUDENT = ("{name} has a variant per student: first run my_variant(\"your id\") (from "
+              "mlnotes.homework import my_variant), with the id your course grades you by (the "
+              "name of your submission), and use the constants it prints")
 
 SEED_BITS = 31
+# The questions checked in this kernel: a practice solution is shown only after an attempt.
+_attempted = set()
 
 
 def student_args(inputs):
@@ -19,21 +37,76 @@ def student_args(inputs):
     return [copy.deepcopy(v) for k, v in inputs.items() if not k.startswith("_")]
 
 
-def run_check(name, func, *, seed=None):
+class Variant(dict):
+    """``{question: {constant: value}}`` of one student; printed as the notebook shows it."""
+
+    def __init__(self, student, constants, label=""):
+        super().__init__(constants)
+        self.student = student
+        self.label = label
+
+    def __repr__(self):
+        named = f"{self.label}, " if self.label else ""
+        lines = [f"Your variant ({named}{self.student}); write these constants into your "
+                 "functions:"]
+        lines += [f"  {name}: {variants.describe(c)}" for name, c in self.items()]
+        return "\n".join(lines)
+
+
+def my_variant(student_id, assignment=None):
+    """Set whose variant ``check`` uses in this kernel, and return the constants of every graded
+    question (of ``assignment`` only, when given) for that student.
+
+    The id is the one your course grades you by (the name of your submission); the grader draws
+    your constants from it, so use the ones printed here.
+    """
+    from .assignments import GRADED
+
+    variants.set_student(student_id)
+    names = (GRADED[assignment] if assignment is not None else
+             [q for qs in GRADED.values() for q in qs])
+    who = variants.current_student()
+    label = variants.variant_label(names, who) if assignment is not None else ""
+    return Variant(who, {name: variants.variant(get_question(name), who) for name in names
+                         if get_question(name).variant is not None}, label)
+
+
+def run_check(name, func, *, seed=None, student=None):
     """Check ``func`` against question ``name`` and return the :class:`~.core.Report`."""
     question = get_question(name)
     if not callable(func):
         raise TypeError(f"check({name!r}, func) needs your function as func, got {func!r}.")
     if seed is None:
         seed = secrets.randbits(SEED_BITS)
+    constants, label = None, ""
+    if question.variant is not None:
+        who = student if student is not None else variants.current_student()
+        if who is None:
+            raise ValueError(NO_STUDENT.format(name=name))
+        constants = variants.variant(question, who)
+        label = f"{variants.normalise_student(who)}: {variants.describe(constants)}"
     cases = []
-    for inputs in question.cases(seed):
+    all_inputs = question.cases(seed, constants)
+    for inputs in all_inputs:
         outcome = call_plain(func, student_args(inputs), catch_interrupt=False)
         cases.append(evaluate_case(question, inputs, outcome))
-    report = Report(name, cases, seed=seed)
+    report = Report(name, cases, seed=seed, variant=label, key=_key_line(question, all_inputs),
+                    strict_nan=bool(question.nan_hint))
+    if report.status != NOT_IMPLEMENTED:
+        _attempted.add(name)
     if not report.passed and report.status != NOT_IMPLEMENTED:
         report.notes += _helper_notes(question, func, seed)
     return report
+
+
+def _key_line(question, cases):
+    """What ``check`` compares with here: the practice set's public key, the graded key (where
+    the passphrase is given), or none."""
+    try:
+        question.expected(cases[0])
+    except ReferenceUnavailable:
+        return NO_KEY
+    return GRADED_KEY if question.variant is not None else PRACTICE_KEY
 
 
 def _helper_notes(question, func, seed):
@@ -49,7 +122,8 @@ def _helper_notes(question, func, seed):
         if helper_question.function not in names or not callable(helper):
             continue
         helper_report = run_check(dep, helper, seed=seed)
-        if not helper_report.passed:
+        # not verified here is not failed: no pointer to a helper that may well be right
+        if not helper_report.passed and not helper_report.holds:
             notes.append(depends_note(question.function, helper_question, helper_report.status))
     return notes
 
@@ -61,7 +135,35 @@ def depends_note(function, helper_question, status):
             f"check {function} again")
 
 
-def check(name, func, *, seed=None):
+def solution(name):
+    """Print the practice set's solution of question ``name``, once you have checked an attempt
+    of your own in this kernel (``check(name, your_function)``). The graded set's solutions are
+    your instructor's: never shown here."""
+    import inspect
+
+    question = get_question(name)
+    if question.variant is not None:
+        print(f"{name} belongs to the graded set: its solution is your instructor's, and "
+              "`check` tests what needs no key")
+        return
+    if name not in _attempted:
+        print(f"try {name} first: write your function and run check({name!r}, your_function) "
+              "once (right or wrong), then ask for the solution again")
+        return
+    reference = question.reference
+    if hasattr(reference, "name"):  # the practice set's reference.py, read on use
+        from .bank.solutions import _module
+
+        try:
+            reference = getattr(_module(), "REFERENCES", {})[reference.name]
+        except (ReferenceUnavailable, KeyError):
+            print(f"the practice solutions are not in this copy of mlnotes: read "
+                  f"book/homework/instructor/ of the repository for {name}")
+            return
+    print(inspect.getsource(reference))
+
+
+def check(name, func, *, seed=None, student=None):
     """Print, per property, whether ``func`` answers question ``name`` correctly, and why not.
 
     Parameters
@@ -72,8 +174,10 @@ def check(name, func, *, seed=None):
         Your function, with the signature of the question's stub.
     seed : int, optional
         Reproduce the inputs of an earlier failing check (its seed is printed).
+    student : str, optional
+        Whose variant of a graded question (default: the id given to :func:`my_variant`).
 
     Returns nothing (so that a notebook shows only the printed report); use :func:`run_check`
     for the :class:`~mlnotes.homework.core.Report`.
     """
-    print(run_check(name, func, seed=seed).text())
+    print(run_check(name, func, seed=seed, student=student).text())

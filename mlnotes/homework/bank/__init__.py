@@ -12,6 +12,7 @@ how it is judged); the core never imports the bank.
 from . import (  # noqa: F401
     autoencoder,
     eigenmaps,
+    graded,
     graphs,
     homework,
     lle,

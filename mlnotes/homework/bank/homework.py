@@ -175,11 +175,18 @@ that size fits in memory: derive the eigenvalues; try v_k = cos(pi j (k - 1/2) /
 m : int, small. Returns the (m,) eigenvalues in increasing order, each to a relative accuracy
 of 1e-9: choose a form of your formula that keeps that accuracy when the eigenvalue is tiny.""",
     make_inputs=_path_inputs,
+    # and a short path, where (pi j / N)^2 and other small-angle forms are far off
+    extra_cases=lambda rng: [{"N": int(rng.integers(10, 60)), "m": int(rng.integers(3, 8))}],
     compare=compare_close,
     tolerance=lambda inputs, expected: SPECTRUM_RTOL,
     outputs=("eigenvalues",),
     shapes=lambda inputs: [(inputs["m"],)],
     properties=(Property("the eigenvalues are positive and increasing", _increasing_positive),),
+    mistakes=(
+        Mistake("small angle", lambda N, m: (np.pi * np.arange(1, m + 1) / N) ** 2,
+                "a small-angle form: it is exact only in the limit of a long path, and on a "
+                "short path it is far off; derive the eigenvalues exactly."),
+    ),
 )
 
 
