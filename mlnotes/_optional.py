@@ -40,7 +40,7 @@ REQUIREMENTS = {
     "plot": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1"),
     "widgets": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1",
                 "ipywidgets>=8.0", "pillow>=10.0"),
-    "homework": ("ipython>=8.12",),
+    "homework": ("ipython>=8.12", "cryptography>=42"),
     "sklearn": ("scikit-learn>=1.6",),
     "pandas": ("pandas>=2.2.2",),
     "progress": ("tqdm>=4.60",),
