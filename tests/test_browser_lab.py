@@ -53,7 +53,7 @@ def lab(tmp_path_factory):
     notebook = {
         "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
                    "metadata": {}, "outputs": [], "source": CELL_SOURCE}],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                     "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5,
     }
