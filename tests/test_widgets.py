@@ -688,8 +688,9 @@ def test_every_chapter_pages_explorer_data_is_within_budget():
 def test_controls_that_change_nothing_at_a_setting_are_marked_inert():
     spec = _isomap_spec()
     names = [c["name"] for c in spec["controls"]]
-    knn = _key(spec, graph="knn", n_neighbors=10, radius=5.0)
-    epsilon = _key(spec, graph="epsilon", n_neighbors=10, radius=5.0)
+    # the page holds the unused control at its current value only (k = 6, radius 4.5)
+    knn = _key(spec, graph="knn", n_neighbors=10, radius=4.5)
+    epsilon = _key(spec, graph="epsilon", n_neighbors=6, radius=5.0)
     assert [names[j] for j in spec["inert"][knn]] == ["radius"]  # a kNN graph has no radius
     assert [names[j] for j in spec["inert"][epsilon]] == ["n_neighbors"]
     kpca = _spec(mw.kernel_pca_explorer())[0]
@@ -706,3 +707,40 @@ def test_a_number_that_is_not_finite_does_not_break_the_export():
     assert scene["panels"][0]["layers"][0]["y"] is None
     assert _static.decode_spec(f'<script type="application/gzip" class="mlx-data">'
                                f'{_static.encode_spec(scene)}</script>') == scene
+
+
+@pytest.mark.parametrize("make, change, disabled, reason", [
+    (lambda: mw.isomap_explorer(), {}, {"radius"}, "kNN graph has no radius"),
+    (lambda: mw.isomap_explorer(), {"graph": "epsilon"}, {"n_neighbors"}, "ε graph has no k"),
+    (lambda: mw.kernel_pca_explorer(), {"kernel": "linear"}, {"gamma", "degree"},
+     "linear kernel has no gamma"),
+    (lambda: mw.kernel_pca_explorer(), {"kernel": "poly"}, set(), ""),
+    (lambda: mw.kernel_pca_explorer(kernel="poly"), {"kernel": "rbf"}, {"degree"},
+     "only the poly kernel has a degree"),
+])
+def test_a_control_that_does_not_apply_is_disabled_and_says_why(make, change, disabled, reason,
+                                                                 close_figures):
+    ex = make()
+    ex.widget  # noqa: B018 (builds the controls)
+    for name, value in change.items():
+        ex._controls[name].value = value
+    assert {n for n, c in ex._controls.items() if c.disabled} == disabled
+    for name in disabled:
+        assert ex._controls[name].tooltip
+    assert reason in ex._why_disabled.value
+    if not disabled:
+        assert ex._why_disabled.value == ""
+
+
+def test_in_a_readers_kernel_the_explorer_computes_no_static_grid(monkeypatch, close_figures):
+    ex = mw.pca_explorer()
+    calls = []
+    monkeypatch.setattr(type(ex), "static_spec", lambda self: calls.append(1) or {})
+    monkeypatch.setenv("JPY_SESSION_NAME", "/book/pca.ipynb")
+    bundle = ex._repr_mimebundle_()
+    assert not calls and "text/html" not in bundle
+    assert _core.WIDGET_VIEW_MIME in bundle
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    monkeypatch.setattr(_core, "explorer_html", lambda spec: "<div>static</div>")
+    assert "text/html" in ex._repr_mimebundle_() and calls  # the book's headless run: the grid

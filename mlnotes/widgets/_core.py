@@ -22,6 +22,7 @@ import functools
 import html
 import inspect
 import io
+import os
 import time
 import typing
 
@@ -171,6 +172,14 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
+def in_jupyter_server():
+    """Whether this kernel was started by a Jupyter server for a reader (JupyterLab, Notebook,
+    Binder): the server names the session in ``JPY_SESSION_NAME``. A headless run (nbclient,
+    ``make notebooks``, the book's build) has no such session: there the explorer also computes
+    the static book's grid."""
+    return bool(os.environ.get("JPY_SESSION_NAME"))
+
+
 def draw_defaults(draw):
     """The keyword defaults of a drawing function."""
     return {
@@ -264,7 +273,13 @@ class Explorer:
         return f"{self.draw.__name__.replace('draw_', '')} explorer ({shown})"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = self.static_bundle()
+        if in_jupyter_server():
+            # A reader's kernel (JupyterLab, Notebook): the live widget, which shows the figure
+            # at once, and that figure as a PNG for a saved copy; no grid for the static book.
+            png = palette_png(figure_rgba(self.draw(**self.params)))
+            bundle = {"image/png": base64.b64encode(png).decode("ascii")}
+        else:
+            bundle = self.static_bundle()
         bundle.update(self.widget._repr_mimebundle_())
         bundle["text/plain"] = repr(self) + " (run the notebook to interact)"
         return bundle
@@ -285,14 +300,37 @@ class Explorer:
         self._status = w.HTML(layout=w.Layout(min_height="1.5em"))
         for control in self._controls.values():
             control.observe(self._on_change, names="value")
+        self._why_disabled = w.HTML(layout=w.Layout(min_height="0"))
+        self._mark_inapplicable(self.params)
         box = w.HBox(list(self._controls.values()), layout=w.Layout(flex_flow="row wrap"))
-        return w.VBox([box, *self._extra_widgets(), self._image_widget, self._status])
+        return w.VBox([box, self._why_disabled, *self._extra_widgets(), self._image_widget,
+                       self._status])
 
     def _extra_widgets(self):
         return []
 
+    def inapplicable(self, params=None):
+        """``{control name: reason}`` for the controls that have no effect at ``params``
+        (default: the current parameters); the live widget disables them and shows the reason."""
+        if self.irrelevant is None:
+            return {}
+        unused = self.irrelevant(**{**self.params, **(params or {})})
+        if isinstance(unused, dict):
+            return dict(unused)
+        return {name: "no effect at this setting" for name in unused}
+
+    def _mark_inapplicable(self, params):
+        reasons = self.inapplicable(params)
+        for name, control in self._controls.items():
+            control.disabled = name in reasons
+            control.tooltip = reasons.get(name, "")
+        self._why_disabled.value = "".join(
+            f"<small>{html.escape(self._controls[name].description)} is disabled: "
+            f"{html.escape(reason)}.</small><br>" for name, reason in reasons.items())
+
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
+        self._mark_inapplicable(values)
         self._status.value = "<small>computing…</small>"  # a new setting may take a moment
         with self._reporting_errors():
             self._show(self.render(**values))
