@@ -428,6 +428,20 @@ def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monke
     ex._controls["learning_rate"].value = 1000.0
     assert "cannot draw this setting: The optimisation diverged" in ex._status.value
     assert ex._progress.bar_style == "danger" and ex._image_widget.value == shown
+    assert ex._image_widget.layout.opacity == _core.STALE_OPACITY  # marked stale
+    monkeypatch.undo()
+    ex._controls["learning_rate"].value = 200.0  # a good setting again: the figure is current
+    assert "updated in" in ex._status.value and ex._image_widget.layout.opacity == "1"
+
+
+def test_lle_at_its_smallest_k_and_reg_draws_at_once():
+    """k = 4, reg = 1e-6 (a many-fold null space of M) stalled ARPACK for 43 s in the widget."""
+    import time
+
+    ex = mw.lle_explorer()
+    start = time.process_time()
+    ex.render(n_neighbors=4, reg=1e-6)
+    assert time.process_time() - start < 2.0
 
 
 # --- the static explorer (text/html): data, same results as the widget, size ----------------------

@@ -40,6 +40,7 @@ STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes o
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown faded
 
 
 # --- figures ------------------------------------------------------------------------------------
@@ -342,12 +343,15 @@ class Explorer:
         try:
             yield
         except (ValueError, FloatingPointError) as exc:
+            self._image_widget.layout.opacity = STALE_OPACITY  # the figure is the last good one
             self._status.value = f"<small style='color: #b00'>cannot draw this setting: " \
-                                 f"{html.escape(str(exc))}</small>"
+                                 f"{html.escape(str(exc))} (the faded figure is the last " \
+                                 f"setting that worked)</small>"
 
     def _show(self, png):
         self._image = png
         self._image_widget.value = png
+        self._image_widget.layout.opacity = "1"
         self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
 
