@@ -120,12 +120,14 @@ serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-# JupyterLab on the book's folder, its MyST rendered by jupyterlab-myst (in requirements.txt);
-# the file browser opens on README.md, the reading order.
+# JupyterLab on the book's folder, its MyST rendered by jupyterlab-myst (in requirements.txt).
+# It opens on book/README.md, the reading order (.dev/reading_order.py), shown rendered
+# (.dev/lab/overrides.json: Markdown files open in the preview).
+LAB_OPTIONS = --LabApp.default_url=/lab/tree/README.md --LabApp.app_settings_dir=$(CURDIR)/.dev/lab
 lab: setup
-	@echo "== make lab: starting JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab (open README.md" \
-	      "there for the reading order; Ctrl-C twice stops it)"
-	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) \
+	@echo "== make lab: starting JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab, open on" \
+	      "README.md (the reading order); Ctrl-C twice stops it"
+	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) $(LAB_OPTIONS) \
 	  $(if $(NO_BROWSER),--no-browser) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 bench: setup
