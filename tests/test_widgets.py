@@ -758,3 +758,27 @@ def test_in_a_readers_kernel_the_explorer_computes_no_static_grid(monkeypatch, c
     monkeypatch.delenv("JPY_SESSION_NAME")
     monkeypatch.setattr(_core, "explorer_html", lambda spec: "<div>static</div>")
     assert "text/html" in ex._repr_mimebundle_() and calls  # the book's headless run: the grid
+
+
+def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, close_figures):
+    ex = mw.pca_explorer()
+    first = ex.render(angle=45)
+    ex.render(angle=50)
+    calls = []
+    draw = ex.draw
+    monkeypatch.setattr(ex, "draw", lambda **p: calls.append(p) or draw(**p))
+    assert ex.render(angle=45) == first and not calls and ex.params["angle"] == 45
+    ex.render(angle=55)
+    assert len(calls) == 1
+    for i in range(_core.PNG_CACHE_SIZE):  # newer settings push the oldest out
+        ex._pngs[("dummy", i)] = b""
+    ex.render(angle=60)
+    assert len(ex._pngs) == _core.PNG_CACHE_SIZE and _core._cache_key(ex.params) in ex._pngs
+    assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
+
+
+def test_play_never_runs_faster_than_a_frame_is_drawn(close_figures):
+    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
+    ex.widget  # noqa: B018 (builds the controls)
+    ex._frame.value = 0
+    assert ex._play.interval >= max(_core.PLAY_INTERVAL_MS, 1.5 * 1000 * ex.last_update_s) - 1

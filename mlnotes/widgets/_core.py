@@ -40,6 +40,7 @@ STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes o
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+PLAY_INTERVAL_MS = 150  # the replay's fastest pace (slower while frames take longer to draw)
 STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown faded
 
 
@@ -173,6 +174,13 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
+PNG_CACHE_SIZE = 128  # settings whose PNG an explorer keeps (about 50 KB each)
+
+
+def _cache_key(params):
+    return tuple(sorted((name, repr(value)) for name, value in params.items()))
+
+
 def in_jupyter_server():
     """Whether this kernel was started by a Jupyter server for a reader (JupyterLab, Notebook,
     Binder): the server names the session in ``JPY_SESSION_NAME``. A headless run (nbclient,
@@ -234,13 +242,23 @@ class Explorer:
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
         self._widget = None
+        self._pngs = {}  # setting -> PNG, in order of use (render's cache)
         self._image = self.render()  # fail here, with the draw function's message, on bad input
 
     def render(self, **changes):
-        """Redraw with ``changes`` applied to the current parameters; return PNG bytes."""
+        """Redraw with ``changes`` applied to the current parameters; return PNG bytes.
+
+        The PNGs of the last :data:`PNG_CACHE_SIZE` settings are kept, so returning to a setting
+        (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
-        png = figure_png(self.draw(**params))
+        key = _cache_key(params)
+        png = self._pngs.pop(key, None)
+        if png is None:
+            png = figure_png(self.draw(**params))
+        self._pngs[key] = png  # most recent last
+        while len(self._pngs) > PNG_CACHE_SIZE:
+            del self._pngs[next(iter(self._pngs))]
         self.params = params
         self.last_update_s = time.perf_counter() - start
         return png
@@ -384,7 +402,8 @@ class ReplayExplorer(Explorer):
         frame = self.params["frame"] % n
         self._frame = w.IntSlider(value=frame, min=0, max=n - 1, description="snapshot",
                                   continuous_update=True)
-        self._play = w.Play(value=frame, min=0, max=n - 1, interval=150, description="play")
+        self._play = w.Play(value=frame, min=0, max=n - 1, interval=PLAY_INTERVAL_MS,
+                            description="play")
         w.jslink((self._play, "value"), (self._frame, "value"))
         self._progress = w.IntProgress(value=100, min=0, max=100, description="run",
                                        bar_style="success")
@@ -394,6 +413,9 @@ class ReplayExplorer(Explorer):
     def _on_frame(self, change):
         with self._reporting_errors():
             self._show(self.render(frame=int(change["new"])))
+        # play advances no faster than a frame is drawn, so that it shows every frame
+        ms = 1000 * self.last_update_s
+        self._play.interval = max(PLAY_INTERVAL_MS, int(1.5 * ms) if ms < 2000 else 2000)
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
