@@ -344,3 +344,94 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
     assert not modified, f"chapters modified by opening them: {modified}"
     assert sum(r["proofs"] for r in report.values()) >= 50
     assert sum(r["exercises"] for r in report.values()) >= 50
+
+
+# --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----
+KPCA_SOURCE = "import mlnotes as ml\nml.widgets.kernel_pca_explorer(n_samples=120)"
+
+
+@pytest.fixture(scope="module")
+def kpca_lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kpca_lab")
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
+                   "metadata": {}, "outputs": [], "source": KPCA_SOURCE}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    (root / "kpca.ipynb").write_text(json.dumps(notebook))
+    with run_lab(root) as running:
+        yield running
+
+
+def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason(browser,
+                                                                                 kpca_lab):
+    """Kernel PCA's explorer in JupyterLab: a figure as soon as the cell runs (no static
+    fallback), gamma and the data set redraw it; the linear kernel disables gamma and the
+    degree and says why; the poly kernel enables the degree, which redraws it."""
+    base, token = kpca_lab
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    host = urlparse(base).netloc
+    page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+    out = page.locator(".jp-OutputArea-output").first
+    image = out.locator("img.widget-image")
+    try:
+        page.goto(f"{base}/lab/tree/kpca.ipynb?token={token}")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        for _ in range(3):
+            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")
+            if wait_until(page, "() => document.querySelector('.jp-OutputArea-output "
+                                "img.widget-image')", timeout=60_000):
+                break
+        page.wait_for_function("() => { const i = document.querySelector("
+                               "'.jp-OutputArea-output img.widget-image');"
+                               " return i && i.complete && i.naturalWidth > 0; }",
+                               timeout=30_000)
+        assert "needs JavaScript" not in out.inner_text()
+
+        def src():
+            return image.get_attribute("src")
+
+        def changed(before, what):
+            ok = wait_until(page, "b => { const i = document.querySelector("
+                            "'.jp-OutputArea-output img.widget-image');"
+                            " return i.getAttribute('src') !== b && i.complete; }",
+                            arg=before, timeout=30_000)
+            assert ok, f"{what}: the figure did not change"
+
+        def slider(k):
+            return out.locator(".widget-slider").nth(k)
+
+        def disabled(k):
+            return slider(k).locator(".noUi-target[disabled], [disabled]").count() > 0
+
+        # default rbf kernel: degree disabled (with its reason), gamma moves the figure
+        assert disabled(1) and "degree is disabled: only the poly kernel" in out.inner_text()
+        before = src()
+        slider(0).locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
+        changed(before, "gamma")
+        for kernel in ("linear", "poly"):
+            before = src()
+            out.locator(".widget-toggle-button", has_text=kernel).first.click()
+            changed(before, f"kernel {kernel}")
+            if kernel == "linear":
+                assert disabled(0) and disabled(1)
+                assert "the linear kernel has no gamma" in out.inner_text()
+        assert not disabled(1) and "is disabled" not in out.inner_text()
+        before = src()
+        slider(1).locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
+        changed(before, "degree")
+        before = src()
+        data = out.locator(".widget-toggle-buttons").first.locator("button")
+        data.nth(1).click()
+        changed(before, "data set")
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "kpca_failure.png"))
+        raise
+    finally:
+        page.context.close()
