@@ -782,3 +782,10 @@ def test_play_never_runs_faster_than_a_frame_is_drawn(close_figures):
     ex.widget  # noqa: B018 (builds the controls)
     ex._frame.value = 0
     assert ex._play.interval >= max(_core.PLAY_INTERVAL_MS, 1.5 * 1000 * ex.last_update_s) - 1
+
+
+def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
+    """A saved notebook reopened in JupyterLab shows the static HTML (its scripts do not run
+    there) until the cell runs: the fallback says what to do."""
+    html = _static.explorer_html({"title": "PCA", "note": "n"} | {"controls": []})
+    assert "in a notebook, run this cell to use it" in html
