@@ -194,7 +194,7 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
     except Exception:
         page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
         raise
-    status = page.locator(".jp-OutputArea-output .widget-html").first.inner_text()
+    status = page.locator(".jp-OutputArea-output .widget-html").last.inner_text()
 
     assert after != before, "the explorer's figure did not change after moving the slider"
     assert "updated in" in status
