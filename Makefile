@@ -53,8 +53,14 @@ $(STAMP): FORCE
 	if [ -e $(VENV) ]; then \
 	  echo "== .venv was built from: $$(cat $(STAMP) 2>/dev/null || echo 'an unfinished setup')"; \
 	  echo "== wanted: $$stamp: rebuilding .venv"; rm -rf $(VENV); fi; \
+	echo "== setup: creating .venv ($$stamp)"; \
 	$(PYTHON) -m venv $(VENV); \
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt; \
+	echo "== setup: installing the $$(grep -c '^[A-Za-z]' requirements.txt) pinned packages of" \
+	     "requirements.txt into .venv (about 10 minutes the first time; pip lists each one)"; \
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off \
+	  -r requirements.txt | { grep --line-buffered -E '^(Collecting|Installing|Successfully)' \
+	  | sed -u 's/^/   /' || true; }; \
+	echo "== setup: done"; \
 	echo "$$stamp" > $(STAMP)
 
 # The package itself, editable, on top of the lock file (its dependencies are all pinned there).
@@ -114,8 +120,14 @@ serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
+# JupyterLab on the book's folder, its MyST rendered by jupyterlab-myst (in requirements.txt).
+# It opens on book/README.md, the reading order (.dev/reading_order.py), shown rendered
+# (.dev/lab/overrides.json: Markdown files open in the preview).
+LAB_OPTIONS = --LabApp.default_url=/lab/tree/README.md --LabApp.app_settings_dir=$(CURDIR)/.dev/lab
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) \
+	@echo "== make lab: starting JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab, open on" \
+	      "README.md (the reading order); Ctrl-C twice stops it"
+	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) $(LAB_OPTIONS) \
 	  $(if $(NO_BROWSER),--no-browser) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 bench: setup

@@ -68,7 +68,8 @@ chapters:
 
 def _notebook(cells):
     nb = nbformat.v4.new_notebook()
-    nb.metadata.update(kernelspec={"name": "python3", "display_name": "Python 3", "language": "python"},
+    nb.metadata.update(kernelspec={"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                   "language": "python"},
                        language_info={"name": "python"})
     nb.cells.append(nbformat.v4.new_markdown_cell("# Explorers"))
     for source, make in cells:

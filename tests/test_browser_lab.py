@@ -13,9 +13,12 @@ calls an explorer shows its static rendering (a loaded image, or a replay whose 
 changes the frame), and no page carries a widget view that would render as an empty box.
 """
 
+import contextlib
 import json
 import os
+import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -26,7 +29,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import ROOT, browser_required, launch_chromium, serve_directory
+from browser_support import ROOT, browser_required, launch_chromium, serve_directory, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -46,20 +49,8 @@ def _get(url, timeout=2):
         return response.status
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A running JupyterLab: yields (base URL, token); shut down afterwards."""
-    root = tmp_path_factory.mktemp("lab")
-    notebook = {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
-                   "metadata": {}, "outputs": [], "source": CELL_SOURCE}],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                    "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }
-    (root / "explorer.ipynb").write_text(json.dumps(notebook))
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
+def _lab_env(root):
+    return {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(root / ".config"),
         "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
@@ -70,15 +61,30 @@ def lab(tmp_path_factory):
         "OMP_NUM_THREADS": "1",
         "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}",
     }
+
+
+@contextlib.contextmanager
+def run_lab(root, *extra_args, settings=None):
+    """A running JupyterLab on folder ``root``: yields (base URL, token); shut down afterwards.
+
+    ``settings``: {plugin id: {setting: value}} written as the (throw-away) user settings.
+    """
+    for plugin, values in (settings or {}).items():
+        package, name = plugin.rsplit(":", 1)
+        folder = root / ".settings" / package
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.jupyterlab-settings").write_text(json.dumps(values))
+    port, token = _free_port(), secrets.token_hex(16)
     cmd = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         "--ServerApp.port_retries=0", "--allow-root", "--LabApp.news_url=",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabServerApp.extension_manager=readonly",
+        "--LabServerApp.extension_manager=readonly", *extra_args,
     ]
     log = open(root / "server.log", "w")  # noqa: SIM115 (closed below)
-    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(cmd, cwd=root, env=_lab_env(root), stdout=log,
+                              stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_S
@@ -107,6 +113,22 @@ def lab(tmp_path_factory):
             except subprocess.TimeoutExpired:
                 server.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A running JupyterLab on a folder holding one small explorer notebook."""
+    root = tmp_path_factory.mktemp("lab")
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
+                   "metadata": {}, "outputs": [], "source": CELL_SOURCE}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    (root / "explorer.ipynb").write_text(json.dumps(notebook))
+    with run_lab(root) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +194,7 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
     except Exception:
         page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
         raise
-    status = page.locator(".jp-OutputArea-output .widget-html").first.inner_text()
+    status = page.locator(".jp-OutputArea-output .widget-html").last.inner_text()
 
     assert after != before, "the explorer's figure did not change after moving the slider"
     assert "updated in" in status
@@ -219,3 +241,197 @@ def test_built_book_shows_a_static_rendering_for_every_explorer(browser):
                     "c => c.width > 100 && c.height > 50).length")
                 assert drawn >= 1, f"{name}: explorer cell {k} drew no picture"
             page.context.close()
+
+
+# --- The book's markup in JupyterLab (jupyterlab-myst) -------------------------------------
+
+CHAPTERS = sorted(p.relative_to(ROOT / "book").as_posix()
+                  for p in [*(ROOT / "book").glob("*.ipynb"),
+                            *(ROOT / "book" / "homework").glob("*.ipynb")])
+# MyST source that must never reach the reader: a fence or colon fence, a directive or role,
+# a label target `(name)=`, a directive option, display maths left as TeX.
+RAW_MYST = {
+    "fence": re.compile(r"```|^:::", re.MULTILINE),
+    "directive": re.compile(r"\{(?:prf:\w+|exercise|solution[\w-]*|admonition|margin|note|"
+                            r"warning|tip|figure|math|dropdown)\}"),
+    "role": re.compile(r"\{(?:ref|eq|numref|cite(?::[tp])?|prf:ref|doc|math|term)\}`?"),
+    "label": re.compile(r"^\([\w:-]+\)=\s*$", re.MULTILINE),
+    "option": re.compile(r"^:(?:label|class|nonumber|name):", re.MULTILINE),
+    "display maths": re.compile(r"\$\$"),
+}
+OPEN_CHAPTER_JS = """async path => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) { await w.sessionContext?.shutdown(); w.dispose(); }
+  const panel = await app.commands.execute('docmanager:open', {path});
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  return true;
+}"""
+RENDERED_JS = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  if (!panel || !panel.content) return false;
+  const cells = panel.content.widgets.filter(c => c.model.type === 'markdown'
+                                                  && c.model.sharedModel.getSource().trim());
+  const kernel = panel.sessionContext.session?.kernel;
+  return cells.length > 0 && cells.every(c => c.rendered && c.node.querySelector('.myst'))
+         && kernel && kernel.status === 'idle';
+}"""
+STATE_JS = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const texts = [...panel.node.querySelectorAll('.jp-MarkdownCell .myst')].map(e => {
+    const c = e.cloneNode(true);
+    c.querySelectorAll('.katex-mathml, annotation').forEach(m => m.remove());
+    return c.innerText; });
+  const unresolved = [...panel.node.querySelectorAll('.jp-MarkdownCell .myst [title]')]
+    .filter(e => /not found/i.test(e.title)).map(e => e.title + ': ' + e.innerText.trim());
+  const count = s => panel.node.querySelectorAll(s).length;
+  return {texts, unresolved, dirty: panel.context.model.dirty,
+          kernelspec: panel.context.model.getMetadata('kernelspec'),
+          proofs: count('.myst-proof'), exercises: count('.myst-exercise'),
+          admonitions: count('.myst-admonition'), katex: count('.jp-MarkdownCell .katex'),
+          equations: count('.jp-MarkdownCell .katex-display')};
+}"""
+
+
+def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(browser,
+                                                                           tmp_path):
+    """jupyterlab-myst renders every chapter's directives, roles and labels (no MyST source is
+    visible), and opening a chapter (its kernel connected) leaves it unmodified."""
+    root = tmp_path / "book"
+    shutil.copytree(ROOT / "book", root, ignore=shutil.ignore_patterns("_build", "*.pdf"))
+    for name in CHAPTERS:  # the markup is the subject: the saved outputs only cost rendering
+        nb = json.loads((root / name).read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                cell["outputs"], cell["execution_count"] = [], None
+        (root / name).write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False)
+                                 + "\n", encoding="utf-8")
+    settings = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+                "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                                 "checkForUpdates": False}}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    report, raw, modified, missing = {}, [], [], []
+    with run_lab(root, "--LabApp.expose_app_in_browser=True", settings=settings) as (base, token):
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        host = urlparse(base).netloc
+        page.route(lambda url: urlparse(url).netloc not in (host, ""),
+                   lambda route: route.abort())
+        page.goto(f"{base}/lab?token={token}")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
+                               timeout=60_000)
+        page.evaluate("() => window.jupyterapp.started")
+        for name in CHAPTERS:
+            page.evaluate(OPEN_CHAPTER_JS, name)
+            if not wait_until(page, RENDERED_JS, timeout=30_000):
+                missing.append(name)
+                page.screenshot(path=str(ARTIFACTS / f"myst_{name.replace('/', '_')}.png"))
+                continue
+            state = page.evaluate(STATE_JS)
+            text = "\n".join(state.pop("texts"))
+            found = {kind: sorted(set(rx.findall(text)))[:5] for kind, rx in RAW_MYST.items()
+                     if rx.search(text)}
+            if found:
+                raw.append((name, found))
+            if state["dirty"]:
+                modified.append((name, state["kernelspec"]))
+            report[name] = {**state, "raw": found, "unresolved": len(state["unresolved"]),
+                            "unresolved_examples": state["unresolved"][:5]}
+        page.evaluate(OPEN_CHAPTER_JS.replace("const panel", "return true; const panel"), "")
+        page.context.close()
+    (ARTIFACTS / "myst_report.json").write_text(json.dumps(report, indent=1))
+    assert not missing, f"chapters whose markdown did not render within 30 s: {missing}"
+    assert not raw, f"MyST source visible in JupyterLab: {raw}"
+    assert not modified, f"chapters modified by opening them: {modified}"
+    assert sum(r["proofs"] for r in report.values()) >= 50
+    assert sum(r["exercises"] for r in report.values()) >= 50
+
+
+# --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----
+KPCA_SOURCE = "import mlnotes as ml\nml.widgets.kernel_pca_explorer(n_samples=120)"
+
+
+@pytest.fixture(scope="module")
+def kpca_lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kpca_lab")
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
+                   "metadata": {}, "outputs": [], "source": KPCA_SOURCE}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    (root / "kpca.ipynb").write_text(json.dumps(notebook))
+    with run_lab(root) as running:
+        yield running
+
+
+def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason(browser,
+                                                                                 kpca_lab):
+    """Kernel PCA's explorer in JupyterLab: a figure as soon as the cell runs (no static
+    fallback), gamma and the data set redraw it; the linear kernel disables gamma and the
+    degree and says why; the poly kernel enables the degree, which redraws it."""
+    base, token = kpca_lab
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    host = urlparse(base).netloc
+    page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+    out = page.locator(".jp-OutputArea-output").first
+    image = out.locator("img.widget-image")
+    try:
+        page.goto(f"{base}/lab/tree/kpca.ipynb?token={token}")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        for _ in range(3):
+            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")
+            if wait_until(page, "() => document.querySelector('.jp-OutputArea-output "
+                                "img.widget-image')", timeout=60_000):
+                break
+        page.wait_for_function("() => { const i = document.querySelector("
+                               "'.jp-OutputArea-output img.widget-image');"
+                               " return i && i.complete && i.naturalWidth > 0; }",
+                               timeout=30_000)
+        assert "needs JavaScript" not in out.inner_text()
+
+        def src():
+            return image.get_attribute("src")
+
+        def changed(before, what):
+            ok = wait_until(page, "b => { const i = document.querySelector("
+                            "'.jp-OutputArea-output img.widget-image');"
+                            " return i.getAttribute('src') !== b && i.complete; }",
+                            arg=before, timeout=30_000)
+            assert ok, f"{what}: the figure did not change"
+
+        def slider(k):
+            return out.locator(".widget-slider").nth(k)
+
+        def disabled(k):
+            return slider(k).locator(".noUi-target[disabled], [disabled]").count() > 0
+
+        # default rbf kernel: degree disabled (with its reason), gamma moves the figure
+        assert disabled(1) and "degree is disabled: only the poly kernel" in out.inner_text()
+        before = src()
+        slider(0).locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
+        changed(before, "gamma")
+        for kernel in ("linear", "poly"):
+            before = src()
+            out.locator(".widget-toggle-button", has_text=kernel).first.click()
+            changed(before, f"kernel {kernel}")
+            if kernel == "linear":
+                assert disabled(0) and disabled(1)
+                assert "the linear kernel has no gamma" in out.inner_text()
+        assert not disabled(1) and "is disabled" not in out.inner_text()
+        before = src()
+        slider(1).locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
+        changed(before, "degree")
+        before = src()
+        data = out.locator(".widget-toggle-buttons").first.locator("button")
+        data.nth(1).click()
+        changed(before, "data set")
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "kpca_failure.png"))
+        raise
+    finally:
+        page.context.close()

@@ -13,9 +13,11 @@ import pytest
 from mlnotes.widgets._core import draw_defaults
 from mlnotes.widgets.neighbourhood import (
     HELD_NEIGHBOURS,
+    NEIGHBOURS,
     RADII,
     draw_isomap,
     isomap_embedding,
+    isomap_explorer,
     isomap_graph,
 )
 
@@ -57,13 +59,28 @@ def test_k_7_or_8_unrolls_the_sheet(k):
     assert short == 0 and lost == 0 and rv2 == pytest.approx(0.002, abs=0.001)
 
 
-def test_k_10_brings_the_first_short_circuits_and_the_embedding_folds():
-    """"at k = 10 the first short circuits appear (4 red edges) and the residual variance jumps
-    to about 0.1"; on the chapter's 1000-point roll the first ones appear only at k = 15."""
-    assert all(_short_circuits("knn", k) == 0 for k in HELD_NEIGHBOURS if k < 10)
+def test_k_9_brings_the_first_short_circuit_and_k_10_folds_the_embedding():
+    """"at k = 9 the first short circuit appears (1 red edge; residual variance about 0.02), and
+    at k = 10 there are 4 and the residual variance jumps to about 0.1"; on the chapter's
+    1000-point roll the first ones appear only at k = 15. Every k the live slider offers."""
+    assert all(_short_circuits("knn", k) == 0 for k in NEIGHBOURS if k < 9)
+    short, lost, rv2 = _state("knn", 9)
+    assert short == 1 and lost == 0 and rv2 == pytest.approx(0.02, abs=0.005)
     short, lost, rv2 = _state("knn", 10)
     assert short == 4 and lost == 0 and rv2 == pytest.approx(0.1, abs=0.01)
-    assert all(_short_circuits("knn", k) > short for k in HELD_NEIGHBOURS if k > 10)
+    assert all(_short_circuits("knn", k) > short for k in NEIGHBOURS if k > 10)
+
+
+def test_the_sliders_offer_what_the_text_says_and_other_values_are_one_call_away():
+    """"the notebook's sliders offer every k from 4 to 20 (and 25, 30) and the same epsilon
+    values, and any other is one call away, e.g. isomap_explorer(n_neighbors=22)"."""
+    assert NEIGHBOURS == (*range(4, 21), 25, 30)
+    explorer = isomap_explorer(n_neighbors=22)
+    widget = explorer.widget
+    assert widget is not None
+    options = {c.name: c.build(explorer.params[c.name]) for c in explorer.controls}
+    assert 22 in [v for _, v in options["n_neighbors"].options]
+    assert [v for _, v in options["radius"].options] == list(RADII)
 
 
 def test_epsilon_3_cuts_points_off_4_to_5_unrolls_5_5_short_circuits():

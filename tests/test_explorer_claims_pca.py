@@ -2,7 +2,8 @@
 
 book/pca.ipynb, section "Explore": the captured part b^T S b and the reconstruction error always
 add up to tr S; the captured part peaks exactly where the error bottoms out, at the first principal
-axis; the online book's slider moves in steps of 5 degrees.
+axis; the slider moves in steps of 5 degrees (online and in the notebook), and any other angle is
+one call away: ``pca_explorer(angle=37)``.
 """
 
 import numpy as np
@@ -32,3 +33,14 @@ def test_captured_part_peaks_where_the_error_bottoms_out_at_the_first_axis():
 def test_the_online_slider_moves_in_steps_of_5_degrees():
     assert np.all(np.diff(explorer.ANGLES_DEG) == 5)
     assert explorer.PCA_ANGLE_DEG in explorer.ANGLES_DEG  # the answer is on the slider
+
+
+def test_any_other_angle_is_one_call_away():
+    """"in both it moves in steps of 5 degrees. Any other angle is one call away:
+    ml.widgets.pca_explorer(angle=37) starts the explorer there"."""
+    ex = explorer.pca_explorer(angle=37)
+    slider = ex.widget.children[0].children[0]
+    assert slider.value == 37 and 37 in [v for _, v in slider.options]
+    assert set(np.diff([v for _, v in slider.options if v != 37])) == {5}
+    X, _, S, u, *_ = explorer.pca_state(37.0, 80, 0)
+    assert np.degrees(np.arctan2(u[1], u[0])) % 180 == pytest.approx(37)

@@ -93,3 +93,28 @@ def test_perplexity_2_breaks_each_cluster_into_dozens_of_clumps():
     clumps_2 = _clumps(_run(perplexity=2)[1][-1])
     clumps_30 = _clumps(_run()[1][-1])
     assert clumps_2 >= 2 * 20 and clumps_30 <= 6
+
+
+def _noise_map(perplexity, learning_rate):
+    perp0, lr0, ex0, n = _defaults()
+    return tsne_run("gaussian_noise", float(perplexity), float(learning_rate), ex0, n, MAX_ITER,
+                    0)[1][-1]
+
+
+def _outlier_ratio(Z):
+    """The farthest point's distance from the map's median point, over the median distance."""
+    d = np.linalg.norm(Z - np.median(Z, axis=0), axis=1)
+    return float(d.max() / np.median(d))
+
+
+def test_gaussian_noise_at_perplexity_2_and_learning_rate_50_breaks_into_clumps():
+    """"Try gaussian_noise at perplexity 2 with learning rate 50: pure noise breaks into dozens
+    of clumps ... at the default 200 ... at perplexity 5 or 30 one point is flung hundreds of
+    units out while the other 199 huddle in a corner of the panel"."""
+    Z = _noise_map(2, 50)
+    assert _clumps(Z) >= 24 and _outlier_ratio(Z) < 3  # dozens of clumps, no flung point
+    assert _defaults()[1:] == (200.0, 12.0, 200)  # alpha * eta / N = 12
+    for perplexity in (5, 30):
+        Z = _noise_map(perplexity, 200)
+        d = np.linalg.norm(Z - np.median(Z, axis=0), axis=1)
+        assert d.max() > 300 and np.sum(d > 0.1 * d.max()) == 1  # one point flung out

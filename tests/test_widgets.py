@@ -428,6 +428,20 @@ def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monke
     ex._controls["learning_rate"].value = 1000.0
     assert "cannot draw this setting: The optimisation diverged" in ex._status.value
     assert ex._progress.bar_style == "danger" and ex._image_widget.value == shown
+    assert ex._image_widget.layout.opacity == _core.STALE_OPACITY  # marked stale
+    monkeypatch.undo()
+    ex._controls["learning_rate"].value = 200.0  # a good setting again: the figure is current
+    assert "updated in" in ex._status.value and ex._image_widget.layout.opacity == "1"
+
+
+def test_lle_at_its_smallest_k_and_reg_draws_at_once():
+    """k = 4, reg = 1e-6 (a many-fold null space of M) stalled ARPACK for 43 s in the widget."""
+    import time
+
+    ex = mw.lle_explorer()
+    start = time.process_time()
+    ex.render(n_neighbors=4, reg=1e-6)
+    assert time.process_time() - start < 2.0
 
 
 # --- the static explorer (text/html): data, same results as the widget, size ----------------------
@@ -688,8 +702,9 @@ def test_every_chapter_pages_explorer_data_is_within_budget():
 def test_controls_that_change_nothing_at_a_setting_are_marked_inert():
     spec = _isomap_spec()
     names = [c["name"] for c in spec["controls"]]
-    knn = _key(spec, graph="knn", n_neighbors=10, radius=5.0)
-    epsilon = _key(spec, graph="epsilon", n_neighbors=10, radius=5.0)
+    # the page holds the unused control at its current value only (k = 6, radius 4.5)
+    knn = _key(spec, graph="knn", n_neighbors=10, radius=4.5)
+    epsilon = _key(spec, graph="epsilon", n_neighbors=6, radius=5.0)
     assert [names[j] for j in spec["inert"][knn]] == ["radius"]  # a kNN graph has no radius
     assert [names[j] for j in spec["inert"][epsilon]] == ["n_neighbors"]
     kpca = _spec(mw.kernel_pca_explorer())[0]
@@ -706,3 +721,71 @@ def test_a_number_that_is_not_finite_does_not_break_the_export():
     assert scene["panels"][0]["layers"][0]["y"] is None
     assert _static.decode_spec(f'<script type="application/gzip" class="mlx-data">'
                                f'{_static.encode_spec(scene)}</script>') == scene
+
+
+@pytest.mark.parametrize("make, change, disabled, reason", [
+    (lambda: mw.isomap_explorer(), {}, {"radius"}, "kNN graph has no radius"),
+    (lambda: mw.isomap_explorer(), {"graph": "epsilon"}, {"n_neighbors"}, "ε graph has no k"),
+    (lambda: mw.kernel_pca_explorer(), {"kernel": "linear"}, {"gamma", "degree"},
+     "linear kernel has no gamma"),
+    (lambda: mw.kernel_pca_explorer(), {"kernel": "poly"}, set(), ""),
+    (lambda: mw.kernel_pca_explorer(kernel="poly"), {"kernel": "rbf"}, {"degree"},
+     "only the poly kernel has a degree"),
+])
+def test_a_control_that_does_not_apply_is_disabled_and_says_why(make, change, disabled, reason,
+                                                                 close_figures):
+    ex = make()
+    ex.widget  # noqa: B018 (builds the controls)
+    for name, value in change.items():
+        ex._controls[name].value = value
+    assert {n for n, c in ex._controls.items() if c.disabled} == disabled
+    for name in disabled:
+        assert ex._controls[name].tooltip
+    assert reason in ex._why_disabled.value
+    if not disabled:
+        assert ex._why_disabled.value == ""
+
+
+def test_in_a_readers_kernel_the_explorer_computes_no_static_grid(monkeypatch, close_figures):
+    ex = mw.pca_explorer()
+    calls = []
+    monkeypatch.setattr(type(ex), "static_spec", lambda self: calls.append(1) or {})
+    monkeypatch.setenv("JPY_SESSION_NAME", "/book/pca.ipynb")
+    bundle = ex._repr_mimebundle_()
+    assert not calls and "text/html" not in bundle
+    assert _core.WIDGET_VIEW_MIME in bundle
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    monkeypatch.setattr(_core, "explorer_html", lambda spec: "<div>static</div>")
+    assert "text/html" in ex._repr_mimebundle_() and calls  # the book's headless run: the grid
+
+
+def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, close_figures):
+    ex = mw.pca_explorer()
+    first = ex.render(angle=45)
+    ex.render(angle=50)
+    calls = []
+    draw = ex.draw
+    monkeypatch.setattr(ex, "draw", lambda **p: calls.append(p) or draw(**p))
+    assert ex.render(angle=45) == first and not calls and ex.params["angle"] == 45
+    ex.render(angle=55)
+    assert len(calls) == 1
+    for i in range(_core.PNG_CACHE_SIZE):  # newer settings push the oldest out
+        ex._pngs[("dummy", i)] = b""
+    ex.render(angle=60)
+    assert len(ex._pngs) == _core.PNG_CACHE_SIZE and _core._cache_key(ex.params) in ex._pngs
+    assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
+
+
+def test_play_never_runs_faster_than_a_frame_is_drawn(close_figures):
+    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
+    ex.widget  # noqa: B018 (builds the controls)
+    ex._frame.value = 0
+    assert ex._play.interval >= max(_core.PLAY_INTERVAL_MS, 1.5 * 1000 * ex.last_update_s) - 1
+
+
+def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
+    """A saved notebook reopened in JupyterLab shows the static HTML (its scripts do not run
+    there) until the cell runs: the fallback says what to do."""
+    html = _static.explorer_html({"title": "PCA", "note": "n"} | {"controls": []})
+    assert "in a notebook, run this cell to use it" in html

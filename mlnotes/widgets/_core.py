@@ -22,6 +22,7 @@ import functools
 import html
 import inspect
 import io
+import os
 import time
 import typing
 
@@ -39,6 +40,8 @@ STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes o
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+PLAY_INTERVAL_MS = 150  # the replay's fastest pace (slower while frames take longer to draw)
+STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown faded
 
 
 # --- figures ------------------------------------------------------------------------------------
@@ -171,6 +174,21 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
+PNG_CACHE_SIZE = 128  # settings whose PNG an explorer keeps (about 50 KB each)
+
+
+def _cache_key(params):
+    return tuple(sorted((name, repr(value)) for name, value in params.items()))
+
+
+def in_jupyter_server():
+    """Whether this kernel was started by a Jupyter server for a reader (JupyterLab, Notebook,
+    Binder): the server names the session in ``JPY_SESSION_NAME``. A headless run (nbclient,
+    ``make notebooks``, the book's build) has no such session: there the explorer also computes
+    the static book's grid."""
+    return bool(os.environ.get("JPY_SESSION_NAME"))
+
+
 def draw_defaults(draw):
     """The keyword defaults of a drawing function."""
     return {
@@ -224,13 +242,23 @@ class Explorer:
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
         self._widget = None
+        self._pngs = {}  # setting -> PNG, in order of use (render's cache)
         self._image = self.render()  # fail here, with the draw function's message, on bad input
 
     def render(self, **changes):
-        """Redraw with ``changes`` applied to the current parameters; return PNG bytes."""
+        """Redraw with ``changes`` applied to the current parameters; return PNG bytes.
+
+        The PNGs of the last :data:`PNG_CACHE_SIZE` settings are kept, so returning to a setting
+        (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
-        png = figure_png(self.draw(**params))
+        key = _cache_key(params)
+        png = self._pngs.pop(key, None)
+        if png is None:
+            png = figure_png(self.draw(**params))
+        self._pngs[key] = png  # most recent last
+        while len(self._pngs) > PNG_CACHE_SIZE:
+            del self._pngs[next(iter(self._pngs))]
         self.params = params
         self.last_update_s = time.perf_counter() - start
         return png
@@ -264,7 +292,13 @@ class Explorer:
         return f"{self.draw.__name__.replace('draw_', '')} explorer ({shown})"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = self.static_bundle()
+        if in_jupyter_server():
+            # A reader's kernel (JupyterLab, Notebook): the live widget, which shows the figure
+            # at once, and that figure as a PNG for a saved copy; no grid for the static book.
+            png = palette_png(figure_rgba(self.draw(**self.params)))
+            bundle = {"image/png": base64.b64encode(png).decode("ascii")}
+        else:
+            bundle = self.static_bundle()
         bundle.update(self.widget._repr_mimebundle_())
         bundle["text/plain"] = repr(self) + " (run the notebook to interact)"
         return bundle
@@ -285,14 +319,37 @@ class Explorer:
         self._status = w.HTML(layout=w.Layout(min_height="1.5em"))
         for control in self._controls.values():
             control.observe(self._on_change, names="value")
+        self._why_disabled = w.HTML(layout=w.Layout(min_height="0"))
+        self._mark_inapplicable(self.params)
         box = w.HBox(list(self._controls.values()), layout=w.Layout(flex_flow="row wrap"))
-        return w.VBox([box, *self._extra_widgets(), self._image_widget, self._status])
+        return w.VBox([box, self._why_disabled, *self._extra_widgets(), self._image_widget,
+                       self._status])
 
     def _extra_widgets(self):
         return []
 
+    def inapplicable(self, params=None):
+        """``{control name: reason}`` for the controls that have no effect at ``params``
+        (default: the current parameters); the live widget disables them and shows the reason."""
+        if self.irrelevant is None:
+            return {}
+        unused = self.irrelevant(**{**self.params, **(params or {})})
+        if isinstance(unused, dict):
+            return dict(unused)
+        return {name: "no effect at this setting" for name in unused}
+
+    def _mark_inapplicable(self, params):
+        reasons = self.inapplicable(params)
+        for name, control in self._controls.items():
+            control.disabled = name in reasons
+            control.tooltip = reasons.get(name, "")
+        self._why_disabled.value = "".join(
+            f"<small>{html.escape(self._controls[name].description)} is disabled: "
+            f"{html.escape(reason)}.</small><br>" for name, reason in reasons.items())
+
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
+        self._mark_inapplicable(values)
         self._status.value = "<small>computing…</small>"  # a new setting may take a moment
         with self._reporting_errors():
             self._show(self.render(**values))
@@ -304,12 +361,15 @@ class Explorer:
         try:
             yield
         except (ValueError, FloatingPointError) as exc:
+            self._image_widget.layout.opacity = STALE_OPACITY  # the figure is the last good one
             self._status.value = f"<small style='color: #b00'>cannot draw this setting: " \
-                                 f"{html.escape(str(exc))}</small>"
+                                 f"{html.escape(str(exc))} (the faded figure is the last " \
+                                 f"setting that worked)</small>"
 
     def _show(self, png):
         self._image = png
         self._image_widget.value = png
+        self._image_widget.layout.opacity = "1"
         self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
 
@@ -342,7 +402,8 @@ class ReplayExplorer(Explorer):
         frame = self.params["frame"] % n
         self._frame = w.IntSlider(value=frame, min=0, max=n - 1, description="snapshot",
                                   continuous_update=True)
-        self._play = w.Play(value=frame, min=0, max=n - 1, interval=150, description="play")
+        self._play = w.Play(value=frame, min=0, max=n - 1, interval=PLAY_INTERVAL_MS,
+                            description="play")
         w.jslink((self._play, "value"), (self._frame, "value"))
         self._progress = w.IntProgress(value=100, min=0, max=100, description="run",
                                        bar_style="success")
@@ -352,6 +413,9 @@ class ReplayExplorer(Explorer):
     def _on_frame(self, change):
         with self._reporting_errors():
             self._show(self.render(frame=int(change["new"])))
+        # play advances no faster than a frame is drawn, so that it shows every frame
+        ms = 1000 * self.last_update_s
+        self._play.interval = max(PLAY_INTERVAL_MS, int(1.5 * ms) if ms < 2000 else 2000)
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}

@@ -363,8 +363,8 @@ def explorer_html(spec):
     title = html.escape(spec["title"])
     return (
         f'<div class="mlnotes-explorer" role="group" aria-label="{title}">\n'
-        f'<p class="mlx-fallback">Interactive explorer ({title}): it needs JavaScript; '
-        f"the notebook has the live version.</p>\n"
+        f'<p class="mlx-fallback">Interactive explorer ({title}): in a notebook, run this '
+        f"cell to use it; on a web page it needs JavaScript.</p>\n"
         f'<p class="mlx-note">{html.escape(spec["note"])}</p>\n'
         f'<script type="application/gzip" class="mlx-data">{encode_spec(spec)}</script>\n'
         f"<script>{_LOADER}</script>\n</div>"

@@ -119,9 +119,14 @@ def scene_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_
 
 
 def kernel_pca_unused(*, kernel="rbf", **params):
-    """The controls with no effect for this kernel: gamma for the linear kernel, the degree for
-    every kernel but the polynomial one."""
-    return ({"gamma"} if kernel == "linear" else set()) | ({"degree"} if kernel != "poly" else set())
+    """The controls with no effect for this kernel, with the reason: gamma for the linear
+    kernel, the degree for every kernel but the polynomial one."""
+    unused = {}
+    if kernel == "linear":
+        unused["gamma"] = "the linear kernel has no gamma"
+    if kernel != "poly":
+        unused["degree"] = f"only the poly kernel has a degree ({kernel} has none)"
+    return unused
 
 
 def kernel_pca_explorer(**defaults):

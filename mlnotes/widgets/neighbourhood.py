@@ -235,6 +235,14 @@ def scene_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise
     ])
 
 
+def isomap_unused(*, graph="knn", **params):
+    """The control the graph type does not read, with the reason: the radius of a kNN graph,
+    the k of an ε graph."""
+    if graph == "knn":
+        return {"radius": "the kNN graph has no radius (choose graph = epsilon)"}
+    return {"n_neighbors": "the ε graph has no k (choose graph = knn)"}
+
+
 def isomap_explorer(**defaults):
     """Explorer over :func:`draw_isomap`: ``n_neighbors``, ``radius`` and the graph type. The
     static book holds k in :data:`HELD_NEIGHBOURS` and every radius, for each graph type."""
@@ -243,7 +251,8 @@ def isomap_explorer(**defaults):
         Slider("radius", RADII, "ε (radius)"),
         Choice("graph", ("knn", "epsilon"), "graph"),
     ]
-    return Explorer(draw_isomap, controls, defaults, scene=scene_isomap)
+    return Explorer(draw_isomap, controls, defaults, scene=scene_isomap,
+                    irrelevant=isomap_unused)
 
 
 # --- LLE and Laplacian eigenmaps ------------------------------------------------------------------
@@ -282,7 +291,9 @@ def lle_spectrum(n_neighbors, reg, n_samples, noise, random_state):
     constant vector's 0)."""
     X, _ = manifold_data("s_curve", n_samples, noise, random_state)
     M = alignment_matrix(lle_weights(X, n_neighbors, reg=reg))
-    lam, V = bottom_eigenpairs(M, N_SPECTRUM)
+    # dense: at the explorer's size (500 points) as fast as ARPACK, and it cannot stall on the
+    # many-fold null space of small k with little regularisation (k = 4, reg = 1e-6)
+    lam, V = bottom_eigenpairs(M, N_SPECTRUM, solver="dense")
     return frozen(lam, flip_signs(V[:, 1:3]))
 
 
