@@ -8,7 +8,8 @@ at least one mutant, the claim made wrong as a careless author would make it::
                  "why": "<one line: the mistake>"}]
 
 ``test_every_check_cell_declares_mutants`` reads the notebooks (no kernel): every check cell has
-a mutant, each ``find`` occurs in its cell, and each says why.
+a mutant, each ``find`` occurs in its cell, and each says why; a cell tagged ``check`` (the book
+shows it as a check) must contain an ``assert``.
 
 ``test_mutants_are_killed`` runs one notebook top to bottom in one kernel (one BLAS thread, the
 notebook's own seeds). Before each check cell it runs each mutant, i.e. the cell's source with
@@ -19,9 +20,11 @@ fails the test, which names the cell and the error.
 
 State: a mutant runs in a ``fork`` of the kernel (copy-on-write, a few ms), so whatever it
 assigns, mutates in place or draws from a random generator dies with the child process; the
-kernel the real cells run in never sees it. Check cells therefore need no rule about what they
-may assign before their asserts. The child sends no message to the notebook front end (its
-output is discarded) and is stopped after ``MUTANT_TIMEOUT`` seconds.
+kernel the real cells run in never sees it, and the real cell then runs once, as in the book.
+Check cells therefore need no rule about what they may assign before their asserts. (The
+harness leaves one name, ``_mlnotes_mutant``, in the notebook's namespace.) The child sends no
+message to the notebook front end (its output is discarded) and is stopped after
+``MUTANT_TIMEOUT`` seconds.
 
 Figures are drawn on matplotlib's Agg backend and closed after each cell, never rendered: the
 drawing is what nbval's run checks; this test checks the claims (and costs half as much).
@@ -81,6 +84,9 @@ def _problems(name):
         if not is_check_cell(cell):
             if mutants:
                 bad.append(f"cell {i} has mutants but no assert")
+            if "check" in cell.get("metadata", {}).get("tags", []):
+                bad.append(f"cell {i} ({cell.get('id')}) is tagged 'check' but asserts nothing: "
+                           "a check that only prints is not a check (assert, or drop the tag)")
             continue
         if not mutants:
             bad.append(f"cell {i} ({cell.get('id')}) checks a claim but declares no mutant")
