@@ -5,8 +5,9 @@ thread, CPU seconds; noisy 64-D digits, perplexity 30, the FFT gradient on both 
 750 iterations (openTSNE's default, 250 exaggerated). Quality for every map: the exact KL
 divergence against mlnotes' sparse P (up to 20 000 points) and 10-NN preservation. The full
 table (phases, per-iteration time, peak memory, first call, log-log slope) is printed and saved
-to ``benchmarks/scaling_tsne.md``; ``MLNOTES_BENCH_70K=1`` adds 70 000 points. Collected by
-``benchmarks/run.py`` (``python benchmarks/run.py tsne_fft`` for this table alone).
+to ``benchmarks/results_scaling_tsne.md`` (and ``.json``); ``MLNOTES_BENCH_70K=1`` adds
+70 000 points. Collected by ``benchmarks/run.py`` (``python benchmarks/run.py tsne_fft`` for
+this table alone).
 """
 
 from scaling import noisy_digits, run_pair

@@ -5,8 +5,9 @@ thread, CPU seconds, both libraries' defaults and ``random_state=0``; umap-learn
 second fit in the process (after its numba code compiled in the first; the first call is
 reported too). Quality for both maps: 10-NN preservation and trustworthiness (10 neighbours,
 mean over 3 000 random points, :func:`scaling.sampled_trustworthiness`). The full table is
-printed and saved to ``benchmarks/scaling_umap.md``; ``MLNOTES_BENCH_70K=1`` adds 70 000
-points. Collected by ``benchmarks/run.py`` (``python benchmarks/run.py umap`` alone).
+printed and saved to ``benchmarks/results_scaling_umap.md`` (and ``.json``);
+``MLNOTES_BENCH_70K=1`` adds 70 000 points. Collected by ``benchmarks/run.py``
+(``python benchmarks/run.py umap`` alone).
 """
 
 from scaling import run_pair, sampled_trustworthiness

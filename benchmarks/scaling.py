@@ -325,8 +325,8 @@ def run_pair(ours, peer, what, name):
                  for lib, r in results[n].items()}), file=sys.stderr, flush=True)
     text = table(results, ours, peer, what) + "\n\n" + machine() + "\n"
     print(text, file=sys.stderr)
-    (HERE / f"scaling_{name}.md").write_text(text)
-    (HERE / f"scaling_{name}.json").write_text(json.dumps(
+    (HERE / f"results_scaling_{name}.md").write_text(text)
+    (HERE / f"results_scaling_{name}.json").write_text(json.dumps(
         {str(n): r for n, r in results.items()}, indent=1))
     return results
 
