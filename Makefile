@@ -130,8 +130,11 @@ lab: setup
 	$(BIN)/jupyter lab --notebook-dir=book --ip=127.0.0.1 --port=$(LAB_PORT) $(LAB_OPTIONS) \
 	  $(if $(NO_BROWSER),--no-browser) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
+# mlnotes beside scikit-learn, openTSNE and umap-learn; t-SNE and UMAP at 2 000 to 20 000 points
+# by phase, in CPU time on one thread (benchmarks/scaling.py). `make bench MLNOTES_BENCH_70K=1`
+# adds 70 000 points (about an hour of CPU).
 bench: setup
-	$(BIN)/python benchmarks/run.py
+	MLNOTES_BENCH_70K=$(MLNOTES_BENCH_70K) $(BIN)/python benchmarks/run.py
 
 # Re-execute every notebook in place (after changing mlnotes or a chapter).
 notebooks: setup

@@ -20,6 +20,7 @@ PERPLEXITY_MAX_STEPS = 100  # most search steps per call (7 or so are typical)
 BRACKET_FACTOR = 10.0  # largest change of beta per step while the target is not bracketed
 NEWTON_STEPS = 20  # after this many search steps a row bisects only (Newton can cycle slowly)
 LN2 = np.log(2.0)
+LOG_BETA_MAX = 0.9 * np.log(np.finfo(float).max)  # largest precision tried (exp stays finite)
 
 
 # --- the perplexity search ------------------------------------------------------
@@ -87,6 +88,13 @@ def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPL
     after :data:`NEWTON_STEPS` steps bisects only). All points
     are searched at once: one vectorised step over the rows not yet converged.
 
+    A point with :math:`m_i` others tied at its smallest distance (exact duplicates, or all
+    points equidistant) has perplexity at least :math:`m_i` for every :math:`\sigma_i`: as
+    :math:`\sigma_i \to 0` the row tends to the uniform distribution over the tied points. When
+    :math:`m_i \ge \mathrm{Perp}` the target is out of reach and the row is that limit
+    (:math:`\sigma_i = 0`), with a warning naming the point; coincident points thus get a
+    well-defined P (uniform over their twins), as openTSNE's search gives them.
+
     Parameters
     ----------
     D2 : ndarray of shape (N, N)
@@ -118,12 +126,10 @@ def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPL
     off = ~np.eye(N, dtype=bool)
     D2s = D2 - np.where(off, D2, np.inf).min(axis=1, keepdims=True)
     np.fill_diagonal(D2s, 0.0)
-    P, log_beta, active = _search_precisions(D2s, perplexity, tol, max_iter, self_col=np.arange(N))
-    if active.size:
-        n_twins = (D2[active] == 0).sum(axis=1) - 1  # exact duplicates of each point
-        _warn_unconverged(P[active], active, n_twins, perplexity, tol)
-    sigma = np.sqrt(1.0 / (2.0 * np.exp(log_beta)))
-    return P, sigma
+    P, log_beta, active, n_tied = _search_precisions(D2s, perplexity, tol, max_iter,
+                                                     self_col=np.arange(N))
+    _warn_unreached(P, active, n_tied, D2.min(axis=1) == 0, perplexity, tol, N - 1)
+    return P, _bandwidths(log_beta)
 
 
 def knn_conditional_affinities(D2_knn, perplexity, *, tol=PERPLEXITY_TOL,
@@ -155,18 +161,25 @@ def knn_conditional_affinities(D2_knn, perplexity, *, tol=PERPLEXITY_TOL,
     check_positive(tol, "tol")
     check_positive(max_iter, "max_iter", integer=True)
     D2s = D2_knn - D2_knn.min(axis=1, keepdims=True)  # as above: no row underflows
-    P, log_beta, active = _search_precisions(D2s, float(perplexity), tol, max_iter, self_col=None)
-    if active.size:
-        _warn_unconverged(P[active], active, (D2_knn[active] == 0).sum(axis=1), perplexity, tol)
-    return P, np.sqrt(1.0 / (2.0 * np.exp(log_beta)))
+    P, log_beta, active, n_tied = _search_precisions(D2s, float(perplexity), tol, max_iter,
+                                                     self_col=None)
+    _warn_unreached(P, active, n_tied, D2_knn.min(axis=1) == 0, perplexity, tol, k)
+    return P, _bandwidths(log_beta)
+
+
+def _bandwidths(log_beta):
+    r""":math:`\sigma_i = (2 \beta_i)^{-1/2}`; 0 for a row at the limit :math:`\beta_i = \infty`."""
+    with np.errstate(over="ignore"):
+        return np.sqrt(0.5 * np.exp(-log_beta))
 
 
 def _search_precisions(D2s, perplexity, tol, max_iter, *, self_col):
     """The search loop of :func:`conditional_affinities` on shifted rows ``D2s`` (N x m).
 
     ``self_col[i]`` is the column of point i itself in row i (excluded from the row), or None
-    when the rows hold other points only. Returns the rows of P, log beta and the points not
-    converged.
+    when the rows hold other points only. Returns the rows of P, log beta, the points not
+    converged and, per row, the number of points tied at its smallest distance (the rows where
+    it reaches the perplexity are set to the search's limit, see below).
     """
     n_rows = D2s.shape[0]
     rows = np.arange(n_rows)
@@ -176,7 +189,18 @@ def _search_precisions(D2s, perplexity, tol, max_iter, *, self_col):
     lo = np.full(n_rows, -np.inf)  # bracket on log beta
     hi = np.full(n_rows, np.inf)
     P = np.zeros_like(D2s)
-    active = rows
+    # Ties at the smallest distance (exact duplicates, or a row of equal distances): as
+    # beta -> inf, p_{.|i} tends to the uniform distribution over the m_i tied points, whose
+    # entropy log2 m_i is the least any beta reaches. A row with m_i >= Perp cannot reach the
+    # target; its affinities are that limit (sigma_i = 0), not a search that overflows.
+    tied = D2s == 0.0
+    if self_col is not None:
+        tied[rows, self_col] = False
+    n_tied = tied.sum(axis=1)
+    at_limit = n_tied >= perplexity
+    P[at_limit] = tied[at_limit] / n_tied[at_limit, None]
+    log_beta[at_limit] = np.inf
+    active = rows[~at_limit]
     for step_no in range(max_iter):
         beta = np.exp(log_beta[active])
         E = np.exp(-beta[:, None] * D2s[active])
@@ -197,6 +221,7 @@ def _search_precisions(D2s, perplexity, tol, max_iter, *, self_col):
         toward = np.where(too_flat, np.minimum(newton, log_beta[active] + max_step),
                           np.maximum(newton, log_beta[active] - max_step))
         toward = np.where(np.isfinite(toward), toward, log_beta[active] + step)
+        toward = np.minimum(toward, LOG_BETA_MAX)  # exp(log beta) stays finite
         inside = (newton > lo[active]) & (newton < hi[active]) & (step_no < NEWTON_STEPS)
         halve = np.where(inside, newton, (lo[active] + hi[active]) / 2)
         new = np.where(bracketed, halve, toward)
@@ -206,26 +231,41 @@ def _search_precisions(D2s, perplexity, tol, max_iter, *, self_col):
         active = active[~done]
         if active.size == 0:
             break
-    return P, log_beta, active
+    return P, log_beta, active, n_tied
 
 
-def _warn_unconverged(P_bad, active, n_twins, perplexity, tol):
-    perp_bad = 2.0 ** entropy_bits(P_bad)
-    if n_twins.max() >= perplexity:
-        advice = (
-            f"point {active[np.argmax(n_twins)]} has {n_twins.max()} exact duplicate(s), and a "
-            "point with m duplicates has perplexity at least m; remove duplicate points or "
-            f"choose perplexity > {n_twins.max()}."
+def _warn_unreached(P, active, n_tied, duplicated, perplexity, tol, n_others):
+    """Warn about rows whose perplexity is not the target: rows at the search's limit (at least
+    Perp points tied at their smallest distance, of the ``n_others`` each row holds), then rows
+    the search did not finish."""
+    limit = np.flatnonzero(n_tied >= perplexity)
+    if limit.size:
+        i = limit[np.argmax(n_tied[limit])]
+        m = int(n_tied[i])
+        what = "exact duplicate(s)" if duplicated[i] else "neighbours tied at its smallest distance"
+        if m >= n_others:  # every point searched ties: no perplexity the search allows helps
+            remedy = ("remove duplicate points (np.unique(X, axis=0) and its return_counts): "
+                      f"all {n_others} points searched for point {i} tie, so no perplexity "
+                      "they allow is reachable")
+        else:
+            remedy = f"remove duplicate points or choose perplexity > {m}"
+        warnings.warn(
+            f"{limit.size} point(s) cannot reach perplexity={perplexity}: point {i} has {m} "
+            f"{what}, and a point with m such neighbours has perplexity at least m. Their "
+            "affinities are the search's limit (sigma = 0): spread evenly over those neighbours. "
+            f"To reach the target, {remedy}.",
+            RuntimeWarning,
+            stacklevel=3,
         )
-    else:
-        advice = "raise max_iter or tol."
-    warnings.warn(
-        f"The perplexity search did not reach perplexity={perplexity} within tol={tol} for "
-        f"{active.size} point(s) (first: {active[:5].tolist()}, perplexities "
-        f"{np.round(perp_bad[:5], 4).tolist()}): {advice}",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+    if active.size:
+        perp_bad = 2.0 ** entropy_bits(P[active])
+        warnings.warn(
+            f"The perplexity search did not reach perplexity={perplexity} within tol={tol} for "
+            f"{active.size} point(s) (first: {active[:5].tolist()}, perplexities "
+            f"{np.round(perp_bad[:5], 4).tolist()}): raise max_iter or tol.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def joint_affinities(P_cond):

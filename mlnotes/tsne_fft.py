@@ -38,6 +38,10 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
    :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1`.
 
 The cost per iteration is :math:`O(kN + N p^d + M \log M)` and the memory :math:`O(kN + M)`.
+A map with fewer pairs than a quarter of its padded grid's nodes (a few points spread far
+apart, whose grid would follow the map's extent squared) has its repulsion summed exactly
+instead (:func:`exact_repulsion`), which is then cheaper: an iteration costs at most
+:math:`O(\min(N^2, M \log M))`, with :math:`M \le` :data:`MAX_NODES`.
 
 The grid: boxes of side at most 1, so their number grows with the map's extent,
 :math:`\max(\text{floor}, \lceil \text{extent} / 1 \rceil)` per axis, as in FIt-SNE and
@@ -79,6 +83,7 @@ from scipy.spatial import cKDTree
 
 from ._validation import check_array, check_positive
 from .affinities import knn_conditional_affinities
+from .sne import _student_t_kernel
 
 # --- named constants --------------------------------------------------------------------------
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j|i}
@@ -90,6 +95,7 @@ FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in prop
 MIN_BOXES_SMALL = 5  # ... but at least this many boxes
 BOX_WIDTH = 1.0  # more boxes when needed to keep each box's side <= 1 (the map's extent)
 MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
+EXACT_REPULSION_RATIO = 0.25  # N^2 <= this x the padded grid's nodes (N <= nodes per axis): exact sums
 MAX_DIM = 2
 FFT_DTYPE = np.float32  # single precision transforms: rounding ~1e-7, far below the interpolation error
 
@@ -226,20 +232,28 @@ def default_min_boxes(N):
     return min(MIN_BOXES, max(MIN_BOXES_SMALL, math.ceil(MIN_BOXES * N / FULL_FLOOR_N)))
 
 
-def _grid(Z, n_interp, min_boxes, box_width):
-    """Boxes over the map's bounding square: the node of each point's interpolation stencil
-    (flat grid index) and its Lagrange weight, the nodes per axis and their spacing.
-
-    Boxes have side ``box_width`` exactly once the map spans ``min_boxes`` of them (so the
-    spacing, and with it the kernel's transform, stays the same from one iteration to the
-    next); a smaller map is cut into ``min_boxes`` equal boxes.
-    """
+def _grid_size(Z, n_interp, min_boxes, box_width):
+    """The grid's corner, box width and boxes per axis (see :func:`_grid`)."""
     N, d = Z.shape
     lo = Z.min(axis=0)
     span = max(float((Z.max(axis=0) - lo).max()), np.finfo(float).tiny)
     most = max(1, int(MAX_NODES ** (1.0 / d)) // n_interp)
     width = max(min(span / min_boxes, box_width), span / most)
     n_boxes = min(math.ceil(span / width), most)
+    return lo, width, n_boxes
+
+
+def _grid(Z, n_interp, min_boxes, box_width):
+    """Boxes over the map's bounding square: the node of each point's interpolation stencil
+    (flat grid index) and its Lagrange weight, the nodes per axis and their spacing.
+
+    Boxes have side ``box_width`` exactly once the map spans ``min_boxes`` of them (so the
+    spacing, and with it the kernel's transform, stays the same from one iteration to the
+    next); a smaller map is cut into ``min_boxes`` equal boxes, and a map too wide for
+    :data:`MAX_NODES` nodes into as many wider boxes as they allow.
+    """
+    N, d = Z.shape
+    lo, width, n_boxes = _grid_size(Z, n_interp, min_boxes, box_width)
     m = n_boxes * n_interp  # nodes per axis, spacing h = width / p
     rel = (Z - lo) / width
     box = np.minimum(np.floor(rel), n_boxes - 1)
@@ -406,6 +420,28 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, work
     return Z_sum, r
 
 
+def _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
+    """Whether the map has fewer pairs than :data:`EXACT_REPULSION_RATIO` times its padded
+    grid's nodes (few points, spread far: the exact sums then cost less than the FFTs)."""
+    N, d = Z.shape
+    n_interp = N_INTERPOLATION if n_interp is None else n_interp
+    min_boxes = default_min_boxes(N) if min_boxes is None else min_boxes
+    _, _, n_boxes = _grid_size(Z, n_interp, min_boxes, BOX_WIDTH if box_width is None
+                               else box_width)
+    return N * N <= EXACT_REPULSION_RATIO * (2 * n_boxes * n_interp) ** d
+
+
+def exact_repulsion(Z, *, dof=1.0):
+    r""":func:`repulsion`'s :math:`Z_{\mathrm{sum}}` and :math:`r_i` summed over all pairs,
+    :math:`O(N^2)`: what :func:`repulsion` computes when the map has fewer pairs than its grid
+    would have nodes (a few points spread far apart)."""
+    W = _student_t_kernel(Z, float(dof))  # w_ij, zero diagonal
+    power = (dof + 1.0) / 2.0
+    K = W if dof == 1.0 else W**power
+    KW = K * W
+    return float(K.sum()), KW.sum(axis=1)[:, None] * Z - KW @ Z
+
+
 # --- the objective --------------------------------------------------------------------------------
 class _UpperPairs:
     r"""The pairs i < j stored in a symmetric sparse P, as flat arrays, and :math:`\sum p\log p`.
@@ -484,7 +520,10 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
     :math:`r_i`, :math:`Z_{\mathrm{sum}}` from :func:`repulsion`. Same signature and return
     values as :func:`mlnotes.sne.tsne_objective_gradient`, with ``P`` a symmetric sparse matrix
     (a dense one is converted) and the grid's parameters and the FFTs' ``workers`` (threads)
-    passed on to :func:`repulsion`.
+    passed on to :func:`repulsion`. When the map has fewer pairs :math:`N^2` than
+    :data:`EXACT_REPULSION_RATIO` times its padded grid's nodes (a few points spread far
+    apart), the repulsion is summed exactly instead (:func:`exact_repulsion`): it is cheaper
+    there, so an iteration never costs more than the exact method's.
     """
     if check_input:
         Z, P = _check_sparse_pair(Z, P)
@@ -514,8 +553,11 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
         f = np.multiply(a, dc, out=dc)
         attract[:, c] = (np.bincount(pairs.rows, weights=f, minlength=N)
                          - np.bincount(pairs.cols, weights=f, minlength=N))
-    Z_sum, r = repulsion(Z, dof=dof, n_interp=n_interp, min_boxes=min_boxes,
-                         box_width=box_width, workers=workers)
+    if _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
+        Z_sum, r = exact_repulsion(Z, dof=dof)
+    else:
+        Z_sum, r = repulsion(Z, dof=dof, n_interp=n_interp, min_boxes=min_boxes,
+                             box_width=box_width, workers=workers)
     grad = (2.0 * (dof + 1.0) / dof) * (attract - r / Z_sum)
     kl = None
     if compute_objective:

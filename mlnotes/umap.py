@@ -668,7 +668,7 @@ class UMAP(Estimator):
             negative_sample_rate=int(self.negative_sample_rate), random_state=rng,
         )
         self.n_epochs_ = n_epochs
-        self.X_fit_ = X
+        self.X_fit_ = X.copy()  # owned: check_array returns float64 input itself, not a copy
         return self
 
     def fit_transform(self, X, y=None):

@@ -55,8 +55,39 @@ def test_duplicates_that_make_the_perplexity_unreachable_are_named(X):
     Xd = np.vstack([np.zeros((10, 3)), X[:40]])
     with pytest.warns(RuntimeWarning, match=r"point 0 has 9 exact duplicate\(s\).*remove "
                                             r"duplicate points or choose perplexity > 9"):
-        P, _ = sne.conditional_affinities(squared_distances(Xd), 3.0)
+        P, sigma = sne.conditional_affinities(squared_distances(Xd), 3.0)
     assert np.isfinite(P).all()
+    # the ten twins' rows are the search's limit, uniform over the other nine; the rest reach
+    # the target
+    twins = np.zeros((10, 50))
+    twins[:, :10] = (1.0 - np.eye(10)) / 9.0
+    np.testing.assert_allclose(P[:10], twins, rtol=1e-14)
+    assert np.all(sigma[:10] == 0.0) and np.all(sigma[10:] > 0.0)
+    np.testing.assert_allclose(2.0 ** sne.entropy_bits(P[10:]), 3.0, atol=1e-4)
+
+
+def test_coincident_points_get_the_searchs_limit_not_nan():
+    # issue 35, bug 4: all points coincide, so every row has N - 1 = 99 ties at its smallest
+    # distance and no bandwidth reaches perplexity 30 (a point with m ties has perplexity >= m);
+    # the row is the limit sigma -> 0: uniform over the 99 others
+    with pytest.warns(RuntimeWarning, match=r"100 point\(s\) cannot reach perplexity=30.0: "
+                                            r"point 0 has 99 exact duplicate\(s\).*remove "
+                                            r"duplicate points \(np.unique\(X, axis=0\)"):
+        P, sigma = sne.conditional_affinities(np.zeros((100, 100)), 30.0)
+    np.testing.assert_allclose(P, (1.0 - np.eye(100)) / 99.0, rtol=1e-14)
+    assert np.all(sigma == 0.0)
+
+
+def test_tsne_on_coincident_points_fits_a_finite_map():
+    # scikit-learn's test_init_ndarray: from an all-zero start the coincident points stay put
+    # (every force is along z_i - z_j = 0); from a random start the map is finite
+    X = np.ones((100, 5))
+    with pytest.warns(RuntimeWarning, match="cannot reach perplexity"):
+        Z = ml.TSNE(init=np.zeros((100, 2))).fit_transform(X)
+    assert np.array_equal(Z, np.zeros((100, 2)))
+    with pytest.warns(RuntimeWarning, match="cannot reach perplexity"):
+        Z = ml.TSNE(init="random", max_iter=250, random_state=0).fit_transform(X)
+    assert np.isfinite(Z).all()
 
 
 @pytest.mark.parametrize("cls", [sne.SNE, sne.SymmetricSNE, sne.TSNE])

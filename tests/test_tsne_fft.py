@@ -303,6 +303,40 @@ def test_duplicates_are_reported_by_the_knn_search():
     assert any("exact duplicate" in str(x.message) for x in w)
 
 
+def test_many_exact_duplicates_are_mapped_not_diverged():
+    # issue 35, bug 5: 6 points x 60 copies; each point's 30 neighbours are all twins, so its
+    # affinities are the perplexity search's limit (uniform over them) and the copies of a
+    # point land on one place, the six places apart (as openTSNE maps it)
+    X = np.repeat(np.random.default_rng(0).normal(size=(6, 5)), 60, axis=0)
+    with pytest.warns(RuntimeWarning, match=r"point 0 has 30 exact duplicate\(s\).*remove "
+                                            r"duplicate points"):
+        Z = sne.TSNE(method="fft", perplexity=10, max_iter=300, random_state=0).fit_transform(X)
+    group = np.repeat(np.arange(6), 60)
+    centres = np.array([Z[group == g].mean(axis=0) for g in range(6)])
+    spread = max(np.abs(Z[group == g] - centres[g]).max() for g in range(6))
+    gaps = np.sqrt(squared_distances(centres)[np.triu_indices(6, 1)])
+    assert np.isfinite(Z).all() and spread < 1e-3 * gaps.min()
+
+
+def test_few_points_spread_far_sum_the_repulsion_exactly(monkeypatch):
+    # issue 35, bug 6: scikit-learn's test_64bit maps 10 points over ~200 units, where side-1
+    # boxes would need a grid of ~1 000^2 nodes for 45 pairs; the objective sums them instead
+    X = np.random.RandomState(0).randn(10, 2)
+    P = sne.joint_affinities(affinities.conditional_affinities(squared_distances(X), 2.0)[0])
+    Z = _random_map(10, 100.0, 1)
+    kl_ref, g_ref = sne.tsne_objective_gradient(Z, P)
+    kl, g = tsne_fft.fft_objective_gradient(Z, sp.csr_array(P))
+    assert _rel(g, g_ref) < 1e-12 and abs(kl - kl_ref) < 1e-12 * abs(kl_ref)
+
+    def no_grid(*args, **kwargs):
+        raise AssertionError("the grid was used for a 10-point map")
+
+    monkeypatch.setattr(tsne_fft, "repulsion", no_grid)
+    Z = sne.TSNE(method="fft", perplexity=2, learning_rate=100.0, init="random", max_iter=300,
+                 random_state=0).fit_transform(X)
+    assert np.isfinite(Z).all()
+
+
 # --- the grid scales with the map (issue 25) --------------------------------------------------
 def test_grid_floor_grows_with_n_up_to_fit_snes_fifty_boxes():
     assert [tsne_fft.default_min_boxes(n) for n in [10, 150, 600, 999, 1000, 2000, 20000]] == [

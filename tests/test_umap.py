@@ -210,6 +210,17 @@ def test_transform_places_new_points_by_their_neighbours(digits):
     assert np.array_equal(model.transform(X[train[:50]]), model.embedding_[:50])
 
 
+def test_the_model_owns_its_training_data(digits):
+    # issue 35, bug 2: overwriting the caller's array after fit must not move transform's
+    # answers (X_fit_ is a copy, not a reference to float64 input)
+    X = digits[0][:300].copy()
+    model = ml.UMAP(n_epochs=30, random_state=0).fit(X)
+    before = model.transform(X[:5])
+    X[:] = 0.0
+    assert not np.shares_memory(model.X_fit_, X)
+    np.testing.assert_array_equal(model.transform(digits[0][:5]), before)
+
+
 def test_random_and_disconnected_starts(digits):
     X, _ = digits
     Z = ml.UMAP(init="random", n_epochs=20, random_state=0).fit_transform(X[:100])
