@@ -145,7 +145,7 @@ lint: setup
 
 # Build outputs and caches; .venv (the installed environment) stays: `make distclean` removes it.
 clean:
-	rm -rf _build build dist .pytest_cache .hypothesis .ruff_cache .jupyter_cache benchmarks/results.md tests/artifacts
+	rm -rf _build build dist .pytest_cache .hypothesis .ruff_cache .jupyter_cache benchmarks/results*.md benchmarks/results*.json tests/artifacts
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 	@if [ -d $(VENV) ]; then echo "Kept .venv ($$(cat $(STAMP) 2>/dev/null || echo 'unfinished setup')):" \
 	  "'make distclean' removes it too (the next make builds it again)."; fi
