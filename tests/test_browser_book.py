@@ -47,6 +47,8 @@ PHONE, LAPTOP = 390, 1366
 # An image must carry at least this many natural pixels per displayed CSS pixel (2x, with a
 # little room for rounding of the displayed size).
 MIN_PIXEL_RATIO = 1.9
+# A figure's shown height over width may differ from its own by this much (rounding of pixels).
+MAX_STRETCH = 0.02
 
 
 def _toc_pages():
@@ -126,7 +128,7 @@ Array.from(document.querySelectorAll('div.cell')).filter(
 
 # Everything measured on the laid-out page, in one pass. Returns lists of problems.
 LAYOUT_JS = r"""
-(minRatio) => {
+([minRatio, maxStretch]) => {
   const main = document.querySelector('article.bd-article') || document.querySelector('main')
     || document.body;
   const mainBox = main.getBoundingClientRect();
@@ -138,7 +140,7 @@ LAYOUT_JS = r"""
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
   const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
-               images: []};
+               images: [], figures: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -260,6 +262,18 @@ LAYOUT_JS = r"""
       out.images.push(`alt text "${alt.slice(0, 40)}" for ${name}`);
     if (img.naturalWidth < minRatio * r.width)
       out.images.push(`${name}: ${img.naturalWidth}px shown ${Math.round(r.width)}px wide (< 2x)`);
+    // its own shape at every width: an inline height once stretched phone figures 1.5x
+    const stretch = (r.height / r.width) / (img.naturalHeight / img.naturalWidth);
+    if (img.naturalWidth && Math.abs(stretch - 1) > maxStretch)
+      out.figures.push(`${name} drawn ${stretch.toFixed(2)}x as tall as its own shape`);
+    // the "Enlarge" badge sits beside the picture, never on it
+    const badge = img.parentElement.querySelector(':scope > .mlnotes-zoom-badge');
+    if (badge && !badge.hidden) {
+      const b = badge.getBoundingClientRect();
+      if (b.width && b.top < r.bottom - 1 && b.bottom > r.top + 1 && b.left < r.right - 1
+          && b.right > r.left + 1)
+        out.figures.push(`${name}: the Enlarge badge covers the picture`);
+    }
   });
   return out;
 }
@@ -472,7 +486,7 @@ def test_page(page, width, site, browser):
         if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS and not explorers:
             problems.append("the chapter has no explorer cell")
 
-        layout = pw_page.evaluate(LAYOUT_JS, MIN_PIXEL_RATIO)
+        layout = pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH])
         for kind, found in layout.items():
             problems += [f"{kind}: {item}" for item in found[:6]]
             if len(found) > 6:
