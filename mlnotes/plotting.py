@@ -40,6 +40,9 @@ PHONE_COLUMN_PX = 358
 TIGHT_PAD = 0.1  # inches the inline backend pads a cropped figure with (savefig.pad_inches)
 TITLE_ROOM = 1.0  # an axes title may be as wide as its axes, then it wraps
 FIT_PASSES = 3
+TICK_GAP_PT = 4.0  # neighbouring tick labels closer than this (points) are crowded
+MAX_TICK_THINNING = 4
+TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
@@ -181,6 +184,40 @@ def fit_titles(fig):
     return wrapped
 
 
+def thin_crowded_ticks(fig):
+    """Fewer ticks on an axis whose tick labels (drawn at the figure's final size) touch or
+    overlap: a panel shrunk to the phone width keeps its labels in points, so the locator's
+    choice for the wider panel may no longer fit. Returns how many axes were thinned."""
+    from matplotlib.ticker import AutoLocator, MaxNLocator
+
+    renderer = fig.canvas.get_renderer()
+    thinned = 0
+    for ax in fig.axes:
+        if ax.name != "rectilinear":
+            continue
+        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
+            locator = axis.get_major_locator()
+            if not isinstance(locator, (AutoLocator, MaxNLocator)):
+                continue  # ticks the author placed stay where they are
+            for _ in range(MAX_TICK_THINNING):
+                fig.draw_without_rendering()  # tick labels as the locator now places them
+                gap = TICK_GAP_PT * fig.dpi / 72
+                low, high = sorted(axis.get_view_interval())
+                boxes = sorted((label.get_window_extent(renderer)
+                                for loc, label in zip(axis.get_majorticklocs(),
+                                                      axis.get_majorticklabels(), strict=False)
+                                if low <= loc <= high and label.get_visible()
+                                and label.get_text()),
+                               key=lambda box, lo=lo: getattr(box, lo))
+                crowded = any(getattr(b, lo) < getattr(a, hi) + gap
+                              for a, b in zip(boxes[:-1], boxes[1:], strict=True))
+                if not crowded or len(boxes) <= 2:
+                    break
+                axis.set_major_locator(MaxNLocator(nbins=len(boxes) - 2, steps=TICK_STEPS))
+                thinned += 1
+    return thinned
+
+
 def _tight_width(fig):
     """The width (inches) of ``fig`` as the inline backend saves it: cropped to what is drawn
     (``bbox_inches="tight"``) plus its padding."""
@@ -193,7 +230,8 @@ def _phone_width_png(fig, **kwargs):
 
     The inline backend crops the figure to what is drawn, so labels and titles outside the axes
     make the saved image wider than the figure: the figure is shrunk until the saved width fits
-    (a few passes, as shrinking redoes the layout). Titles wider than their panel are wrapped.
+    (a few passes, as shrinking redoes the layout). Titles wider than their panel are wrapped
+    and axes whose tick labels touch get fewer ticks.
     """
     from IPython.core.pylabtools import retina_figure
 
@@ -201,6 +239,8 @@ def _phone_width_png(fig, **kwargs):
     fit_to_width(fig)
     for _ in range(FIT_PASSES):
         if fit_titles(fig):
+            _redo_layout(fig)
+        if thin_crowded_ticks(fig):
             _redo_layout(fig)
         saved = _tight_width(fig)
         if saved <= MAX_FIGURE_WIDTH + 0.01:

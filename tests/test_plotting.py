@@ -102,3 +102,21 @@ def test_long_panel_titles_wrap_instead_of_colliding(phone_defaults):
     assert all("\n" in ax.title.get_text() for ax in axes)
     # mathtext is never cut in two
     assert all(line.count("$") % 2 == 0 for ax in axes for line in ax.title.get_text().split("\n"))
+
+
+def test_tick_labels_of_a_shrunk_panel_do_not_touch(phone_defaults):
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    for ax in axes:
+        ax.plot([-0.0213, 0.0217], [-0.02, 0.02])
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=6))
+    fig.tight_layout()
+    _saved_png(fig)
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        low, high = ax.get_xlim()
+        boxes = sorted((t.get_window_extent(renderer) for loc, t in
+                        zip(ax.get_xticks(), ax.get_xticklabels(), strict=True)
+                        if low <= loc <= high and t.get_text()), key=lambda b: b.x0)
+        assert len(boxes) >= 2
+        for left, right in zip(boxes[:-1], boxes[1:], strict=True):
+            assert right.x0 >= left.x1 + plotting.TICK_GAP_PT * fig.dpi / 72 - 0.5
