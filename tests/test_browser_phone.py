@@ -289,6 +289,9 @@ def _phone_details(pw_page):
         " return !!b && !b.hidden && b.getBoundingClientRect().width > 20; })")
     if marks and not all(marks):
         problems.append(f"{marks.count(False)} shrunk figures without an 'Enlarge' mark")
+    # a long press on a formula opens no MathJax menu (it was half off the screen)
+    if pw_page.evaluate("document.querySelectorAll('mjx-container[ctxtmenu_counter]').length"):
+        problems.append("formulas open MathJax's menu on a touch screen")
     # explorers: controls that stick cover at most a third of the screen, and the message about
     # a setting sits with the controls, above the picture
     pw_page.evaluate("async () => { if (window.MLNotesExplorers) await MLNotesExplorers.initAll(); }")

@@ -28,6 +28,11 @@
     // the page's table of contents (a drawer on a phone) shows its headings' maths at once
     config.options.lazyAlwaysTypeset = ["#pst-secondary-sidebar", ".bd-toc"];
   }
+  // On a touch screen a long press opened MathJax's menu, half off a phone's screen: no menu
+  // there (a mouse keeps it: right-click, "Show Math As TeX").
+  if (window.matchMedia && window.matchMedia("(hover: none) and (pointer: coarse)").matches) {
+    config.options.enableMenu = false;
+  }
   config.startup = config.startup || {};
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
