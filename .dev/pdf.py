@@ -14,6 +14,13 @@ split across pages where they must (only short ones are kept whole, so no page i
 empty); figures and display equations are never split. Figures are printed at
 ``PRINT_PIXEL_RATIO`` pixels per CSS pixel (the site's PNGs carry 2), which keeps the file small.
 
+Links: a cross-reference inside a chapter and a link to another page of the book both go to
+the page and height of their target in the PDF (every id of a page is made a destination before
+it is printed); a link to a page the PDF does not hold goes to the published site (GitHub Pages
+of ``MLNOTES_REPOSITORY_URL``) or, with no site set, is dropped; none goes to the print server.
+Theorem-like statements are kept whole and no box title ends a page. At the back, an index of
+the glossary's terms with the pages on which each is found.
+
 The finished PDF is also copied into the HTML folder as ``BOOK_PDF_NAME`` and every page of the
 site gets a "Book PDF" link in its header (book/_ext/publish.py, ``add_book_pdf_links``).
 """
@@ -25,6 +32,7 @@ import http.server
 import importlib.util
 import io
 import os
+import re
 import shutil
 import sys
 import threading
@@ -67,11 +75,19 @@ PRINT_CSS = """
   div.cell, div.cell_input, div.cell_output, div.highlight, pre, details,
   div.admonition, div.proof { break-inside: auto !important; }
   .mlnotes-keep { break-inside: avoid !important; }
+  /* a statement (theorem, definition, ...) is kept whole, and no box title is left alone at
+     the foot of a page (an empty "Theorem 9.2" box once ended a page) */
+  div.proof.theorem, div.proof.definition, div.proof.lemma, div.proof.proposition,
+  div.proof.corollary, div.proof.remark { break-inside: avoid !important; }
+  .admonition-title, div.proof > p:first-child { break-after: avoid !important; }
+  /* a cell's bar ("Figure code: ...", "✓ claim") goes with the figure or output under it: a
+     bar left alone at the foot of a page, its tall figure on the next, made near-blank pages */
+  div.cell > details { break-after: avoid !important; }
   div.highlight, .cell_output pre, div.admonition, div.proof {
     box-decoration-break: clone; -webkit-box-decoration-break: clone; }
   img, figure, mjx-container[display="true"], tr { break-inside: avoid; }
   /* a figure taller than wide is shrunk to fit one page, not sliced across pages */
-  .bd-article img.mlnotes-tall { max-height: 230mm !important; width: auto !important;
+  .bd-article img.mlnotes-tall { max-height: 215mm !important; width: auto !important;
     max-width: 100% !important; }
   pre { white-space: pre-wrap !important; word-break: break-word; overflow: visible !important; }
   figcaption, figcaption p, .caption, .caption-text, .caption-number {
@@ -90,6 +106,9 @@ PREPARE_JS = """async ([keepPx, ratio, quality]) => {
     if (el.getBoundingClientRect().height <= keepPx) el.classList.add('mlnotes-keep');
   });
   for (const img of document.querySelectorAll('.bd-article img')) {
+    // its width on the page: the inline width myst-nb wrote for a cell's figure
+    const styled = parseFloat(img.style.width);
+    if (img.naturalWidth && styled) img.dataset.mlnotesOwnWidth = styled;
     const w = img.getBoundingClientRect().width;
     if (!w || !img.naturalWidth || img.naturalWidth <= ratio * w * 1.05) continue;
     const canvas = document.createElement('canvas');
@@ -107,6 +126,39 @@ PREPARE_JS = """async ([keepPx, ratio, quality]) => {
     await new Promise(r => { img.onload = r; img.onerror = r; img.src = url; });
   }
 }"""
+# Chromium writes a named destination (the element's id) for each target of a link within the
+# page: one invisible link to every id of the article makes every section, equation, figure and
+# statement a destination, which links from the other chapters are pointed at (_resolve_links).
+DESTINATIONS_JS = """() => {
+  const ids = new Set(Array.from(document.querySelectorAll('article.bd-article [id]'))
+    .map(e => e.id).filter(id => id && !/^mjx|^MJX/.test(id)));
+  const box = document.createElement('div');
+  box.setAttribute('aria-hidden', 'true');
+  box.style.cssText = 'position:absolute;top:0;left:0;width:1px;height:1px;overflow:hidden;';
+  ids.forEach(id => { const a = document.createElement('a'); a.href = '#' + id;
+                      a.textContent = '.'; box.append(a); });
+  document.body.prepend(box);
+}"""
+# Each figure is printed with its own aspect ratio and at the size it has on the page (its own
+# width in CSS pixels, or the column's when that is narrower; a tall figure may be shrunk to
+# fit a page): returns those that are not.
+MAX_STRETCH = 0.02
+FIGURE_SIZES_JS = """(maxStretch) => {
+  const bad = [];
+  for (const img of document.querySelectorAll('.bd-article img')) {
+    const r = img.getBoundingClientRect();
+    const own = img.dataset.mlnotesOwnWidth ? +img.dataset.mlnotesOwnWidth : 0;
+    if (!r.width || !img.naturalWidth || !own) continue;
+    const stretch = (r.height / r.width) / (img.naturalHeight / img.naturalWidth);
+    const column = img.closest('.bd-article').getBoundingClientRect().width;
+    const want = Math.min(own, column);
+    const name = (img.getAttribute('alt') || '').slice(0, 30);
+    if (Math.abs(stretch - 1) > maxStretch) bad.push(`${name}: ${stretch.toFixed(2)}x as tall`);
+    if (!img.classList.contains('mlnotes-tall') && Math.abs(r.width / want - 1) > maxStretch)
+      bad.push(`${name}: ${Math.round(r.width)} px wide, ${Math.round(want)} px on the page`);
+  }
+  return bad;
+}"""
 FRONT_CSS = """
 @page { size: A4; margin: 28mm 24mm; }
 body { font-family: "DejaVu Sans", sans-serif; color: #111; }
@@ -122,6 +174,17 @@ h2 { font-size: 20pt; margin: 0 0 8mm; }
 .entry .t { flex: 0 1 auto; padding-right: 2mm; }
 .entry .dots { flex: 1 1 auto; border-bottom: 1px dotted #777; margin-bottom: 1.1mm; }
 .entry .n { flex: none; padding-left: 2mm; font-variant-numeric: tabular-nums; }
+"""
+GLOSSARY_PAGE = "book/appendix_glossary.html"
+INDEX_MAX_PAGES = 12  # page numbers listed for a term (its first occurrences)
+INDEX_CSS = """
+@page { size: A4; margin: 16mm 14mm 18mm; }
+body { font-family: "DejaVu Sans", sans-serif; color: #111; font-size: 10pt; }
+h2 { font-size: 20pt; margin: 0 0 6mm; }
+.cols { column-count: 2; column-gap: 10mm; }
+.ix { break-inside: avoid; margin: 0 0 1.4mm; padding-left: 4mm; text-indent: -4mm; }
+.ix .t { font-weight: 600; }
+.ix .n { font-variant-numeric: tabular-nums; }
 """
 NUMBERS_CSS = """
 @page { size: A4; margin: 0; }
@@ -193,10 +256,14 @@ def _print_page(page, url):
     page.evaluate("async () => { if (window.MLNotesExplorers) "
                   "{ await MLNotesExplorers.initAll(); } }")
     page.evaluate(PREPARE_JS, [KEEP_WHOLE_PX, PRINT_PIXEL_RATIO, JPEG_QUALITY])
+    page.evaluate(DESTINATIONS_JS)
     page.wait_for_function("document.querySelectorAll("
                            "'.mlnotes-explorer:not(.mlx-ready)').length === 0",
                            timeout=PAGE_TIMEOUT_MS)
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+    wrong = page.evaluate(FIGURE_SIZES_JS, MAX_STRETCH)
+    if wrong:
+        raise RuntimeError(f"{url}: figures not printed at their own shape and size: {wrong[:3]}")
     # the article's own title, with its chapter number ("6. Isomap ..."); the theme's print-only
     # copy of the title above it has no number and is hidden by PRINT_CSS
     title = page.evaluate("() => (document.querySelector('article.bd-article h1') || "
@@ -229,11 +296,54 @@ def _front_matter_html(contents):
             f"<section><h2>Contents</h2>{''.join(rows)}</section></body></html>")
 
 
+def glossary_terms(html_dir):
+    """The terms of the book's glossary (its built page), in its order."""
+    page = Path(html_dir) / GLOSSARY_PAGE
+    if not page.exists():
+        return []
+    text = page.read_text(encoding="utf-8")
+    return [html.unescape(re.sub(r"<[^>]+>", "", term)).strip()
+            for term in re.findall(r'<dt id="term-[^"]*">(.*?)<a class="headerlink"', text)]
+
+
+def index_entries(terms, page_texts):
+    """(term, [book page numbers]) for each term found: the pages whose text has the term
+    (case-insensitive, any spacing; plurals and other endings count), at most INDEX_MAX_PAGES."""
+    squashed = [re.sub(r"\s+", " ", t).lower() for t in page_texts]
+    entries = []
+    for term in terms:
+        words = [re.escape(w) for w in term.lower().split()]
+        pattern = re.compile(r"(?<![\w-])" + r"[\s-]+".join(words))
+        pages = [i + 1 for i, t in enumerate(squashed) if pattern.search(t)]
+        if pages:
+            entries.append((term, pages[:INDEX_MAX_PAGES]))
+    return sorted(entries, key=lambda entry: entry[0].lower())
+
+
+def _index_html(entries):
+    rows = "".join(f'<div class="ix"><span class="t">{html.escape(term)}</span> '
+                   f'<span class="n">{", ".join(str(n) for n in pages)}</span></div>'
+                   for term, pages in entries)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><style>{INDEX_CSS}</style>"
+            f"</head><body><h2>Index</h2><div class='cols'>{rows}</div></body></html>")
+
+
 def _numbers_html(first, count):
     pages = "".join(f'<div class="p"><div class="n">{n}</div></div>'
                     for n in range(first, first + count))
     return (f"<!doctype html><html><head><meta charset='utf-8'><style>{NUMBERS_CSS}</style>"
             f"</head><body>{pages}</body></html>")
+
+
+def _page_texts(pdf_bytes):
+    """The text of each page of a PDF (PDFium reads it quickly)."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf_bytes)
+    try:
+        return [document[i].get_textpage().get_text_bounded() for i in range(len(document))]
+    finally:
+        document.close()
 
 
 def _print_html(context, markup):
@@ -253,6 +363,80 @@ def _publish_module():
     return module
 
 
+def published_site():
+    """The address of the published book (GitHub Pages of ``MLNOTES_REPOSITORY_URL``), or ""."""
+    repository = _publish_module().repository_url()
+    match = re.match(r"https://github\.com/([^/]+)/([^/]+)$", repository)
+    return f"https://{match[1].lower()}.github.io/{match[2]}/" if match else ""
+
+
+def _destination(writer, index, top):
+    from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject
+
+    return ArrayObject([writer.pages[index].indirect_reference, NameObject("/XYZ"), NullObject(),
+                        FloatObject(top) if top is not None else NullObject(), NullObject()])
+
+
+def _resolve_links(writer, base, chapters):
+    """Point every link of the bound book inside it, or at the published site.
+
+    ``chapters`` lists (page name, its own PDF, index of its first page in ``writer``). A link
+    within a chapter names a destination of that chapter's PDF, whose name table binding drops;
+    a link to another page of the book is an address on the print server (``base``). Both
+    become direct destinations (the page and height of the target); a link to a page the PDF
+    does not hold (the search page, the general index) goes to the published site, or is
+    dropped when no site is set (MLNOTES_REPOSITORY_URL). Returns the links left unresolved.
+    """
+    from pypdf.generic import NameObject, TextStringObject
+
+    targets, first_page, owner = {}, {}, {}
+    for name, reader, start in chapters:
+        first_page[name] = start
+        for key, dest in reader.named_destinations.items():
+            number = reader.get_destination_page_number(dest)
+            if number is not None:
+                targets[(name, str(key).lstrip("/"))] = (start + number, dest.top)
+        for i in range(len(reader.pages)):
+            owner[start + i] = name
+    site = published_site()
+    unresolved = []
+    for index, page in enumerate(writer.pages):
+        annots = page.get("/Annots")
+        annots = annots.get_object() if annots is not None else None
+        if not annots:
+            continue
+        keep = []
+        for ref in annots:
+            annot = ref.get_object()
+            dest = annot.get("/Dest")
+            action = annot.get("/A")
+            uri = action.get_object().get("/URI") if action is not None else None
+            target = None
+            if isinstance(dest, str) and index in owner:  # a named destination in the chapter
+                target = targets.get((owner[index], str(dest).lstrip("/")))
+            elif uri and str(uri).startswith(base):
+                path, _, fragment = str(uri)[len(base):].lstrip("/").partition("#")
+                if path in first_page:
+                    target = targets.get((path, fragment), (first_page[path], None))
+                elif site:
+                    annot[NameObject("/A")].get_object()[NameObject("/URI")] = \
+                        TextStringObject(site + str(uri)[len(base):].lstrip("/"))
+                else:
+                    unresolved.append(str(uri))
+                    continue  # no page of the PDF and no site: the text stays, the link goes
+            if target is not None:
+                annot[NameObject("/Dest")] = _destination(writer, *target)
+                if "/A" in annot:
+                    del annot["/A"]
+            elif isinstance(dest, str):
+                unresolved.append(str(dest))
+                continue
+            keep.append(ref)
+        annots.clear()
+        annots.extend(keep)
+    return unresolved
+
+
 def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "mlnotes.pdf",
              link_from_site=True):
     """Print every toc page of the built book and bind them (title page, contents, page
@@ -266,11 +450,14 @@ def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "m
         raise FileNotFoundError(f"no built book in {html_dir}: run `make book` first")
     if not os.path.exists(CHROMIUM):
         raise FileNotFoundError(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
-    chapters, contents, titles = [], [], []
+    chapters, contents, titles, names, texts = [], [], [], [], []
     with _serve(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport={"width": 1000, "height": 1400})
+            # every formula typeset at load, not only those near the screen (mlnotes-mathjax.js)
+            context.add_init_script("localStorage.setItem('mlnotes-typeset', 'all');")
+            # (images load lazily on the site: _print_page makes each eager and waits for it)
             first = 1
             for kind, name in toc_entries():
                 if kind == "caption":
@@ -280,22 +467,30 @@ def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "m
                 title, pdf = _print_page(page, f"{base}/{name}.html")
                 page.close()
                 reader = PdfReader(io.BytesIO(pdf))
+                texts += _page_texts(pdf)
                 chapters.append((title, reader, first))
+                names.append(f"{name}.html")
                 contents.append(("chapter", title, first))
                 titles.append(title)
                 first += len(reader.pages)
+            entries = index_entries(glossary_terms(html_dir), texts)
+            index = PdfReader(io.BytesIO(_print_html(context, _index_html(entries))))
+            contents.append(("chapter", "Index", first))
             front = PdfReader(io.BytesIO(_print_html(context, _front_matter_html(contents))))
-            numbers = PdfReader(io.BytesIO(_print_html(context, _numbers_html(1, first - 1))))
+            numbers = PdfReader(io.BytesIO(_print_html(
+                context, _numbers_html(1, first - 1 + len(index.pages)))))
         finally:
             browser.close()
     writer = PdfWriter()
     for p in front.pages:
         writer.add_page(p)
     offset = len(front.pages)
-    for title, reader, start in chapters:
+    for title, reader, start in chapters + [("Index", index, first)]:
         for i, p in enumerate(reader.pages):
             writer.add_page(p).merge_page(numbers.pages[start - 1 + i])
         writer.add_outline_item(title=title, page_number=offset + start - 1)
+    _resolve_links(writer, base, [(name, reader, offset + start - 1)
+                                  for name, (_, reader, start) in zip(names, chapters, strict=True)])
     # book page 1 is the first chapter page; the front matter has roman numbers
     writer.set_page_label(0, offset - 1, style="/r")
     writer.set_page_label(offset, len(writer.pages) - 1, style="/D", start=1)

@@ -37,6 +37,12 @@ NBINS_3D = 4
 MAX_FIGURE_WIDTH = 6.6
 DEFAULT_FIGSIZE = (6.0, 3.8)
 PHONE_COLUMN_PX = 358
+TIGHT_PAD = 0.1  # inches the inline backend pads a cropped figure with (savefig.pad_inches)
+TITLE_ROOM = 1.0  # an axes title may be as wide as its axes, then it wraps
+FIT_PASSES = 3
+TICK_GAP_PT = 4.0  # neighbouring tick labels closer than this (points) are crowded
+MAX_TICK_THINNING = 4
+TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
@@ -96,15 +102,21 @@ def fit_to_width(fig, max_width=MAX_FIGURE_WIDTH):
     Fonts keep their size in points, so they grow relative to the panels; the layout is redone
     (``tight_layout``) unless the figure has a layout engine that runs when it is drawn. Returns the scale.
     """
-    import warnings
-
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
     width, height = fig.get_size_inches()
     if width <= max_width:
         return 1.0
     scale = max_width / width
     fig.set_size_inches(width * scale, height * scale, forward=False)
+    _redo_layout(fig)
+    return scale
+
+
+def _redo_layout(fig):
+    """Lay ``fig`` out again, unless it has a layout engine that runs when it is drawn."""
+    import warnings
+
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
     # an engine that runs at draw time (constrained, tight) redoes the layout itself; after a
     # one-off fig.tight_layout() matplotlib keeps a PlaceHolderLayoutEngine, which does not
     engine = fig.get_layout_engine()
@@ -112,7 +124,6 @@ def fit_to_width(fig, max_width=MAX_FIGURE_WIDTH):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # axes tight_layout cannot place (insets, colorbars)
             fig.tight_layout()
-    return scale
 
 
 def _tidy_3d_axes(fig):
@@ -131,12 +142,111 @@ def _tidy_3d_axes(fig):
         ax.tick_params(labelsize=TICK_SIZE_3D, pad=0)
 
 
+def _math_aware_words(text):
+    """``text`` split at spaces, except inside ``$...$`` (mathtext stays in one piece)."""
+    words, current, in_math = [], "", False
+    for char in text:
+        if char == "$":
+            in_math = not in_math
+        if char == " " and not in_math:
+            if current:
+                words.append(current)
+            current = ""
+        else:
+            current += char
+    return words + ([current] if current else [])
+
+
+def fit_titles(fig):
+    """Wrap each axes title wider than its axes onto more lines, so that the titles of
+    neighbouring panels never run into each other. Returns how many titles were wrapped."""
+    renderer = fig.canvas.get_renderer()
+    wrapped = 0
+    for ax in fig.axes:
+        room = ax.get_window_extent(renderer).width * TITLE_ROOM
+        for title in (ax.title, ax._left_title, ax._right_title):
+            text = title.get_text()
+            if not text or "\n" in text or title.get_window_extent(renderer).width <= room:
+                continue
+            words = _math_aware_words(text)
+            lines, line = [], ""
+            for word in words:
+                trial = f"{line} {word}".strip()
+                title.set_text(trial)
+                if line and title.get_window_extent(renderer).width > room:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = trial
+            lines.append(line)
+            title.set_text("\n".join(lines))
+            wrapped += len(lines) > 1
+    return wrapped
+
+
+def thin_crowded_ticks(fig):
+    """Fewer ticks on an axis whose tick labels (drawn at the figure's final size) touch or
+    overlap: a panel shrunk to the phone width keeps its labels in points, so the locator's
+    choice for the wider panel may no longer fit. Returns how many axes were thinned."""
+    from matplotlib.ticker import AutoLocator, MaxNLocator
+
+    renderer = fig.canvas.get_renderer()
+    thinned = 0
+    for ax in fig.axes:
+        if ax.name != "rectilinear":
+            continue
+        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
+            locator = axis.get_major_locator()
+            if not isinstance(locator, (AutoLocator, MaxNLocator)):
+                continue  # ticks the author placed stay where they are
+            for _ in range(MAX_TICK_THINNING):
+                fig.draw_without_rendering()  # tick labels as the locator now places them
+                gap = TICK_GAP_PT * fig.dpi / 72
+                low, high = sorted(axis.get_view_interval())
+                boxes = sorted((label.get_window_extent(renderer)
+                                for loc, label in zip(axis.get_majorticklocs(),
+                                                      axis.get_majorticklabels(), strict=False)
+                                if low <= loc <= high and label.get_visible()
+                                and label.get_text()),
+                               key=lambda box, lo=lo: getattr(box, lo))
+                crowded = any(getattr(b, lo) < getattr(a, hi) + gap
+                              for a, b in zip(boxes[:-1], boxes[1:], strict=True))
+                if not crowded or len(boxes) <= 2:
+                    break
+                axis.set_major_locator(MaxNLocator(nbins=len(boxes) - 2, steps=TICK_STEPS))
+                thinned += 1
+    return thinned
+
+
+def _tight_width(fig):
+    """The width (inches) of ``fig`` as the inline backend saves it: cropped to what is drawn
+    (``bbox_inches="tight"``) plus its padding."""
+    renderer = fig.canvas.get_renderer()
+    return fig.get_tightbbox(renderer).width + 2 * TIGHT_PAD
+
+
 def _phone_width_png(fig, **kwargs):
-    """IPython's retina PNG of ``fig``, drawn at most ``MAX_FIGURE_WIDTH`` inches wide."""
+    """IPython's retina PNG of ``fig``, saved at most ``MAX_FIGURE_WIDTH`` inches wide.
+
+    The inline backend crops the figure to what is drawn, so labels and titles outside the axes
+    make the saved image wider than the figure: the figure is shrunk until the saved width fits
+    (a few passes, as shrinking redoes the layout). Titles wider than their panel are wrapped
+    and axes whose tick labels touch get fewer ticks.
+    """
     from IPython.core.pylabtools import retina_figure
 
     _tidy_3d_axes(fig)
     fit_to_width(fig)
+    for _ in range(FIT_PASSES):
+        if fit_titles(fig):
+            _redo_layout(fig)
+        if thin_crowded_ticks(fig):
+            _redo_layout(fig)
+        saved = _tight_width(fig)
+        if saved <= MAX_FIGURE_WIDTH + 0.01:
+            break
+        width = fig.get_size_inches()[0]
+        fit_to_width(fig, max_width=width * MAX_FIGURE_WIDTH / saved)
     return retina_figure(fig, base64=True, **kwargs)
 
 

@@ -27,6 +27,20 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
+# An init script for tests that measure a whole page: every formula is typeset at load instead
+# of those near the screen (book/_static/mlnotes-mathjax.js), and every image loads at once
+# (the book's images load lazily, book/_ext/surface.py).
+TYPESET_ALL = """
+localStorage.setItem('mlnotes-typeset', 'all');
+new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(n => {
+  if (n.tagName === 'IMG' && n.loading === 'lazy') n.loading = 'eager';
+}))).observe(document, {childList: true, subtree: true});
+"""
+
+# TeX source as a reader would see it: a control word (\lambda, \top), an inline delimiter
+# \( \) \[ \], or a $...$ pair (the book's pages and the PDF's text are scanned with it).
+RAW_TEX = r"\\[A-Za-z]{2,}|\\[()\[\]]|\$[^$\s][^$]*\$|\$\$"
+
 
 def browser_required():
     return bool(os.environ.get("CI") or os.environ.get("MLNOTES_REQUIRE_BROWSER"))

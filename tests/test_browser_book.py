@@ -18,7 +18,12 @@ built here if absent) and each width this asserts:
   opens with a click and with the keyboard; on a phone a shrunk figure opens at full size on a
   tap;
 * every content image has alt text that is not a file path, and at least twice the pixels of
-  its displayed width (sharp on 2x screens);
+  its displayed width (sharp on 2x screens); it is drawn with its own aspect ratio (within
+  ``MAX_STRETCH``), and its "Enlarge" badge does not cover it;
+* code cut at the right edge on a phone shows the scroll cue (edge shadows);
+* no raw TeX reaches a reader: the text of the page outside typeset maths and code, its
+  sidebars and drawers, and the column names of stacked tables have no TeX control word and no
+  ``$`` or ``\\(`` delimiters (``RAW_TEX``);
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
 
 Screenshots of every page at both widths go to ``tests/artifacts/book/`` (each test checks its
@@ -37,7 +42,15 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory, wait_until
+from browser_support import (
+    BOOK_HTML,
+    RAW_TEX,
+    ROOT,
+    TYPESET_ALL,
+    launch_chromium,
+    serve_directory,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +60,8 @@ PHONE, LAPTOP = 390, 1366
 # An image must carry at least this many natural pixels per displayed CSS pixel (2x, with a
 # little room for rounding of the displayed size).
 MIN_PIXEL_RATIO = 1.9
+# A figure's shown height over width may differ from its own by this much (rounding of pixels).
+MAX_STRETCH = 0.02
 
 
 def _toc_pages():
@@ -126,7 +141,8 @@ Array.from(document.querySelectorAll('div.cell')).filter(
 
 # Everything measured on the laid-out page, in one pass. Returns lists of problems.
 LAYOUT_JS = r"""
-(minRatio) => {
+([minRatio, maxStretch, texSource]) => {
+  const texPattern = new RegExp(texSource);
   const main = document.querySelector('article.bd-article') || document.querySelector('main')
     || document.body;
   const mainBox = main.getBoundingClientRect();
@@ -138,7 +154,7 @@ LAYOUT_JS = r"""
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
   const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
-               images: []};
+               images: [], figures: [], tex: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -185,6 +201,12 @@ LAYOUT_JS = r"""
   main.querySelectorAll('div.cell_input pre').forEach(pre => {
     if (innerWidth >= 1200 && pre.scrollWidth > pre.clientWidth + 1)
       out.code.push('scrolls sideways on a laptop: ' + label(pre).slice(0, 40));
+  });
+  // code cut at the right edge shows that it scrolls (edge shadows, as outputs and maths do)
+  main.querySelectorAll('div.highlight > pre').forEach(pre => {
+    if (pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1
+        && !pre.classList.contains('mlnotes-overflows'))
+      out.code.push('cut with no scroll cue: ' + label(pre).slice(0, 40));
   });
   main.querySelectorAll('div.cell_output pre').forEach(pre => {
     if (!pre.checkVisibility()) return;
@@ -260,6 +282,34 @@ LAYOUT_JS = r"""
       out.images.push(`alt text "${alt.slice(0, 40)}" for ${name}`);
     if (img.naturalWidth < minRatio * r.width)
       out.images.push(`${name}: ${img.naturalWidth}px shown ${Math.round(r.width)}px wide (< 2x)`);
+    // its own shape at every width: an inline height once stretched phone figures 1.5x
+    const stretch = (r.height / r.width) / (img.naturalHeight / img.naturalWidth);
+    if (img.naturalWidth && Math.abs(stretch - 1) > maxStretch)
+      out.figures.push(`${name} drawn ${stretch.toFixed(2)}x as tall as its own shape`);
+    // the "Enlarge" badge sits beside the picture, never on it
+    const badge = img.parentElement.querySelector(':scope > .mlnotes-zoom-badge');
+    if (badge && !badge.hidden) {
+      const b = badge.getBoundingClientRect();
+      if (b.width && b.top < r.bottom - 1 && b.bottom > r.top + 1 && b.left < r.right - 1
+          && b.right > r.left + 1)
+        out.figures.push(`${name}: the Enlarge badge covers the picture`);
+    }
+  });
+
+  // No raw TeX reaches a reader: text outside typeset maths and code (the page, its sidebars
+  // and drawers, and the column names a phone's stacked table shows) has no TeX control word
+  // and no $ or \( delimiters.
+  const skip = 'script, style, pre, code, kbd, samp, textarea, mjx-container, .highlight, '
+    + '.cell_input, mjx-assistive-mml';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const m = n.textContent.match(texPattern);
+    if (m && !n.parentElement.closest(skip))
+      out.tex.push(`"${m[0]}" in: ` + n.textContent.replace(/\s+/g, ' ').trim().slice(0, 60));
+  }
+  document.querySelectorAll('[data-label]').forEach(e => {
+    const m = e.dataset.label.match(texPattern);
+    if (m) out.tex.push(`"${m[0]}" in a column name: ${e.dataset.label.slice(0, 40)}`);
   });
   return out;
 }
@@ -431,6 +481,7 @@ def test_page(page, width, site, browser):
     host = urlparse(site).netloc
     outside, failed, console_errors = [], [], []
     context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_init_script(TYPESET_ALL)  # every formula measured, not only those on screen
     pw_page = context.new_page()
 
     requested = []
@@ -472,7 +523,7 @@ def test_page(page, width, site, browser):
         if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS and not explorers:
             problems.append("the chapter has no explorer cell")
 
-        layout = pw_page.evaluate(LAYOUT_JS, MIN_PIXEL_RATIO)
+        layout = pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
         for kind, found in layout.items():
             problems += [f"{kind}: {item}" for item in found[:6]]
             if len(found) > 6:

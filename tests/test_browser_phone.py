@@ -30,7 +30,7 @@ import re
 import pytest
 import yaml
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory, wait_until
+from browser_support import BOOK_HTML, ROOT, TYPESET_ALL, launch_chromium, serve_directory, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -79,7 +79,7 @@ def _open(browser, site, page, width, mode="light", touch=None):
                                   has_touch=touch, is_mobile=touch,
                                   color_scheme="dark" if mode == "dark" else "light")
     context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
-                            f"localStorage.setItem('theme', '{mode}');")
+                            f"localStorage.setItem('theme', '{mode}');" + TYPESET_ALL)
     pw_page = context.new_page()
     pw_page.goto(f"{site}/{page}", wait_until="load")
     # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
@@ -229,6 +229,17 @@ def test_header_boxes_and_outputs(width, mode, site, browser):
             if width == PHONE and header["small"]:
                 problems.append(f"{page}: header targets under 44 px: {header['small']}")
             problems += [f"{page}: {p}" for p in pw_page.evaluate(COVERS_JS)[:3]]
+            # formulas: not each a stop of the Tab key, and each readable by a screen reader
+            # (MathJax's assistive MathML)
+            maths = pw_page.evaluate(
+                "(() => { const all = Array.from(document.querySelectorAll('.bd-article mjx-container'));"
+                " return {n: all.length, tab: all.filter(e => e.tabIndex >= 0).length,"
+                " mute: all.filter(e => !e.querySelector('mjx-assistive-mml math')"
+                " && !e.getAttribute('aria-label')).length}; })()")
+            if maths["tab"]:
+                problems.append(f"{page}: {maths['tab']} of {maths['n']} formulas are tab stops")
+            if maths["mute"]:
+                problems.append(f"{page}: {maths['mute']} formulas without text for screen readers")
             for out in pw_page.evaluate(ALIGNED_JS):
                 if out["ws"] != "pre" or out["ox"] not in ("auto", "scroll"):
                     problems.append(f"{page}: aligned output wraps ({out['ws']}): {out['text']}")
@@ -278,6 +289,23 @@ def _phone_details(pw_page):
         " return !!b && !b.hidden && b.getBoundingClientRect().width > 20; })")
     if marks and not all(marks):
         problems.append(f"{marks.count(False)} shrunk figures without an 'Enlarge' mark")
+    # a long press on a formula opens no MathJax menu (it was half off the screen)
+    if pw_page.evaluate("document.querySelectorAll('mjx-container[ctxtmenu_counter]').length"):
+        problems.append("formulas open MathJax's menu on a touch screen")
+    # explorers: controls that stick cover at most a third of the screen, and the message about
+    # a setting sits with the controls, above the picture
+    pw_page.evaluate("async () => { if (window.MLNotesExplorers) await MLNotesExplorers.initAll(); }")
+    explorers = pw_page.evaluate(
+        "Array.from(document.querySelectorAll('.mlnotes-explorer.mlx-ready')).map(e => {"
+        " const c = e.querySelector('.mlx-controls'); const s = e.querySelector('.mlx-status');"
+        " return {sticky: getComputedStyle(c).position === 'sticky',"
+        " share: c.getBoundingClientRect().height / innerHeight,"
+        " status: !!s && c.contains(s)}; })")
+    crowded = [round(e["share"], 2) for e in explorers if e["sticky"] and e["share"] > 1 / 3]
+    if crowded:
+        problems.append(f"sticky explorer controls cover {crowded} of the screen (> 1/3)")
+    if not all(e["status"] for e in explorers):
+        problems.append("an explorer's message is not beside its controls")
     # solution titles: one short line ("Solution to Ex. 6.1 ★")
     tall = pw_page.evaluate(
         "Array.from(document.querySelectorAll('.solution > .admonition-title'))"
@@ -342,6 +370,23 @@ def test_theme_button_switches_on_the_first_tap(width, site, browser):
         pw_page.locator(".bd-header-article .theme-switch-button").first.click()
         pw_page.wait_for_timeout(150)
         assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("system", MODES)
+def test_dark_mode_follows_the_system_until_the_reader_chooses(system, site, browser):
+    other = "light" if system == "dark" else "dark"
+    context = browser.new_context(viewport={"width": PHONE, "height": 844}, color_scheme=system)
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/book/pca.html", wait_until="domcontentloaded")
+        assert pw_page.evaluate("document.documentElement.dataset.theme") == system
+        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
+        assert wait_until(pw_page, "m => document.documentElement.dataset.theme === m", other)
+        # the choice holds on the next page, whatever the system says
+        pw_page.goto(f"{site}/book/isomap.html", wait_until="domcontentloaded")
+        assert pw_page.evaluate("document.documentElement.dataset.theme") == other
     finally:
         context.close()
 

@@ -14,11 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT, launch_chromium
+from browser_support import RAW_TEX, ROOT, launch_chromium
 
 pytestmark = pytest.mark.browser
 HTML = Path(os.environ.get("MLNOTES_BOOK_HTML", ROOT / "_build" / "html"))
 MAX_MEGABYTES = 15
+ARTIFACTS = ROOT / "tests" / "artifacts" / "pdf"  # the printed book, to be looked at
+MIN_INTERNAL_LINKS = 200  # cross-references, citations and the contents, live in the PDF
+# Near-blank pages: A4 is 842 pt high; the print margins are 16 mm (45 pt) at the top and 18 mm
+# (51 pt) at the foot, where the page number sits (below NUMBER_ZONE_PT).
+MARGIN_TOP_PT, MARGIN_BOTTOM_PT, NUMBER_ZONE_PT = 45, 51, 40
+MIN_FILLED = 0.3
+FORM_OBJECT = 5  # PDFium's FPDF_PAGEOBJ_FORM
 
 
 def _load(path, name):
@@ -58,7 +65,7 @@ def test_make_pdf_prints_the_book(tmp_path):
     from pypdf import PdfReader
 
     pdf = _pdf_module()
-    out, titles, n_pages = pdf.make_pdf(HTML, tmp_path / "book.pdf", link_from_site=False)
+    out, titles, n_pages = pdf.make_pdf(HTML, ARTIFACTS / "book.pdf", link_from_site=False)
     pages = pdf.toc_pages()
     assert len(titles) == len(pages)
     reader = PdfReader(out)
@@ -73,13 +80,13 @@ def test_make_pdf_prints_the_book(tmp_path):
 
     # front matter: the title page, then the contents listing every chapter with its page
     outline = list(reader.outline)
-    assert [item.title for item in outline] == titles
+    assert [item.title for item in outline] == titles + ["Index"]
     first = reader.get_destination_page_number(outline[0])
     assert first >= 2, "no title page and contents before the first chapter"
     assert _squash(pdf.BOOK_TITLE) in text[0]
     front = "".join(text[1:first])
     assert "contents" in front
-    for title, item in zip(titles, outline, strict=True):
+    for title, item in zip(titles + ["Index"], outline, strict=True):
         start = reader.get_destination_page_number(item) - first + 1
         assert _squash(title) in front, f"{title!r} missing from the contents"
         assert re.search(re.escape(_squash(title)) + r"\.*" + str(start), front), (
@@ -106,6 +113,111 @@ def test_make_pdf_prints_the_book(tmp_path):
         position = found
     assert "search" not in text[first][:200]
     assert "printthispage" not in full and "runlocally" not in full
+
+    _check_links(reader)
+    _check_no_near_blank_pages(out, reader, first, outline)
+    _check_index(pdf, text, first, outline)
+    _check_no_raw_tex(out)
+
+
+def _check_links(reader):
+    """Every link resolves inside the PDF (a page of it) or to the published site: none to the
+    print server, and the chapters' cross-references are live."""
+    local, dangling, internal = [], [], 0
+    n_pages = len(reader.pages)
+    page_ids = {p.indirect_reference.idnum: i for i, p in enumerate(reader.pages)}
+    for i, page in enumerate(reader.pages):
+        for ref in page.get("/Annots") or []:
+            annot = ref.get_object()
+            if annot.get("/Subtype") != "/Link":
+                continue
+            action = annot.get("/A")
+            uri = str(action.get_object().get("/URI", "")) if action is not None else ""
+            if re.match(r"https?://(127\.0\.0\.1|localhost)", uri):
+                local.append((i, uri))
+            dest = annot.get("/Dest")
+            if dest is not None:
+                dest = dest.get_object()
+                target = dest[0].idnum if hasattr(dest, "__getitem__") and len(dest) else None
+                if target in page_ids and 0 <= page_ids[target] < n_pages:
+                    internal += 1
+                else:
+                    dangling.append((i, str(dest)[:40]))
+    assert not local, f"{len(local)} links to the print server, e.g. {local[:3]}"
+    assert not dangling, f"{len(dangling)} links to no page of the PDF, e.g. {dangling[:3]}"
+    assert internal >= MIN_INTERNAL_LINKS, f"only {internal} links inside the PDF"
+
+
+def _check_no_near_blank_pages(path, reader, first, outline):
+    """No page but a chapter's last is mostly empty (a box too tall for what was left of a page
+    once pushed everything after it over)."""
+    import pypdfium2
+
+    last_pages = {reader.get_destination_page_number(item) - 1 for item in outline[1:]}
+    last_pages.add(len(reader.pages) - 1)
+    document = pypdfium2.PdfDocument(str(path))
+    sparse = []
+    try:
+        for index in range(first, len(document)):
+            if index in last_pages:
+                continue
+            page = document[index]
+            height = page.get_height()
+            # the lowest content on the page: the page number at its foot, form containers
+            # and the page's own background aside
+            bottoms = []
+            for obj in page.get_objects(max_depth=2):
+                left, bottom, right, top = obj.get_bounds()
+                if obj.type != FORM_OBJECT and top - bottom < 0.8 * height \
+                        and bottom > NUMBER_ZONE_PT:
+                    bottoms.append(bottom)
+            filled = (height - MARGIN_TOP_PT - min(bottoms, default=height)) / (
+                height - MARGIN_TOP_PT - MARGIN_BOTTOM_PT)
+            if filled < MIN_FILLED:
+                sparse.append((index - first + 1, round(filled, 2)))
+    finally:
+        document.close()
+    assert not sparse, f"near-blank pages (book page, share filled): {sparse}"
+
+
+def _check_index(pdf, text, first, outline):
+    """An index of the glossary's terms at the back, each with pages on which the term is."""
+    start = [item for item in outline if item.title == "Index"]
+    assert start, "no Index in the outline"
+    terms = pdf.glossary_terms(HTML)
+    assert len(terms) >= 20, "the glossary's terms were not found"
+    back = "".join(text[-4:])
+    assert "index" in back
+    found = [t for t in terms if _squash(t) in back]
+    assert len(found) >= 0.8 * len(terms), f"terms missing from the index: {set(terms) - set(found)}"
+    # the index's page numbers are right: spot-check a few terms
+    squashed = [_squash(t) for t in text]
+    for term in terms[:: max(1, len(terms) // 5)]:
+        entries = dict(pdf.index_entries([term], [t for t in text[first:]]))
+        for number in entries.get(term, [])[:3]:
+            assert _squash(term).replace("-", "") in squashed[first + number - 1].replace("-", ""), (
+                f"the index sends {term!r} to page {number}, which does not have it")
+
+
+def _check_no_raw_tex(path):
+    """No TeX source in the PDF's text (the browser test scans every page of the site the same
+    way). Code prints TeX in Python strings (``xlabel="$z_1$"``): a match inside a straight-quoted
+    string of its line is code (prose has typographic quotes), not a formula left as source."""
+    import pypdfium2
+
+    pattern = re.compile(RAW_TEX)
+    document = pypdfium2.PdfDocument(str(path))
+    found = []
+    try:
+        for index in range(len(document)):
+            page_text = document[index].get_textpage().get_text_bounded()
+            for match in pattern.finditer(page_text):
+                line = page_text[:match.start()].rsplit("\n", 1)[-1]
+                if line.count('"') % 2 == 0 and line.count("'") % 2 == 0:
+                    found.append((index, match.group(0)))
+    finally:
+        document.close()
+    assert not found, f"TeX source in the PDF's text (page index, text): {found[:5]}"
 
 
 def test_every_page_of_the_site_links_to_the_book_pdf(tmp_path):

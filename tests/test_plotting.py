@@ -54,3 +54,69 @@ def test_scaled_panels_do_not_overlap_their_neighbours_labels(phone_defaults):
     boxes = [ax.get_tightbbox(renderer) for ax in axes]
     for left, right in zip(boxes[:-1], boxes[1:], strict=True):
         assert left.x1 <= right.x0 + 1, "tick labels of one panel run into the next"
+
+
+def _saved_png(fig):
+    """The inline backend's PNG of ``fig`` (as a notebook stores it): (width, height) in CSS
+    pixels, and the figure after it was fitted."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    data, meta = plotting._phone_width_png(fig)
+    png = Image.open(io.BytesIO(base64.b64decode(data)))
+    return png.size, meta
+
+
+def test_saved_figure_with_outside_labels_fits_the_phone_width(phone_defaults):
+    # a legend outside the figure made saved figures up to 610 px wide (tick labels
+    # 7.8 px on a phone): what is saved, not the figure, must fit MAX_FIGURE_WIDTH
+    rng = np.random.default_rng(0)
+    fig, axes = plt.subplots(1, 3, figsize=(6.6, 2.4))
+    for ax in axes:
+        art = ax.scatter(*rng.normal(size=(2, 50)) * 1e4, c=rng.normal(size=50), s=4)
+        ax.set_ylabel("a long y label")
+    fig.colorbar(art, ax=axes[-1], label="colour")
+    fig.tight_layout()
+    axes[-1].legend(["points"], loc="center left", bbox_to_anchor=(1.3, 0.5))
+    (width, _), meta = _saved_png(fig)
+    css_width = width / plotting.PIXEL_RATIO
+    assert css_width <= plotting.MAX_FIGURE_WIDTH * plotting.FIG_DPI + 2
+    shown_tick_px = (plotting.TICK_SIZE * plotting.FIG_DPI / 72
+                     * min(1.0, plotting.PHONE_COLUMN_PX / css_width))
+    assert shown_tick_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
+
+
+def test_long_panel_titles_wrap_instead_of_colliding(phone_defaults):
+    fig, axes = plt.subplots(1, 3, figsize=(9, 3))
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+        ax.set_title(r"a rather long title with $\sigma_i$ in it, per panel")
+    fig.tight_layout()
+    _saved_png(fig)
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.title.get_window_extent(renderer) for ax in axes]
+    for left, right in zip(boxes[:-1], boxes[1:], strict=True):
+        assert left.x1 <= right.x0, "the titles of neighbouring panels overlap"
+    assert all("\n" in ax.title.get_text() for ax in axes)
+    # mathtext is never cut in two
+    assert all(line.count("$") % 2 == 0 for ax in axes for line in ax.title.get_text().split("\n"))
+
+
+def test_tick_labels_of_a_shrunk_panel_do_not_touch(phone_defaults):
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    for ax in axes:
+        ax.plot([-0.0213, 0.0217], [-0.02, 0.02])
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=6))
+    fig.tight_layout()
+    _saved_png(fig)
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        low, high = ax.get_xlim()
+        boxes = sorted((t.get_window_extent(renderer) for loc, t in
+                        zip(ax.get_xticks(), ax.get_xticklabels(), strict=True)
+                        if low <= loc <= high and t.get_text()), key=lambda b: b.x0)
+        assert len(boxes) >= 2
+        for left, right in zip(boxes[:-1], boxes[1:], strict=True):
+            assert right.x0 >= left.x1 + plotting.TICK_GAP_PT * fig.dpi / 72 - 0.5

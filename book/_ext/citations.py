@@ -5,10 +5,15 @@ reference style); this pybtex style gives the bibliography the same labels, "[Iz
 "[Roweis and Saul, 2000]", "[Pedregosa et al., 2011]", instead of numbers, and keeps pybtex's
 ``plain`` entry format (every author listed, sorted by author, year and title). Two works with
 the same label get "a", "b", ... after the year.
+
+Maths in an entry's fields (a title's ``$O(N \\log N)$``) is set as text, "O(N log N)": the
+bibliography page loads no MathJax, and raw TeX must never reach a reader.
 """
 
+import re
 from collections import Counter
 
+from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
@@ -56,7 +61,34 @@ class AuthorYearStyle(PlainStyle):
     default_sorting_style = "author_year_title"
 
 
+INLINE_MATH = re.compile(r"\$([^$]+)\$")
+# TeX control words that stand for a word or a symbol; any other control word is dropped
+TEX_WORDS = {"log": "log", "exp": "exp", "ln": "ln", "min": "min", "max": "max",
+             "sqrt": "√", "times": "×", "cdot": "·", "le": "≤", "ge": "≥", "approx": "≈",
+             "alpha": "α", "beta": "β", "gamma": "γ", "epsilon": "ε", "lambda": "λ",
+             "sigma": "σ", "mu": "μ", "pi": "π", "ell": "ℓ", "infty": "∞"}
+
+
+def tex_as_text(tex):
+    """``O(N \\log N)`` -> ``O(N log N)``: a short formula of a bibliography field as text."""
+    text = re.sub(r"\\([A-Za-z]+)(\s*)",
+                  lambda m: TEX_WORDS.get(m.group(1), "") + (" " if m.group(2) else ""), tex)
+    text = text.replace("_", "")
+    text = re.sub(r"\\[,;:! ]", " ", text).replace("{", "").replace("}", "")
+    text = re.sub(r"\s+([)\],])", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _maths_as_text(app, doctree, docname):
+    for citation in doctree.findall(nodes.citation):
+        for node in list(citation.findall(nodes.Text)):
+            if "$" in node.astext():
+                node.parent.replace(node, nodes.Text(INLINE_MATH.sub(
+                    lambda m: tex_as_text(m.group(1)), node.astext())))
+
+
 def setup(app):
+    app.connect("doctree-resolved", _maths_as_text)
     register_plugin("pybtex.style.labels", STYLE_NAME, AuthorYearLabelStyle, force=True)
     register_plugin("pybtex.style.formatting", STYLE_NAME, AuthorYearStyle, force=True)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

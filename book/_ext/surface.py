@@ -50,6 +50,7 @@ FIGURE_ICON = (
     '<rect x="10.9" y="6" width="2.6" height="7.5" rx="0.4" fill="currentColor"/>'
     "</svg>")
 GEAR = "⚙"
+MATHJAX_CONFIG_PRIORITY = 501
 
 
 def _first_line_match(source, pattern):
@@ -323,14 +324,33 @@ def drop_fontawesome_js(html_text):
     return FONTAWESOME_JS_RE.sub("", html_text)
 
 
+IMG_TAG_RE = re.compile(r"<img\b[^>]*>")
+SIZE_STYLE_RE = re.compile(r'style="width:\s*(?P<w>[\d.]+)px;\s*height:\s*(?P<h>[\d.]+)px;?"')
+
+
+def lazy_images(html_text):
+    """Every image loads when it comes near the screen (``loading="lazy"``), so a page weighs
+    only its first screens at load; an image sized by an inline style keeps its box before it
+    loads (``aspect-ratio``, since mlnotes.css sets ``height: auto`` on figures)."""
+    def one(match):
+        tag = match.group(0)
+        if "loading=" not in tag:
+            tag = tag.replace("<img ", '<img loading="lazy" decoding="async" ', 1)
+        return SIZE_STYLE_RE.sub(
+            lambda m: (f'style="width: {m["w"]}px; height: {m["h"]}px; '
+                       f'aspect-ratio: {m["w"]} / {m["h"]};"'), tag)
+
+    return IMG_TAG_RE.sub(one, html_text)
+
+
 def _drop_fontawesome_js(app, exception):
     """fontawesome.js (1.5 MB) draws a dozen icons; mlnotes.css draws them with the theme's web
-    font instead, so every built page loses the script."""
+    font instead, so every built page loses the script. Images load lazily (``lazy_images``)."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        trimmed = drop_fontawesome_js(text)
+        trimmed = lazy_images(drop_fontawesome_js(text))
         if trimmed != text:
             page.write_text(trimmed, encoding="utf-8")
 
@@ -347,4 +367,6 @@ def setup(app):
     app.add_search_language(_english_both_spellings())
     app.add_css_file("mlnotes.css")
     app.add_js_file("mlnotes.js", loading_method="defer")
+    # after the page's MathJax configuration (priority 500), before MathJax itself (deferred)
+    app.add_js_file("mlnotes-mathjax.js", priority=MATHJAX_CONFIG_PRIORITY)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -307,11 +307,15 @@
     var fallback = root.querySelector(".mlx-fallback");
     if (fallback) fallback.remove();
     var note = root.querySelector(".mlx-note");
+    // the message about a setting sits with the controls (which stick on a phone), just above
+    // the picture it is about, not under the panels
+    controls.appendChild(x.status);
     root.insertBefore(controls, note);
     root.insertBefore(x.suptitle, note);
     root.insertBefore(x.panels, note);
-    root.insertBefore(x.status, note);
     root.classList.add("mlx-ready");
+    x.controls = controls;
+    fitSticky(x);
     if (spec.replay) x.frame = frameCount(x) - 1;
     sync(x); show(x);
     if (window.ResizeObserver) {
@@ -319,11 +323,21 @@
       new ResizeObserver(function () {
         if (queued) return;
         queued = true;
-        requestAnimationFrame(function () { queued = false; show(x); });
+        requestAnimationFrame(function () { queued = false; fitSticky(x); show(x); });
       }).observe(x.panels);
     }
     live.push(x);
     return x;
+  }
+
+  // On a phone the controls stick above the panels while they scroll, unless they would cover
+  // more than MAX_STICKY_SHARE of the screen: then they stay in place above the panels.
+  var MAX_STICKY_SHARE = 0.3;
+  function fitSticky(x) {
+    x.controls.classList.remove("mlx-unstuck");
+    if (getComputedStyle(x.controls).position !== "sticky") return;
+    var tall = x.controls.getBoundingClientRect().height > MAX_STICKY_SHARE * window.innerHeight;
+    x.controls.classList.toggle("mlx-unstuck", tall);
   }
 
   function runKey(x) { return x.idx.join(","); }

@@ -13,7 +13,7 @@
  * The snippet text is rebuilt here with a space between blocks and the TeX turned into readable
  * text (delimiters, backslashes and braces dropped; Greek letters as symbols).
  *
- * Scroll boxes: display maths, tables and outputs wider than their box scroll inside it; only
+ * Scroll boxes: display maths, tables, code and outputs wider than their box scroll inside it; only
  * those that really overflow get the class "mlnotes-overflows" (edge shadows in mlnotes.css), with
  * --mlnotes-cover set to the colour behind them (a theorem box's tint, the page), in light and
  * dark mode alike.
@@ -164,6 +164,14 @@ function mlnotesZoomBadge(img, shown) {
 
 function mlnotesMarkZoomableFigures() {
   document.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+    if (!img.naturalWidth) {
+      // a lazily loaded figure (loading="lazy") is marked when it arrives
+      if (!img.dataset.mlnotesZoomWait) {
+        img.dataset.mlnotesZoomWait = "1";
+        img.addEventListener("load", () => mlnotesMarkZoomableFigures(), { once: true });
+      }
+      return;
+    }
     const shrunk = img.naturalWidth / 2 > img.getBoundingClientRect().width + 24;
     img.classList.toggle("mlnotes-zoomable", shrunk);
     mlnotesZoomBadge(img, shrunk);
@@ -191,6 +199,17 @@ function mlnotesMarkZoomableFigures() {
   });
 }
 
+/* A header cell's text with its maths as readable text, typeset or not yet. */
+function mlnotesLabelText(cell) {
+  const copy = cell.cloneNode(true);
+  copy.querySelectorAll("mjx-container").forEach((mjx) => {
+    const mml = mjx.querySelector("mjx-assistive-mml");
+    mjx.replaceWith(document.createTextNode(mjx.getAttribute("aria-label")
+      || (mml ? mml.textContent : mjx.textContent)));
+  });
+  return mlnotesReadableText(copy);
+}
+
 /* Tables written in the text (not printed outputs): column names into data-label, so that a
    phone can show each row as a block. */
 function mlnotesStackTables() {
@@ -198,7 +217,8 @@ function mlnotesStackTables() {
     if (table.closest(".cell_output") || table.closest(".modindextable") || table.classList.contains("mlnotes-stack")) return;
     const head = table.querySelector("thead tr");
     if (!head) return;
-    const names = Array.from(head.children).map((th) => th.textContent.replace(/\s+/g, " ").trim());
+    // the names as readable text: a column named "\(A\)" reads "A" (data-label is plain text)
+    const names = Array.from(head.children).map((th) => mlnotesLabelText(th));
     table.classList.add("mlnotes-stack");
     table.querySelectorAll("tbody tr").forEach((tr) => {
       Array.from(tr.children).forEach((td, i) => {
@@ -292,7 +312,8 @@ function mlnotesShortSolutionTitles() {
 
 const MLNOTES_SCROLL_BOXES = '.bd-article div.math mjx-container[display="true"], ' +
   ".bd-article .pst-scrollable-table-container, .bd-article .table-wrapper, " +
-  ".bd-article .cell_output .output.text_html, .bd-article .cell_output pre";
+  ".bd-article .cell_output .output.text_html, .bd-article .cell_output pre, " +
+  ".bd-article div.highlight > pre";
 
 /* The colour painted behind `el`: the first ancestor with an opaque background. */
 function mlnotesBackdrop(el) {
@@ -370,6 +391,22 @@ window.addEventListener("resize", () => {
   clearTimeout(mlnotesResizeTimer);
   mlnotesResizeTimer = setTimeout(mlnotesRefreshLayout, 150);
 });
+// Formulas typeset later, as the reader scrolls (lazy typesetting, mlnotes-mathjax.js): the
+// wide ones and the scroll boxes among them are marked once a burst of typesetting is over.
+let mlnotesMathTimer = null;
+new MutationObserver((records) => {
+  if (!records.some((r) => Array.from(r.addedNodes).some((n) => n.nodeName === "MJX-MATH"
+      || (n.querySelector && n.querySelector("mjx-math"))))) return;
+  clearTimeout(mlnotesMathTimer);
+  mlnotesMathTimer = setTimeout(() => {
+    mlnotesMarkWideInlineMath();
+    mlnotesMarkScrollBoxes();
+  }, 200);
+}).observe(document.documentElement, { childList: true, subtree: true });
+// a folded cell opened: its code is laid out now, and may need the scroll cue
+document.addEventListener("toggle", (event) => {
+  if (event.target.open) mlnotesMarkScrollBoxes();
+}, true);
 // light <-> dark: the colour behind each scroll box changes
 new MutationObserver(() => mlnotesMarkScrollBoxes())
   .observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
