@@ -80,6 +80,8 @@ pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
+# The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
+# fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
 # The book builds (on one core) beside the second-kernel pass, whose notebooks spend much of
 # their time starting kernels; its log is printed when both are done. The browser tests run on
 # two workers, each with its own Chromium (loadgroup: a file marked with an xdist_group runs
@@ -87,7 +89,7 @@ pdf: book
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p tests.nbval_mutants book
 	@set -u; log="$$(mktemp)"; \
 	echo "== make book, beside the second-kernel pass (its log follows that pass)"; \
 	$(MAKE) --no-print-directory book > "$$log" 2>&1 & book=$$!; \

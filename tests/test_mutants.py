@@ -7,67 +7,47 @@ at least one mutant, the claim made wrong as a careless author would make it::
                  "replace": "<the wrong claim>",
                  "why": "<one line: the mistake>"}]
 
-``test_every_check_cell_declares_mutants`` reads the notebooks (no kernel): every check cell has
-a mutant, each ``find`` occurs in its cell, and each says why; a cell tagged ``check`` (the book
-shows it as a check) must contain an ``assert``.
+This file is the static half: ``test_every_check_cell_declares_mutants`` reads the notebooks (no
+kernel): every check cell has a mutant, each ``find`` occurs in its cell, and each says why; a
+cell tagged ``check`` (the book shows it as a check) must contain an ``assert``.
 
-``test_mutants_are_killed`` runs one notebook top to bottom in one kernel (one BLAS thread, the
-notebook's own seeds). Before each check cell it runs each mutant, i.e. the cell's source with
-``find`` replaced by ``replace``, in the state the cells before it left, and requires an
-``AssertionError``; then it runs the real cell. A mutant that passes, or fails with another
-error (a ``NameError`` kills nothing: it shows the mutant is broken, not that the check works),
-fails the test, which names the cell and the error.
+The dynamic half runs inside ``make test``'s first nbval pass, so the notebooks are executed
+once: the plugin ``tests/nbval_mutants.py`` (``-p tests.nbval_mutants``), before nbval runs a
+check cell, runs each mutant, i.e. the cell's source with ``find`` replaced by ``replace``, in
+the state the cells before it left, and requires an ``AssertionError``. A mutant that passes, or
+fails with another error (a ``NameError`` kills nothing: it shows the mutant is broken, not that
+the check works), fails that cell's item, which names the cell and the error.
 
-State: a mutant runs in a ``fork`` of the kernel (copy-on-write, a few ms), so whatever it
-assigns, mutates in place or draws from a random generator dies with the child process; the
-kernel the real cells run in never sees it, and the real cell then runs once, as in the book.
-Check cells therefore need no rule about what they may assign before their asserts. (The
-harness leaves one name, ``_mlnotes_mutant``, in the notebook's namespace.) The child sends no
-message to the notebook front end (its output is discarded) and is stopped after
-``MUTANT_TIMEOUT`` seconds.
+State: a mutant runs in a ``fork`` of nbval's kernel (copy-on-write, a few ms;
+``tests/mutant_support.py``), so whatever it assigns, mutates in place or draws from a random
+generator dies with the child process; the kernel the real cells run in never sees it, and the
+real cell then runs once, as in the book. Check cells therefore need no rule about what they may
+assign before their asserts. (The harness leaves one name, ``_mlnotes_mutant``, in the
+notebook's namespace.) The child sends no message to the front end (its output is discarded, so
+nbval's compared outputs never see it) and is stopped after ``MUTANT_TIMEOUT`` seconds.
+``test_nbval_mutants.py`` shows the plugin failing on a tiny notebook.
 
-Figures are drawn on matplotlib's Agg backend and closed after each cell, never rendered: the
-drawing is what nbval's run checks; this test checks the claims (and costs half as much).
-
-The count of check cells, mutants and killed mutants is printed per notebook (``-s``), and
-``test_count`` prints the book's total (it is stated in the README).
+``test_count`` prints the book's total of check cells and mutants; the plugin's terminal summary
+prints the check cells, mutants and killed mutants of the pass (the README states the total).
 """
-
-import json
-import re
-import textwrap
 
 import nbformat
 import pytest
 
 from browser_support import ROOT
+from mutant_support import is_check_cell
+from mutant_support import mutants as _mutants
+from mutant_support import source as _source
 
 BOOK = ROOT / "book"
 # Notebooks whose check cells may still lack mutants, each with the reason (empty when done).
 ALLOW_UNMUTATED = {
     "scaling.ipynb": "engineer d33 adds the mutants of the scaling chapter (issue 31)",
 }
-MUTANT_TIMEOUT = 120
-ASSERT_RE = re.compile(r"^\s*assert\b", re.M)
-RESULT_TAG = "MLNOTES-MUTANT-RESULT "
 
 
 def _notebooks():
     return sorted(p.name for p in BOOK.glob("*.ipynb"))
-
-
-def _source(cell):
-    src = cell["source"]
-    return src if isinstance(src, str) else "".join(src)
-
-
-def is_check_cell(cell):
-    """A code cell that contains an ``assert`` statement."""
-    return cell["cell_type"] == "code" and bool(ASSERT_RE.search(_source(cell)))
-
-
-def _mutants(cell):
-    return cell.get("metadata", {}).get("mutants", [])
 
 
 def _read(name):
@@ -118,98 +98,3 @@ def test_count():
     print(f"\nthe book: {cells} check cells, {mutants} mutants")
     assert cells and mutants >= cells - sum(
         sum(is_check_cell(c) for c in _read(n).cells) for n in ALLOW_UNMUTATED)
-
-
-# Run in the kernel, in its own function scope (nothing is left in the notebook's namespace):
-# fork, run the mutant in the child with every outgoing message dropped, report how it ended.
-_HARNESS = textwrap.dedent('''\
-    def _mlnotes_mutant(src, timeout):
-        import io, json, os, signal, sys
-        ip = get_ipython()
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read)
-            try:
-                ip.kernel.session.send = lambda *args, **kwargs: None
-                sys.stdout = sys.stderr = io.StringIO()
-                def _late(*args):
-                    raise TimeoutError(f"the mutant ran longer than {timeout} s")
-                signal.signal(signal.SIGALRM, _late)
-                signal.alarm(timeout)
-                res = ip.run_cell(src, store_history=False, silent=True)
-                signal.alarm(0)
-                err = res.error_before_exec or res.error_in_exec
-                out = ("passed" if err is None
-                       else type(err).__name__ + ": " + str(err).splitlines()[0][:200]
-                       if str(err) else type(err).__name__)
-            except BaseException as exc:
-                out = "harness: " + repr(exc)
-            os.write(write, out.encode())
-            os._exit(0)
-        os.close(write)
-        chunks = []
-        while chunk := os.read(read, 65536):
-            chunks.append(chunk)
-        os.close(read)
-        os.waitpid(pid, 0)
-        print(%r + json.dumps(b"".join(chunks).decode() or "the child died"))
-    ''' % RESULT_TAG)
-
-
-def _run_hidden(client, source, index):
-    cell = nbformat.v4.new_code_cell(source)
-    client.execute_cell(cell, index, store_history=False)
-    return "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
-
-
-def _mutant_result(client, cell_source, mutant, index):
-    mutated = cell_source.replace(mutant["find"], mutant["replace"])
-    text = _run_hidden(client, f"_mlnotes_mutant({mutated!r}, {MUTANT_TIMEOUT})", index)
-    for line in text.splitlines():
-        if line.startswith(RESULT_TAG):
-            return json.loads(line[len(RESULT_TAG):])
-    return f"no result from the harness: {text[-300:]!r}"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", _notebooks())
-def test_mutants_are_killed(name, monkeypatch):
-    from nbclient import NotebookClient
-
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        monkeypatch.setenv(var, "1")
-    monkeypatch.setenv("MPLBACKEND", "agg")
-    nb = _read(name)
-    if name in ALLOW_UNMUTATED and not any(_mutants(c) for c in nb.cells):
-        pytest.skip(f"{name}: no mutants yet ({ALLOW_UNMUTATED[name]})")
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(BOOK)}})
-    checks = mutants = killed = 0
-    failures = []
-    with client.setup_kernel():
-        _run_hidden(client, _HARNESS + "import warnings\nwarnings.filterwarnings("
-                    "'ignore', 'FigureCanvasAgg is non-interactive')\n", 0)
-        for i, cell in enumerate(nb.cells):
-            if cell["cell_type"] != "code":
-                continue
-            if is_check_cell(cell):
-                checks += 1
-                for m in _mutants(cell):
-                    mutants += 1
-                    result = _mutant_result(client, _source(cell), m, i)
-                    if result.startswith("AssertionError"):
-                        killed += 1
-                    elif result == "passed":
-                        failures.append(f"cell {i} ({cell.get('id')}): the mutant passes: "
-                                        f"{m['why']} ({m['find']!r} -> {m['replace']!r})")
-                    else:
-                        failures.append(f"cell {i} ({cell.get('id')}): the mutant fails with "
-                                        f"{result}, not an AssertionError: {m['why']}")
-            client.execute_cell(cell, i)
-            _run_hidden(client, "import matplotlib.pyplot as _plt; _plt.close('all'); del _plt",
-                        i)
-    print(f"\n{name}: {checks} check cells, {mutants} mutants, {killed} killed")
-    if name in ALLOW_UNMUTATED and _problems(name):
-        failures = [f for f in failures if "passes" in f or "fails with" in f]
-    assert not failures, f"{name}:\n" + "\n".join(failures)
