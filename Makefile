@@ -103,7 +103,7 @@ test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 
 test-notebooks: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p tests.nbval_mutants book
 
 # The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
 # a stored output that holds one machine's rounding fails here, not first on a reader's machine.
