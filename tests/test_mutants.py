@@ -44,9 +44,7 @@ from browser_support import ROOT
 
 BOOK = ROOT / "book"
 # Notebooks whose check cells may still lack mutants, each with the reason (empty when done).
-ALLOW_UNMUTATED = {
-    "scaling.ipynb": "engineer d33 adds the mutants of the scaling chapter (issue 31)",
-}
+ALLOW_UNMUTATED = {}
 MUTANT_TIMEOUT = 120
 ASSERT_RE = re.compile(r"^\s*assert\b", re.M)
 RESULT_TAG = "MLNOTES-MUTANT-RESULT "
