@@ -41,9 +41,7 @@ from mutant_support import source as _source
 
 BOOK = ROOT / "book"
 # Notebooks whose check cells may still lack mutants, each with the reason (empty when done).
-ALLOW_UNMUTATED = {
-    "scaling.ipynb": "engineer d33 adds the mutants of the scaling chapter (issue 31)",
-}
+ALLOW_UNMUTATED = {}
 
 
 def _notebooks():
