@@ -108,7 +108,9 @@ def f(x):
         frame = frame.f_back
     seen += [repr(m.__dict__) for m in list(sys.modules.values())]
     seen += [repr(sys.path), repr(sys.meta_path), repr(sys.argv), repr(sys.path_hooks)]
-    text = ' '.join(seen)
+    # the interpreter's own folder may lie inside the checkout (make's .venv): its paths name
+    # Python's files, which graded code may read, not the checkout's
+    text = ' '.join(seen).replace(sys.prefix, '<python>')
     return [float(w[::-1] in text) for w in %r]
 """ % (wanted,)
     values, _ = _answer(code, private=private)

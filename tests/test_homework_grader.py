@@ -27,6 +27,10 @@ TIMEOUT = 2.0
 # with CAP_SYS_ADMIN, as in most containers. Without it that one attack cannot be stopped.
 # In the fresh root (root on Linux) what is not on the allow-list does not exist at all.
 GONE = "No such file or directory"
+# ... except where the interpreter's folder lies inside the checkout (make's .venv): its path is
+# on the allow-list, so the checkout's folder exists there (empty but for that path), and an
+# attack that opens it is refused by the audit hook instead ("... is not allowed").
+PYTHON_IN_CHECKOUT = Path(sys.prefix).resolve().is_relative_to(ROOT)
 CAN_HIDE = (sys.platform == "linux" and os.geteuid() == 0 and shutil.which("unshare") is not None
             and subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0)
 
@@ -143,7 +147,7 @@ ATTACKS = {
     "dir_fd": (submission("spectral", replace={"double_center": dc(
         f"import os\nroot = os.open({str(ROOT)!r}, os.O_RDONLY)\n"
         "os.open('book/homework/instructor/spectral.ipynb', os.O_RDONLY, dir_fd=root)\n"
-        "return D2")}), 0, 1, GONE if CAN_HIDE else "not allowed"),
+        "return D2")}), 0, 1, GONE if CAN_HIDE and not PYTHON_IN_CHECKOUT else "not allowed"),
     "forge_results_file": (submission("spectral", replace={"double_center": dc(
         "import json, os\nforged = {'score': 100, 'tests': []}\n"
         "for name in ('forge_results_file', 'honest'):\n"
