@@ -22,7 +22,7 @@ REQUIRED = {
     "eigenmaps.heat_kernel_weights", "eigenmaps.embedding", "autoencoder.step",
     "pca.principal_subspace", "lle.null_vector", "eigenmaps.trivial_eigenvectors",
     "sne.perplexity_limits", "sne.tsne_forces", "kernel_pca.linear_scores",
-    "eigenmaps.dirichlet_energy", "isomap.residual_variance",
+    "eigenmaps.dirichlet_energy", "isomap.residual_variance", "umap.fuzzy_graph",
 }
 EVERY = questions()
 # the practice set and the chapters' exercises: public keys

@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     lle,
     matrices,
     sne,
+    umap,
     understanding,
 )
 from ._common import BANK as QUESTIONS
