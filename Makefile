@@ -88,6 +88,7 @@ pdf: book
 # on one worker, so a fixture it builds is built once).
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p tests.nbval_mutants book
 	@set -u; log="$$(mktemp)"; \
@@ -144,6 +145,7 @@ notebooks: setup
 
 lint: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
+	$(BIN)/mypy
 
 # Build outputs and caches; .venv (the installed environment) stays: `make distclean` removes it.
 clean:

@@ -30,6 +30,7 @@ import numbers
 
 import numpy as np
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -128,13 +129,13 @@ class _BaseAutoencoder(Estimator):
     def _n_features_out(self):
         return self._L
 
-    def encode(self, X):
+    def encode(self, X: ArrayLike) -> FloatArray:
         """The code :math:`Z = f(X)`, shape (N, n_components)."""
         X = self._check_X(X)
         k = self._code_layer
         return forward(self.params_[:k], (X - self.mean_) / self.scale_, self._activations[:k])[-1]
 
-    def decode(self, Z):
+    def decode(self, Z: ArrayLike) -> FloatArray:
         r"""The reconstruction :math:`\hat X = g(Z)` in data units, shape (N, n_features)."""
         check_is_fitted(self, "params_")
         Z = check_array(Z, name="Z")
@@ -147,11 +148,11 @@ class _BaseAutoencoder(Estimator):
     transform = encode
     inverse_transform = decode
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         """Fit and return the code of ``X``."""
         return self.fit(X).encode(X)
 
-    def reconstruction_error(self, X):
+    def reconstruction_error(self, X: ArrayLike) -> float:
         r"""Mean squared reconstruction error :math:`\frac1N \sum_n \|x_n - g(f(x_n))\|^2`."""
         X = self._check_X(X)
         R = X - self.decode(self.encode(X))
@@ -223,7 +224,7 @@ class LinearAutoencoder(_BaseAutoencoder):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Train on ``X`` (N x D) by gradient descent."""
         X = self._prepare(X)
         check_positive(self.max_iter, "max_iter", integer=True)
@@ -321,7 +322,7 @@ class Autoencoder(_BaseAutoencoder):
         acts = ["tanh"] * len(hidden) + ["identity"] + ["tanh"] * len(hidden) + ["identity"]
         return sizes, tuple(acts), len(hidden) + 1
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Train on ``X`` (N x D) with Adam on mini-batches."""
         X = self._prepare(X)
         check_positive(self.epochs, "epochs", integer=True)

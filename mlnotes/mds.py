@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_dissimilarity,
@@ -275,7 +276,7 @@ class ClassicalMDS(Estimator):
     def _tags(self):
         return {"input_tags.pairwise": self.dissimilarity == "precomputed"}
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         if self.dissimilarity == "euclidean":
             X = check_array(X, min_samples=2)
         elif self.dissimilarity == "precomputed":
@@ -312,10 +313,10 @@ class ClassicalMDS(Estimator):
             self._landmark_points = X[self.landmarks_]
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Place new points by triangulation from their distances to the landmarks.
 
         Parameters

@@ -37,6 +37,7 @@ import numpy as np
 from scipy.special import logsumexp, xlogy
 
 from ._optional import missing_message
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_dissimilarity,
@@ -647,12 +648,12 @@ class _BaseSNE(Estimator):
         P_cond, sigma = conditional_affinities(D2, self.perplexity_)
         return (P_cond if self._conditional else joint_affinities(P_cond)), sigma
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Compute the affinities of ``X`` (N x D) and optimise the map."""
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         """Fit and return the embedding ``Z`` of shape (N, n_components)."""
         X = self._validate_data(X)
         N = X.shape[0]

@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -653,7 +654,7 @@ class UMAP(Estimator):
             return _scale_to_box(_pca_start(X, d))
         return rng.uniform(0.0, INIT_BOX, size=(len(X), d))
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Build the fuzzy graph of ``X`` (N x p) and optimise the map."""
         X = check_array(X, min_samples=2)
         N = len(X)
@@ -671,11 +672,11 @@ class UMAP(Estimator):
         self.X_fit_ = X.copy()  # owned: check_array returns float64 input itself, not a copy
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         """Fit and return the map ``Z`` of shape (N, n_components)."""
         return self.fit(X).embedding_
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Place new points in the fitted map, which stays fixed.
 
         Each new point :math:`y` gets memberships :math:`p_{j|y}` to its ``n_neighbors - 1``
