@@ -197,7 +197,7 @@ class DiffusionMap(Estimator):
         check_positive(self.t, "t", allow_zero=True)
 
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
+        X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
         self._check_params(X)
         eps = self.epsilon if self.epsilon is not None else default_epsilon(X, self.n_neighbors)
         K = diffusion_kernel(X, eps, self.n_neighbors)

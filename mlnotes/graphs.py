@@ -559,9 +559,9 @@ def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
 # Graphs from a full distance matrix: any metric, precomputed distances, sparse data.
 
 
-def check_distances(D, *, name="the distance matrix"):
-    """A square, finite, non-negative distance matrix (as float64)."""
-    D = check_array(D, name=name, min_samples=2)
+def check_distances(D, *, name="the distance matrix", copy=False):
+    """A square, finite, non-negative distance matrix (as float64; a copy if ``copy``)."""
+    D = check_array(D, name=name, min_samples=2, copy=copy)
     if D.shape[0] != D.shape[1]:
         raise ValueError(
             f"{name} must be square (n_samples x n_samples) but has shape {D.shape}; pass "

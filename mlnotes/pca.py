@@ -4,7 +4,9 @@ With centred data :math:`\tilde X = C X`, the directions of largest variance are
 eigenvectors of the sample covariance :math:`S = \tilde X^\top \tilde X / (N - 1)` (step 2),
 found by :func:`mlnotes.spectral.top_eigenpairs` (step 3). When there are more features than
 samples the same subspace comes cheaper from the ``N x N`` Gram matrix
-:math:`\tilde X \tilde X^\top` (the dual problem: classical MDS of the data).
+:math:`\tilde X \tilde X^\top` (the dual problem: classical MDS of the data), computed as the
+thin SVD :math:`\tilde X = U \Sigma V^\top`, whose right singular vectors stay orthonormal
+past the rank of :math:`\tilde X`.
 """
 
 import numbers
@@ -85,10 +87,12 @@ def principal_components(X, n_components):
         S = Xc.T @ Xc / (N - 1)  # covariance, D x D
         variance, V = top_eigenpairs(S, n_components, solver="dense")
     else:
-        # dual: K = Xc Xc^T = U Lambda U^T; axes v = Xc^T u / sqrt(lambda)
-        lam, U = top_eigenpairs(Xc @ Xc.T, n_components, solver="dense")
-        V = Xc.T @ U / np.sqrt(np.maximum(lam, np.finfo(float).tiny))
-        variance = lam / (N - 1)
+        # dual: Xc = U Sigma V^T, so Xc Xc^T = U Sigma^2 U^T and the axes are the right
+        # singular vectors v = Xc^T u / sigma. Dividing by sigma fails past the rank (sigma
+        # = 0): the thin SVD gives those axes too, orthonormal, at the Gram matrix's cost
+        _, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+        V = Vt[:n_components].T
+        variance = sigma[:n_components] ** 2 / (N - 1)
     return flip_signs(V).T, np.maximum(variance, 0.0), mean
 
 

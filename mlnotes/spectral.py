@@ -30,6 +30,7 @@ TRIVIAL_SKIPPED = "n_samples - 1: the constant eigenvector is skipped"
 ARPACK_MIN_SIZE = 200  # "auto" uses ARPACK above this many rows ...
 ARPACK_MAX_K = 10  # ... when fewer than this many eigenpairs are wanted (scikit-learn's rule)
 ARPACK_SEED = 0  # fixed start vector: ARPACK results are reproducible run to run
+SMALLEST_EIGENVALUE_RTOL = 1e-7  # smallest_eigenvalue's accuracy, relative to the norm of A
 BOTTOM_SHIFT = 1e-10  # shift-invert about -BOTTOM_SHIFT * (largest diagonal entry): A + sI is PD
 
 
@@ -248,16 +249,45 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
     return lam, V
 
 
-def smallest_eigenvalue(A):
-    """The smallest eigenvalue of a symmetric matrix (ARPACK above ``ARPACK_MIN_SIZE`` rows).
+def smallest_eigenvalue(A, *, solver="auto", rtol=SMALLEST_EIGENVALUE_RTOL):
+    r"""The smallest eigenvalue of a symmetric matrix, to within ``rtol`` times its norm.
 
-    Used to test a Gram matrix for positive semi-definiteness.
+    Used to test a Gram matrix for positive semi-definiteness. ``solver`` as in
+    :func:`top_eigenpairs` (``"auto"``: ARPACK above ``ARPACK_MIN_SIZE`` rows). ARPACK
+    iterates on the shifted :math:`A + cI`, :math:`c = \|A\|_2 \ge |\lambda|` (the largest
+    magnitude, one cheap ARPACK run), whose eigenvalues lie in :math:`[0, 2c]`: the smallest
+    is then found to ``rtol`` of :math:`c` even where :math:`A`'s bottom is a dense cluster near
+    zero (a PSD kernel matrix), where asking ARPACK for the smallest eigenvalue of :math:`A`
+    itself to a relative accuracy does not converge. Should ARPACK still not converge, the
+    dense solver answers.
     """
     A = _check_square(A)
-    if A.shape[0] > ARPACK_MIN_SIZE:
-        return float(_arpack(A, 1, which="SA", tol=1e-6)[0][0])
+    n = A.shape[0]
+    if _choose(solver, n, 1) == "arpack":
+        op = _symmetric_operator(A)
+        v0 = _start_vector(n)
+        try:
+            c = abs(float(eigsh(op, 1, which="LM", v0=v0, tol=rtol)[0][0])) * (1 + rtol)
+            shifted = LinearOperator((n, n), matvec=lambda v: op @ v + c * v, dtype=np.float64)
+            return float(eigsh(shifted, 1, which="SA", v0=v0, tol=rtol)[0][0]) - c
+        except (ArpackError, RuntimeError):  # no convergence: the exact answer, more slowly
+            pass
     A = A.toarray() if sp.issparse(A) else A
     return float(la.eigvalsh(A, subset_by_index=(0, 0), check_finite=False)[0])
+
+
+def is_nearly_psd(A, tol):
+    r"""Whether every eigenvalue of the dense symmetric ``A`` is above ``-tol`` (``tol > 0``).
+
+    One Cholesky factorisation of :math:`A + \mathrm{tol}\, I` (:math:`N^3/3` flops, a
+    quarter of an eigenvalue decomposition) answers exactly: it exists if and only if that
+    matrix is positive definite.
+    """
+    try:
+        la.cholesky(A + tol * np.eye(A.shape[0]), lower=True, check_finite=False)
+    except la.LinAlgError:
+        return False
+    return True
 
 
 def flip_signs(V):

@@ -59,3 +59,16 @@ def test_not_fitted_and_shape_errors():
         pca.transform(np.ones((2, 2)))
     with pytest.raises(ValueError, match="Z has 3 columns but the model has 2 components"):
         pca.inverse_transform(np.ones((2, 3)))
+
+
+def test_components_past_the_rank_are_orthonormal_when_features_outnumber_samples():
+    # issue 35, bug 1: 8 x 10 data of centred rank 3; the dual route divided by sigma ~ 0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3)) @ rng.normal(size=(3, 10)) + rng.normal(size=10)
+    pca = PCA(n_components=None).fit(X)
+    V = pca.components_
+    assert V.shape == (7, 10)
+    np.testing.assert_allclose(V @ V.T, np.eye(7), atol=1e-12)
+    np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, atol=1e-12)
+    np.testing.assert_allclose(pca.explained_variance_,
+                               skd.PCA().fit(X).explained_variance_[:7], atol=1e-12)

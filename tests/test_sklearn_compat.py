@@ -488,3 +488,55 @@ def squareform_to_matrix(condensed):
     from scipy.spatial.distance import squareform
 
     return squareform(condensed)
+
+
+# --- every estimator owns what it keeps (issue 35, bug 2) -----------------------------------------
+# Overwriting the caller's X after fit must not change the fitted model; the estimators that keep
+# their training data (X_fit_) used to keep the caller's float64 array itself.
+# UMAP is d33's (issue 35's bug 2, its part) and the autoencoders keep no data.
+OWN_WHAT_THEY_KEEP = ["PCA", "ClassicalMDS", "MetricMDS", "KernelPCA", "Isomap", "LLE",
+                      "LaplacianEigenmaps", "DiffusionMap"]
+
+
+@pytest.mark.parametrize("name", OWN_WHAT_THEY_KEEP)
+def test_overwriting_x_after_fit_changes_nothing(name):
+    X = load_digits().data[:120] / 16.0
+    X_new = load_digits().data[120:140] / 16.0
+    kwargs = {"max_iter": 30, "random_state": 0} if name == "MetricMDS" else {}
+    est = getattr(ml, name)(**kwargs).fit(X)
+    before = {k: np.array(v, copy=True) for k, v in vars(est).items()
+              if k.endswith("_") and isinstance(v, np.ndarray)}
+    out = est.transform(X_new) if hasattr(est, "transform") else None
+    X[:] = 1e6  # the caller reuses its buffer
+    for k, v in before.items():
+        np.testing.assert_array_equal(getattr(est, k), v, err_msg=f"{name}.{k} changed")
+    if out is not None:
+        np.testing.assert_array_equal(est.transform(X_new), out)
+
+
+@pytest.mark.parametrize("name", ["Isomap", "ClassicalMDS", "MetricMDS"])
+def test_a_precomputed_matrix_is_owned_too(name):
+    from mlnotes.graphs import pairwise_distances
+
+    D = pairwise_distances(load_digits().data[:80] / 16.0)
+    key = "metric" if name == "Isomap" else "dissimilarity"
+    kwargs = {"max_iter": 30, "random_state": 0} if name == "MetricMDS" else {}
+    est = getattr(ml, name)(**{key: "precomputed"}, **kwargs).fit(D)
+    before = {k: np.array(v, copy=True) for k, v in vars(est).items()
+              if k.endswith("_") and isinstance(v, np.ndarray)}
+    D[:] = 0.0
+    for k, v in before.items():
+        np.testing.assert_array_equal(getattr(est, k), v, err_msg=f"{name}.{k} changed")
+
+
+def test_a_sparse_input_is_left_as_the_caller_gave_it():
+    import scipy.sparse as sp
+
+    X = sp.random(60, 8, density=0.5, format="csr", random_state=0)
+    X = sp.csr_matrix((np.r_[X.data, 1.0], np.r_[X.indices, X.indices[0]],
+                       np.r_[X.indptr[:-1], X.indptr[-1] + 1]), shape=X.shape)  # a duplicate entry
+    X.indptr[1:] = np.r_[X.indptr[1:-1], X.indptr[-1]]
+    data, indices = X.data.copy(), X.indices.copy()
+    ml.PCA().fit(X)
+    np.testing.assert_array_equal(X.data, data)
+    np.testing.assert_array_equal(X.indices, indices)
