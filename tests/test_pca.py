@@ -72,3 +72,24 @@ def test_components_past_the_rank_are_orthonormal_when_features_outnumber_sample
     np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, atol=1e-12)
     np.testing.assert_allclose(pca.explained_variance_,
                                skd.PCA().fit(X).explained_variance_[:7], atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(60, 5), (12, 30)])
+@pytest.mark.parametrize("n_components", [2, None])
+def test_whiten_singular_values_and_noise_variance_match_sklearn(shape, n_components):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=shape) * np.linspace(1, 4, shape[1]) + 3.0
+    ours = PCA(n_components=n_components, whiten=True).fit(X)
+    theirs = skd.PCA(n_components=n_components, whiten=True, svd_solver="full").fit(X)
+    k = ours.n_components_
+    np.testing.assert_allclose(ours.singular_values_, theirs.singular_values_[:k], rtol=1e-10)
+    if n_components is not None:  # (None: scikit-learn keeps the N-th, zero-variance axis)
+        np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-10)
+    Z = ours.transform(X)
+    np.testing.assert_allclose(np.abs(Z), np.abs(theirs.transform(X)[:, :k]), atol=1e-8)
+    np.testing.assert_allclose(Z.std(axis=0, ddof=1), 1.0, rtol=1e-10)  # whitened
+    np.testing.assert_allclose(ours.fit_transform(X), Z, atol=1e-12)
+    np.testing.assert_allclose(ours.inverse_transform(Z),
+                               PCA(n_components=n_components).fit(X).inverse_transform(
+                                   PCA(n_components=n_components).fit(X).transform(X)),
+                               atol=1e-10)
