@@ -217,8 +217,14 @@ class PCA(Estimator):
         return self
 
     def _scale(self, Z):
-        r"""Whitened scores :math:`z_l / \sqrt{\lambda_l}` (unit variance) if ``whiten``."""
-        return Z / np.sqrt(self.explained_variance_) if self.whiten else Z
+        r"""Whitened scores :math:`z_l / \sqrt{\lambda_l}` (unit variance) if ``whiten``.
+
+        A zero-variance axis (rank-deficient data) has scores that are round-off; its scale is
+        floored at machine epsilon, as scikit-learn's, so they stay finite."""
+        return Z / self._whitening_scale() if self.whiten else Z
+
+    def _whitening_scale(self):
+        return np.maximum(np.sqrt(self.explained_variance_), np.finfo(float).eps)
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_
@@ -238,6 +244,6 @@ class PCA(Estimator):
                 f"Z has {Z.shape[1]} columns but the model has {len(self.components_)} components."
             )
         if self.whiten:
-            Z = Z * np.sqrt(self.explained_variance_)
+            Z = Z * self._whitening_scale()
         return Z @ self.components_ + self.mean_
 

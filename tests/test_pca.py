@@ -93,3 +93,11 @@ def test_whiten_singular_values_and_noise_variance_match_sklearn(shape, n_compon
                                PCA(n_components=n_components).fit(X).inverse_transform(
                                    PCA(n_components=n_components).fit(X).transform(X)),
                                atol=1e-10)
+
+
+def test_whitening_rank_deficient_data_stays_finite():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 6))  # rank 2 in 6 dimensions
+    Z = PCA(n_components=None, whiten=True).fit_transform(X)
+    assert np.isfinite(Z).all()
+    np.testing.assert_allclose(Z[:, :2].std(axis=0, ddof=1), 1.0, rtol=1e-10)
