@@ -10,7 +10,7 @@ import numpy as np
 
 
 def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, dtype=np.float64,
-                accept_sparse=False):
+                accept_sparse=False, copy=False):
     """Return ``X`` as a finite float array, or raise a ``ValueError`` that says what to fix.
 
     Parameters
@@ -26,11 +26,15 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
     accept_sparse : bool
         Return a ``scipy.sparse`` matrix as a float CSR matrix (the methods that work on
         sparse data: PCA and the kNN-graph methods) instead of refusing it.
+    copy : bool
+        Return an array the caller does not share: an estimator that keeps its training data
+        (``X_fit_``) asks for a copy, so that changing ``X`` after ``fit`` cannot change
+        later ``transform`` results (without it a float64 array comes back as itself).
     """
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
         if accept_sparse:
             return _check_sparse(X, name=name, min_samples=min_samples,
-                                 min_features=min_features, dtype=dtype)
+                                 min_features=min_features, dtype=dtype, copy=copy)
         raise TypeError(
             f"{name} is a sparse matrix, but this method needs a dense array; "
             f"convert it with {name}.toarray() (if it fits in memory)."
@@ -41,7 +45,7 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
             f"(e.g. {name}.real or abs({name}))."
         )
     try:
-        A = np.asarray(X, dtype=dtype)
+        A = np.array(X, dtype=dtype) if copy else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
         # keep the kind of the failure: an entry of the wrong type (TypeError) or a value that
         # does not parse as a number (ValueError)
@@ -74,13 +78,15 @@ def check_array(X, *, name="X", ensure_2d=True, min_samples=1, min_features=1, d
     return A
 
 
-def _check_sparse(X, *, name, min_samples, min_features, dtype):
+def _check_sparse(X, *, name, min_samples, min_features, dtype, copy=False):
     import scipy.sparse as sp
 
     if X.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: {name} is complex; pass real numbers.")
-    A = sp.csr_matrix(X, dtype=dtype)
-    A.sum_duplicates()
+    A = sp.csr_matrix(X, dtype=dtype, copy=copy)
+    if not A.has_canonical_format:  # summing duplicates works in place: not on the caller's
+        A = A.copy()
+        A.sum_duplicates()
     for what, count, least in (("sample(s)", A.shape[0], min_samples),
                                ("feature(s)", A.shape[1], min_features)):
         if count < least:
@@ -249,12 +255,20 @@ def check_top_eigenvalues_positive(eigenvalues, n_components, *, name="the Gram 
     lam = np.asarray(eigenvalues, dtype=float)
     top = lam[:n_components]
     positive = int((top > ZERO_EIGENVALUE_RTOL * max(float(lam[0]), 0.0)).sum())
+    if positive == 0:
+        raise ValueError(
+            f"{name} has no positive eigenvalue (largest {float(lam[0]):.3g}), so there is "
+            "nothing to embed: all points coincide (every distance is zero) or the kernel is "
+            "constant on them. Check the input (e.g. duplicated or constant rows, a wrong "
+            "column selection), or the kernel's parameters."
+        )
     if positive < n_components:
         shown = ", ".join(f"{v:.3g}" for v in top[:6])
         raise ValueError(
             f"n_components={n_components} is too large: {name} has only {positive} positive "
             f"eigenvalue(s) among its top {n_components} ({shown}), so the other coordinates would "
-            f"be zero or imaginary; choose n_components <= {max(positive, 1)}."
+            f"be zero or imaginary (rank {positive}: e.g. collinear points, or more components than "
+            f"the data have dimensions); choose n_components <= {positive}."
         )
     return eigenvalues
 

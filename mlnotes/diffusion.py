@@ -42,6 +42,7 @@ given again gets back its own row, so ``transform`` reproduces the embedding exa
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,20 +56,42 @@ from ._validation import (
     check_positive,
 )
 from .base import Estimator
-from .graphs import BRUTE_BLOCK_ENTRIES, knn_graph, nearest_neighbors, squared_distances
+from .graphs import (
+    BRUTE_BLOCK_ENTRIES,
+    DisconnectedGraphWarning,
+    knn_graph,
+    nearest_neighbors,
+    squared_distances,
+)
 from .spectral import check_solver, flip_signs, top_eigenpairs
 
 BANDWIDTH_NEIGHBOR = 7  # epsilon=None: median squared distance to this neighbour (or the k-th)
 TIE_RTOL = 1e-9  # new points: a distance within this fraction of a neighbour radius counts as in
 MIN_EIGENVALUE = 1e-12  # transform divides by the eigenvalues used: they must exceed this
+MIN_NEAREST_WEIGHT = 1e-6  # epsilon=None: every point's nearest neighbour weighs at least this
+# lambda_1 within this of 1: the walk (numerically) cannot pass between some groups of points
+DISCONNECTED_GAP = 1e-9
 
 
 def default_epsilon(X, n_neighbors=None):
-    r"""The bandwidth used when ``epsilon`` is None: the median squared distance of a point to
-    its ``n_neighbors``-th nearest neighbour (the 7th when None, or the farthest there is)."""
+    r"""The bandwidth used when ``epsilon`` is None.
+
+    The median squared distance of a point to its ``n_neighbors``-th nearest neighbour (the
+    7th when None, or the farthest there is), widened where needed so that every point keeps
+    its nearest neighbour at a weight of at least :data:`MIN_NEAREST_WEIGHT`:
+    :math:`\varepsilon \ge \max_i d^2(x_i, x_{i(1)}) / \ln(1/w_{\min})`. Without that floor,
+    an outlying point (standardised data have them: a rare value of a nearly constant
+    feature becomes a huge z-score) has kernel weight :math:`e^{-90}` or exactly 0 to every
+    other point, the random walk cannot leave it, and the top eigenvectors only mark such
+    points (eigenvalue 1); on data without outliers the floor is far below the median and
+    changes nothing.
+    """
     k = min(n_neighbors or BANDWIDTH_NEIGHBOR, len(X) - 1)
-    kth = nearest_neighbors(X, k)[:, -1]
+    ind = nearest_neighbors(X, k)
+    kth, first = ind[:, -1], ind[:, 0]
     eps = float(np.median(np.sum((X[kth] - X) ** 2, axis=1)))
+    floor = float(np.max(np.sum((X[first] - X) ** 2, axis=1))) / -np.log(MIN_NEAREST_WEIGHT)
+    eps = max(eps, floor)
     return eps if eps > 0 else 1.0  # all neighbours coincide: any positive width will do
 
 
@@ -137,7 +160,10 @@ class DiffusionMap(Estimator):
     epsilon : float or None, default=None
         Kernel width :math:`\varepsilon` in :math:`\exp(-\|x_i - x_j\|^2 / \varepsilon)`. None:
         the median squared distance to the ``n_neighbors``-th nearest neighbour (the 7th when
-        ``n_neighbors`` is None).
+        ``n_neighbors`` is None), widened if needed so that every point's nearest neighbour
+        keeps a weight of at least :data:`MIN_NEAREST_WEIGHT` (see :func:`default_epsilon`).
+        A width that leaves points unreachable (eigenvalue 1 after the trivial one) gets a
+        :class:`~mlnotes.DisconnectedGraphWarning` naming the width that connects them.
     n_neighbors : int or None, default=None
         Keep the kernel only on the kNN graph ("or" rule) and the diagonal (sparse); None
         keeps all pairs.
@@ -147,6 +173,9 @@ class DiffusionMap(Estimator):
     t : float >= 0, default=1
         Diffusion time: coordinates are scaled by :math:`\lambda^t`.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        "auto": ARPACK above 200 points for fewer than 10 components, unless it has not
+        converged within about the dense solver's cost (clustered top eigenvalues), then
+        the dense solver (:func:`mlnotes.spectral.top_eigenpairs`).
 
     Attributes
     ----------
@@ -197,7 +226,7 @@ class DiffusionMap(Estimator):
         check_positive(self.t, "t", allow_zero=True)
 
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
+        X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
         self._check_params(X)
         eps = self.epsilon if self.epsilon is not None else default_epsilon(X, self.n_neighbors)
         K = diffusion_kernel(X, eps, self.n_neighbors)
@@ -207,10 +236,36 @@ class DiffusionMap(Estimator):
         self.eigenvalues_ = lam
         self.embedding_ = self.eigenvectors_ * self._time_scale(lam)
         self.epsilon_, self.kernel_, self._q, self.X_fit_ = float(eps), K, q, X
+        self._warn_if_disconnected(X)
         if self.n_neighbors is not None:  # squared distance of each point to its k-th neighbour
             kth = nearest_neighbors(X, self.n_neighbors)[:, -1]
             self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
         return self
+
+    def _warn_if_disconnected(self, X):
+        r"""Warn when :math:`\lambda_1 = 1` (to :data:`DISCONNECTED_GAP`): a group of points
+        the random walk cannot leave, which the first coordinates then only mark."""
+        stuck = int(np.sum(self.eigenvalues_ > 1.0 - DISCONNECTED_GAP))
+        if stuck == 0:
+            return
+        nearest = nearest_neighbors(X, 1)[:, 0]
+        widest = float(np.max(np.sum((X[nearest] - X) ** 2, axis=1)))
+        needed = widest / -np.log(MIN_NEAREST_WEIGHT)
+        remedy = (f"increase epsilon to at least {needed:.3g} (every point's nearest neighbour "
+                  f"then weighs >= {MIN_NEAREST_WEIGHT:g}; epsilon=None chooses so)"
+                  if needed > self.epsilon_ else "increase epsilon")
+        if self.n_neighbors is not None:
+            remedy += " or n_neighbors (the kNN graph may be disconnected)"
+        warnings.warn(
+            f"The diffusion kernel (epsilon={self.epsilon_:.3g}) leaves the points "
+            f"disconnected: {stuck} eigenvalue(s) after the trivial one equal 1 to within "
+            f"{DISCONNECTED_GAP:g}, so the random walk cannot pass between some groups of "
+            f"points, and those coordinates only tell the groups apart (often single "
+            f"outlying points). {remedy[0].upper() + remedy[1:]}, or remove the outlying "
+            f"points.",
+            DisconnectedGraphWarning,
+            stacklevel=3,
+        )
 
     def _time_scale(self, lam):
         """:math:`\\lambda^t`, with the sign of a negative eigenvalue kept (real for any t)."""

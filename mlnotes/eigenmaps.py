@@ -169,7 +169,7 @@ class LaplacianEigenmaps(Estimator):
         return {"input_tags.sparse": True}
 
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2, accept_sparse=True)
+        X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, X.shape[0] - 1, what=TRIVIAL_SKIPPED)
         self.n_neighbors_ = self.n_neighbors

@@ -226,6 +226,13 @@ def _pairs_within(X, radius, Y=None):
     return np.nonzero(close)
 
 
+def _check_radius(radius):
+    """A positive radius; ``np.inf`` (every pair an edge: the complete graph) included."""
+    if not (isinstance(radius, float) and radius == np.inf):
+        check_positive(radius, "radius")
+    return radius
+
+
 def epsilon_graph(X, radius):
     r"""Epsilon-neighbourhood graph: an edge of length :math:`\|x_i - x_j\|` wherever that
     length is at most ``radius`` (step 1). Symmetric by construction.
@@ -236,7 +243,7 @@ def epsilon_graph(X, radius):
         Edge lengths; a missing entry means no edge.
     """
     X = check_array(X, min_samples=2)
-    check_positive(radius, "radius")
+    _check_radius(radius)
     n = len(X)
     rows, cols = _pairs_within(X, radius)
     lengths = _exact_lengths(X, X, rows, cols)
@@ -559,9 +566,9 @@ def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
 # Graphs from a full distance matrix: any metric, precomputed distances, sparse data.
 
 
-def check_distances(D, *, name="the distance matrix"):
-    """A square, finite, non-negative distance matrix (as float64)."""
-    D = check_array(D, name=name, min_samples=2)
+def check_distances(D, *, name="the distance matrix", copy=False):
+    """A square, finite, non-negative distance matrix (as float64; a copy if ``copy``)."""
+    D = check_array(D, name=name, min_samples=2, copy=copy)
     if D.shape[0] != D.shape[1]:
         raise ValueError(
             f"{name} must be square (n_samples x n_samples) but has shape {D.shape}; pass "
@@ -592,7 +599,7 @@ def graph_from_distances(D, *, n_neighbors=None, radius=None):
         rows = np.repeat(np.arange(n), n_neighbors)
         cols = _nearest_from_distances(D, n_neighbors, exclude_self=True).ravel()
     else:
-        check_positive(radius, "radius")
+        _check_radius(radius)
         rows, cols = np.nonzero(np.triu(D <= radius, k=1))
     return _symmetrise(n, rows, cols, D[rows, cols], "or")
 

@@ -176,9 +176,9 @@ class Isomap(Estimator):
         metric, by_distances = self._metric()
         precomputed = isinstance(metric, str) and metric == "precomputed"
         if precomputed:
-            X = check_distances(X, name="the precomputed distance matrix")
+            X = check_distances(X, name="the precomputed distance matrix", copy=True)
         else:
-            X = check_array(X, min_samples=2, accept_sparse=True)
+            X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
         by_distances = by_distances or sp.issparse(X)
         check_solver(self.eigen_solver, "eigen_solver")
         if self.path_method not in GEODESIC_METHODS:

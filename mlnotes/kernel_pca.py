@@ -45,7 +45,13 @@ from ._validation import (
 )
 from .base import Estimator
 from .kernels import KERNELS, _gamma, center_kernel, center_kernel_test, kernel_matrix
-from .spectral import check_solver, flip_signs, smallest_eigenvalue, top_eigenpairs
+from .spectral import (
+    check_solver,
+    flip_signs,
+    is_nearly_psd,
+    smallest_eigenvalue,
+    top_eigenpairs,
+)
 
 
 def gram_embedding(K_centered, n_components, *, solver="auto"):
@@ -176,7 +182,7 @@ class KernelPCA(Estimator):
                 )
             K = check_square_symmetric(X, name="the precomputed kernel matrix")
         elif callable(self.kernel) or self.kernel in KERNELS:
-            X = check_array(X, min_samples=2)
+            X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
             K = self._kernel(X)
         else:
             raise ValueError(
@@ -192,10 +198,7 @@ class KernelPCA(Estimator):
             Kc, self.n_components, solver=self.eigen_solver
         )
         if precomputed:
-            problem = describe_negative_eigenvalues(
-                [smallest_eigenvalue(Kc), self.eigenvalues_[0]],
-                name="The precomputed kernel matrix (after centring)",
-            )
+            problem = self._negative_eigenvalue_problem(Kc)
             if problem:
                 warnings.warn(
                     f"{problem} (threshold {NEGATIVE_EIGENVALUE_RTOL:g}). A kernel matrix must "
@@ -211,6 +214,23 @@ class KernelPCA(Estimator):
         if self.fit_inverse_transform:
             self._fit_preimage(X)
         return self
+
+    def _negative_eigenvalue_problem(self, Kc):
+        """A sentence on ``Kc``'s significantly negative eigenvalues, or None.
+
+        Without ``eigen_solver="arpack"``, one Cholesky factorisation settles the usual case,
+        a PSD kernel, exactly; the smallest eigenvalue is computed (by ``eigen_solver``) only
+        to report it, or when ARPACK was asked for (no dense factorisation then).
+        """
+        top = float(self.eigenvalues_[0])
+        tol = NEGATIVE_EIGENVALUE_RTOL * top
+        if self.eigen_solver != "arpack" and top > 0 and is_nearly_psd(Kc, tol):
+            return None
+        lam_min = smallest_eigenvalue(Kc, solver=self.eigen_solver,
+                                      rtol=NEGATIVE_EIGENVALUE_RTOL / 10)
+        return describe_negative_eigenvalues(
+            [lam_min, top], name="The precomputed kernel matrix (after centring)"
+        )
 
     def _fit_preimage(self, X):
         """Kernel ridge regression of the data on the embedding: A = (K_Z + alpha I)^-1 X."""

@@ -161,6 +161,13 @@ def reconstruction_weights(Y, X, ind, *, reg=1e-3):
 
 
 MAX_NAMED = 5  # rows named in an error message
+MAX_GROUPS = 3  # groups of identical rows named in an error message
+
+
+def _summarise_rows(rows):
+    """``"3, 17, 40"``, or the first :data:`MAX_NAMED` and how many more (never every row)."""
+    named = ", ".join(str(int(i)) for i in rows[:MAX_NAMED])
+    return named + (f" (and {len(rows) - MAX_NAMED} more)" if len(rows) > MAX_NAMED else "")
 
 
 def _check_coinciding_neighbours(Y, X, Xi, trace, reg):
@@ -179,11 +186,17 @@ def _check_coinciding_neighbours(Y, X, Xi, trace, reg):
     # the training rows identical to each offending point (in fit they include the point)
     copies = [tuple(np.flatnonzero(np.all(X == Y[i], axis=1))) for i in points]
     copies = list(dict.fromkeys(copies))  # each group once, in order of first appearance
-    named = ", ".join(str(int(i)) for i in points[:MAX_NAMED])
-    named += f" (and {len(points) - MAX_NAMED} more)" if len(points) > MAX_NAMED else ""
-    groups = "; ".join(", ".join(str(int(j)) for j in c) for c in copies[:3])
+    named = _summarise_rows(points)
+    groups = "; ".join(_summarise_rows(c) for c in copies[:MAX_GROUPS])
+    groups += f"; and {len(copies) - MAX_GROUPS} more group(s)" if len(copies) > MAX_GROUPS else ""
     if all_same.any():
         needed = max(len(c) for c in copies)
+        if needed >= len(X):
+            raise ValueError(
+                f"All {len(X)} rows of X are identical: a single point has no neighbours that "
+                "differ from it and no embedding. Check the data (e.g. a constant feature "
+                "matrix, or a wrong column selection)."
+            )
         raise ValueError(
             f"Point(s) {named} coincide with all {k} of their nearest neighbours (rows {groups} "
             f"are identical), so the local Gram matrix G_i is zero and any weights summing to "
@@ -445,7 +458,7 @@ class LLE(Estimator):
                 "check_transformer_general": reason}
 
     def fit(self, X, y=None):
-        X = check_array(X, min_samples=2)
+        X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
         k = check_n_neighbors(self.n_neighbors, len(X))

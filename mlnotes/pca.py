@@ -4,7 +4,9 @@ With centred data :math:`\tilde X = C X`, the directions of largest variance are
 eigenvectors of the sample covariance :math:`S = \tilde X^\top \tilde X / (N - 1)` (step 2),
 found by :func:`mlnotes.spectral.top_eigenpairs` (step 3). When there are more features than
 samples the same subspace comes cheaper from the ``N x N`` Gram matrix
-:math:`\tilde X \tilde X^\top` (the dual problem: classical MDS of the data).
+:math:`\tilde X \tilde X^\top` (the dual problem: classical MDS of the data), computed as the
+thin SVD :math:`\tilde X = U \Sigma V^\top`, whose right singular vectors stay orthonormal
+past the rank of :math:`\tilde X`.
 """
 
 import numbers
@@ -85,10 +87,12 @@ def principal_components(X, n_components):
         S = Xc.T @ Xc / (N - 1)  # covariance, D x D
         variance, V = top_eigenpairs(S, n_components, solver="dense")
     else:
-        # dual: K = Xc Xc^T = U Lambda U^T; axes v = Xc^T u / sqrt(lambda)
-        lam, U = top_eigenpairs(Xc @ Xc.T, n_components, solver="dense")
-        V = Xc.T @ U / np.sqrt(np.maximum(lam, np.finfo(float).tiny))
-        variance = lam / (N - 1)
+        # dual: Xc = U Sigma V^T, so Xc Xc^T = U Sigma^2 U^T and the axes are the right
+        # singular vectors v = Xc^T u / sigma. Dividing by sigma fails past the rank (sigma
+        # = 0): the thin SVD gives those axes too, orthonormal, at the Gram matrix's cost
+        _, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+        V = Vt[:n_components].T
+        variance = sigma[:n_components] ** 2 / (N - 1)
     return flip_signs(V).T, np.maximum(variance, 0.0), mean
 
 
@@ -110,6 +114,10 @@ class PCA(Estimator):
         :math:`\min(N, D)` components (:math:`N - 1` when :math:`D \ge N`: the centred data
         have rank :math:`N - 1`, and scikit-learn's :math:`N`-th component is an arbitrary
         direction of zero variance). The number kept is ``n_components_``.
+    whiten : bool, default=False
+        Divide each coordinate by its standard deviation, :math:`z_l / \sqrt{\lambda_l}`, so
+        that the scores are uncorrelated with unit variance (``inverse_transform`` multiplies
+        back). The axes ``components_`` stay unit vectors, as in scikit-learn.
 
     Attributes
     ----------
@@ -118,6 +126,12 @@ class PCA(Estimator):
         Principal axes; the largest-magnitude entry of each is positive (scikit-learn's rule).
     explained_variance_ : ndarray of shape (n_components,)
     explained_variance_ratio_ : ndarray of shape (n_components,)
+    singular_values_ : ndarray of shape (n_components,)
+        Singular values of the centred data, :math:`\sigma_l = \sqrt{(N - 1) \lambda_l}`.
+    noise_variance_ : float
+        The mean of the discarded eigenvalues (of the :math:`\min(N, D)`), 0 when none is
+        discarded: the isotropic noise variance of probabilistic PCA's maximum-likelihood fit
+        (Tipping and Bishop), as scikit-learn reports it.
     mean_ : ndarray of shape (D,)
     embedding_ : ndarray of shape (N, n_components)
 
@@ -138,8 +152,9 @@ class PCA(Estimator):
     array([8.])
     """
 
-    def __init__(self, n_components=2):
+    def __init__(self, n_components=2, *, whiten=False):
         self.n_components = n_components
+        self.whiten = whiten
 
     _preserves_float32 = True
 
@@ -191,8 +206,25 @@ class PCA(Estimator):
             self.explained_variance_ratio_ = self.explained_variance_ratio_[:keep]
         self.n_components_ = len(self.components_)
         self.n_features_in_ = X.shape[1]
-        self.embedding_ = _centred_product(X, self.mean_, self.components_)
+        N = X.shape[0]
+        self.singular_values_ = np.sqrt(self.explained_variance_ * (N - 1))
+        # the mean of the discarded eigenvalues, of min(N, D) in all (their sum: the total
+        # variance minus the kept)
+        rest = min(X.shape) - self.n_components_
+        self.noise_variance_ = (max(total - float(self.explained_variance_.sum()), 0.0) / rest
+                                if rest > 0 else 0.0)
+        self.embedding_ = self._scale(_centred_product(X, self.mean_, self.components_))
         return self
+
+    def _scale(self, Z):
+        r"""Whitened scores :math:`z_l / \sqrt{\lambda_l}` (unit variance) if ``whiten``.
+
+        A zero-variance axis (rank-deficient data) has scores that are round-off; its scale is
+        floored at machine epsilon, as scikit-learn's, so they stay finite."""
+        return Z / self._whitening_scale() if self.whiten else Z
+
+    def _whitening_scale(self):
+        return np.maximum(np.sqrt(self.explained_variance_), np.finfo(float).eps)
 
     def fit_transform(self, X, y=None):
         return self.fit(X).embedding_
@@ -201,7 +233,7 @@ class PCA(Estimator):
         """Coordinates :math:`(X - \\bar x) V_L` of (new) points."""
         check_is_fitted(self, "components_")
         X = check_n_features(X, self.n_features_in_, estimator=self, accept_sparse=True)
-        return _centred_product(X, self.mean_, self.components_)
+        return self._scale(_centred_product(X, self.mean_, self.components_))
 
     def inverse_transform(self, Z):
         """Back to data space: :math:`Z V_L^\\top + \\bar x`."""
@@ -211,5 +243,7 @@ class PCA(Estimator):
             raise ValueError(
                 f"Z has {Z.shape[1]} columns but the model has {len(self.components_)} components."
             )
+        if self.whiten:
+            Z = Z * self._whitening_scale()
         return Z @ self.components_ + self.mean_
 

@@ -38,11 +38,11 @@ References
        Data Highways, Springer.
 """
 
-import warnings
 
 import numpy as np
 
 from ._validation import (
+    ZERO_EIGENVALUE_RTOL,
     check_array,
     check_dissimilarity,
     check_finite,
@@ -52,7 +52,9 @@ from ._validation import (
 )
 from .base import Estimator
 from .graphs import pairwise_distances
+from .kernels import double_center
 from .metrics import normalized_stress
+from .spectral import flip_signs, spectrum_and_top_eigenvectors
 
 STRESS_RTOL = 1e-3  # default eps: stop when one step lowers the stress by less than this fraction
 SUBGRADIENT_STEP = 2.0  # p = 1: first step 1 / (2 N L) x this, then divided by sqrt(t + 1)
@@ -293,6 +295,21 @@ def smacof(
     return (Z, stress, n_iter, history) if return_history else (Z, stress, n_iter)
 
 
+def _classical_start(Delta, L):
+    r"""Classical MDS of ``Delta`` as SMACOF's start, a zero column for each of the top ``L``
+    eigenvalues of :math:`K = -\tfrac12 C \Delta^{(2)} C` that is not positive.
+
+    Rank-deficient input (collinear points: one positive eigenvalue for ``L = 2``) is valid for
+    metric MDS, and the Guttman transform keeps a zero column zero, so the run stays in the
+    dimensions the data have; non-Euclidean input (negative eigenvalues) is what metric MDS is
+    for, so neither is an error here, as they are for :class:`~mlnotes.ClassicalMDS`.
+    """
+    K = double_center(Delta**2, copy=False)
+    lam, V = spectrum_and_top_eigenvectors(K, L)
+    positive = lam[:L] > ZERO_EIGENVALUE_RTOL * max(float(lam[0]), 0.0)
+    return flip_signs(V) * np.sqrt(np.where(positive, lam[:L], 0.0))
+
+
 class MetricMDS(Estimator):
     r"""Metric multidimensional scaling: minimise the raw stress by SMACOF (p = 2) or by the
     subgradient method (p = 1).
@@ -380,11 +397,7 @@ class MetricMDS(Estimator):
 
     def _first_start(self, Delta, L, rng):
         if isinstance(self.init, str) and self.init == "classical":
-            from .mds import classical_mds
-
-            with warnings.catch_warnings():  # non-Euclidean input is what metric MDS is for
-                warnings.simplefilter("ignore", UserWarning)
-                return classical_mds(Delta, L)[0]
+            return _classical_start(Delta, L)
         if isinstance(self.init, str) and self.init == "random":
             return _random_start(len(Delta), L, rng)
         if isinstance(self.init, str):

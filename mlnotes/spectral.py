@@ -10,7 +10,10 @@ Solvers: ``"dense"`` is LAPACK's ``eigh`` restricted to the wanted indices; ``"a
 ARPACK's Lanczos iteration (:func:`scipy.sparse.linalg.eigsh`), which only needs products with
 :math:`A` (top) or solves with :math:`A + sI` (bottom, "shift-invert": the smallest eigenvalues
 of :math:`A` are the largest of :math:`(A + sI)^{-1}`). ``"auto"`` follows scikit-learn: ARPACK
-when :math:`N > 200` and fewer than 10 eigenpairs are wanted, dense otherwise.
+when :math:`N > 200` and fewer than 10 eigenpairs are wanted, dense otherwise; and it also
+looks at the spectrum: ARPACK gets about the dense solver's cost in products, and where the
+wanted eigenvalues sit in a tight cluster (nearly separate groups of points) and it has not
+converged by then, the dense solver answers (:func:`_arpack_within_budget`).
 
 Sign convention: an eigenvector is defined only up to sign; :func:`flip_signs` makes the
 largest-magnitude entry of each column positive (scikit-learn's ``svd_flip`` rule).
@@ -30,6 +33,8 @@ TRIVIAL_SKIPPED = "n_samples - 1: the constant eigenvector is skipped"
 ARPACK_MIN_SIZE = 200  # "auto" uses ARPACK above this many rows ...
 ARPACK_MAX_K = 10  # ... when fewer than this many eigenpairs are wanted (scikit-learn's rule)
 ARPACK_SEED = 0  # fixed start vector: ARPACK results are reproducible run to run
+SMALLEST_EIGENVALUE_RTOL = 1e-7  # smallest_eigenvalue's accuracy, relative to the norm of A
+AUTO_ARPACK_PRODUCTS = 0.5  # "auto": ARPACK may spend this many times N products with A
 BOTTOM_SHIFT = 1e-10  # shift-invert about -BOTTOM_SHIFT * (largest diagonal entry): A + sI is PD
 
 
@@ -62,6 +67,27 @@ def _arpack(A, k, *, tol=0, **options):
         return eigsh(A, k, v0=_start_vector(A.shape[0]), tol=tol, **options)
     except (ArpackError, RuntimeError) as exc:  # no convergence, or a singular shifted matrix
         raise _arpack_failure(A.shape[0], exc) from None
+
+
+def _arpack_within_budget(A, k, **options):
+    """``eigsh`` for ``solver="auto"``: at most about the dense solver's cost, else ``None``.
+
+    ARPACK's cost is its number of products with ``A``; it is quick when the wanted
+    eigenvalues stand apart from the rest and slow when they sit in a cluster (a graph with
+    nearly separate pieces has several eigenvalues near 1; the bottom of a Laplacian with
+    near-duplicate points several near 0). ``"auto"`` chooses by size, as scikit-learn does,
+    and also by spectrum: it lets ARPACK restart only until it has spent
+    ``AUTO_ARPACK_PRODUCTS * N`` products (about the flops of a dense solve), and returns
+    ``None`` if it has not converged by then, so that the caller solves densely. The
+    ``"arpack"`` solver, asked for by name, is never cut short.
+    """
+    n = A.shape[0]
+    ncv = min(n, max(2 * k + 1, 20))  # eigsh's default Lanczos basis size
+    restarts = max(1, int(AUTO_ARPACK_PRODUCTS * n) // max(ncv - k, 1))
+    try:
+        return eigsh(A, k, v0=_start_vector(n), tol=0, maxiter=restarts, **options)
+    except (ArpackError, RuntimeError):  # not converged in the budget, or a singular shift
+        return None
 
 
 def _arpack_failure(n, exc):
@@ -112,8 +138,13 @@ def top_eigenpairs(A, k, *, solver="auto"):
     A = _check_square(A)
     n = A.shape[0]
     k = check_n_components(k, n, what="the matrix size", name="k")
+    found = None
     if _choose(solver, n, k) == "arpack":
-        lam, V = _arpack(_symmetric_operator(A), k, which="LA")
+        op = _symmetric_operator(A)
+        found = (_arpack(op, k, which="LA") if solver == "arpack"
+                 else _arpack_within_budget(op, k, which="LA"))
+    if found is not None:
+        lam, V = found
     else:
         A = A.toarray() if sp.issparse(A) else A
         lam, V = la.eigh(A, subset_by_index=(n - k, n - 1), check_finite=False)
@@ -181,6 +212,22 @@ def _shift_invert(A, shift):
     return LinearOperator((n, n), matvec=lu.solve, dtype=np.float64)
 
 
+def _bottom_arpack(A, m, B, *, within_budget):
+    """Shift-invert ARPACK for the ``m`` smallest eigenpairs (``None``: solve densely)."""
+    shift = BOTTOM_SHIFT * max(float(np.abs(A.diagonal()).max()), np.finfo(float).tiny)
+    M = None if B is None else sp.csc_matrix(B)
+    try:
+        OPinv = _shift_invert(A, shift) if M is None else None
+    except ValueError:  # a singular shifted matrix
+        if within_budget:  # "auto": the dense solver has no such limit
+            return None
+        raise
+    options = dict(M=M, sigma=-shift, which="LM", OPinv=OPinv)
+    if within_budget:
+        return _arpack_within_budget(A, m, **options)
+    return _arpack(A, m, **options)
+
+
 def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
     r"""The ``k`` smallest eigenpairs of :math:`A v = \lambda B v` after the ``skip`` smallest.
 
@@ -230,12 +277,11 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
             A = S @ A @ S if sp.issparse(A) else scale_back[:, None] * A * scale_back[None, :]
             B = None
     m = k + skip
+    found = None
     if _choose(solver, n, m) == "arpack":
-        A = sp.csr_matrix(A)
-        shift = BOTTOM_SHIFT * max(float(np.abs(A.diagonal()).max()), np.finfo(float).tiny)
-        M = None if B is None else sp.csc_matrix(B)
-        lam, V = _arpack(A, m, M=M, sigma=-shift, which="LM",
-                         OPinv=_shift_invert(A, shift) if M is None else None)
+        found = _bottom_arpack(sp.csr_matrix(A), m, B, within_budget=solver == "auto")
+    if found is not None:
+        lam, V = found
     else:
         A = A.toarray() if sp.issparse(A) else A
         if B is not None:
@@ -248,16 +294,45 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
     return lam, V
 
 
-def smallest_eigenvalue(A):
-    """The smallest eigenvalue of a symmetric matrix (ARPACK above ``ARPACK_MIN_SIZE`` rows).
+def smallest_eigenvalue(A, *, solver="auto", rtol=SMALLEST_EIGENVALUE_RTOL):
+    r"""The smallest eigenvalue of a symmetric matrix, to within ``rtol`` times its norm.
 
-    Used to test a Gram matrix for positive semi-definiteness.
+    Used to test a Gram matrix for positive semi-definiteness. ``solver`` as in
+    :func:`top_eigenpairs` (``"auto"``: ARPACK above ``ARPACK_MIN_SIZE`` rows). ARPACK
+    iterates on the shifted :math:`A + cI`, :math:`c = \|A\|_2 \ge |\lambda|` (the largest
+    magnitude, one cheap ARPACK run), whose eigenvalues lie in :math:`[0, 2c]`: the smallest
+    is then found to ``rtol`` of :math:`c` even where :math:`A`'s bottom is a dense cluster near
+    zero (a PSD kernel matrix), where asking ARPACK for the smallest eigenvalue of :math:`A`
+    itself to a relative accuracy does not converge. Should ARPACK still not converge, the
+    dense solver answers.
     """
     A = _check_square(A)
-    if A.shape[0] > ARPACK_MIN_SIZE:
-        return float(_arpack(A, 1, which="SA", tol=1e-6)[0][0])
+    n = A.shape[0]
+    if _choose(solver, n, 1) == "arpack":
+        op = _symmetric_operator(A)
+        v0 = _start_vector(n)
+        try:
+            c = abs(float(eigsh(op, 1, which="LM", v0=v0, tol=rtol)[0][0])) * (1 + rtol)
+            shifted = LinearOperator((n, n), matvec=lambda v: op @ v + c * v, dtype=np.float64)
+            return float(eigsh(shifted, 1, which="SA", v0=v0, tol=rtol)[0][0]) - c
+        except (ArpackError, RuntimeError):  # no convergence: the exact answer, more slowly
+            pass
     A = A.toarray() if sp.issparse(A) else A
     return float(la.eigvalsh(A, subset_by_index=(0, 0), check_finite=False)[0])
+
+
+def is_nearly_psd(A, tol):
+    r"""Whether every eigenvalue of the dense symmetric ``A`` is above ``-tol`` (``tol > 0``).
+
+    One Cholesky factorisation of :math:`A + \mathrm{tol}\, I` (:math:`N^3/3` flops, a
+    quarter of an eigenvalue decomposition) answers exactly: it exists if and only if that
+    matrix is positive definite.
+    """
+    try:
+        la.cholesky(A + tol * np.eye(A.shape[0]), lower=True, check_finite=False)
+    except la.LinAlgError:
+        return False
+    return True
 
 
 def flip_signs(V):

@@ -202,3 +202,33 @@ def test_transform_checks(est):
                                          r"features as input \(the model was fitted on 3\); "
                                          "pass data with the same columns"):
         est().fit(X).transform(X[:, :2])
+
+
+# --- degenerate but valid input (issue 35): a correct result, or the real cause and a remedy ---
+COINCIDENT = np.ones((40, 5))
+COLLINEAR = np.outer(np.random.default_rng(0).normal(size=60), np.random.default_rng(1).normal(size=5))
+
+
+@pytest.mark.parametrize("name", ["ClassicalMDS", "KernelPCA", "Isomap"])
+def test_coincident_points_name_the_cause_not_an_impossible_remedy(name):
+    with pytest.raises(ValueError, match=r"has no positive eigenvalue \(largest -?0\), so there is "
+                                         r"nothing to embed: all points coincide"):
+        ESTIMATORS[name]().fit(COINCIDENT)
+
+
+@pytest.mark.parametrize("name", ["ClassicalMDS", "Isomap"])  # (an RBF kernel has full rank)
+def test_collinear_points_ask_for_the_components_they_have(name):
+    with pytest.raises(ValueError, match=r"only 1 positive eigenvalue\(s\) among its top 2 .*"
+                                         r"\(rank 1: e\.g\. collinear points.*\); choose "
+                                         r"n_components <= 1"):
+        ESTIMATORS[name](n_components=2).fit(COLLINEAR)
+    # the remedy works
+    assert np.isfinite(ESTIMATORS[name](n_components=1).fit_transform(COLLINEAR)).all()
+
+
+def test_metric_mds_of_collinear_points_is_the_exact_line():
+    # valid input for metric MDS: the classical start has one zero column, which SMACOF keeps,
+    # and the stress of the exact 1-D configuration is zero
+    mds = ml.MetricMDS(n_components=2, random_state=0).fit(COLLINEAR)
+    np.testing.assert_allclose(pairwise_distances(mds.embedding_), pairwise_distances(COLLINEAR),
+                               atol=1e-8)

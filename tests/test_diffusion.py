@@ -160,3 +160,62 @@ with warnings.catch_warnings():
 @_CHECKS
 def test_check_estimator(estimator, check):
     check(estimator)
+
+
+# --- defaults on standardised digits (issue 37) ---------------------------------------------------
+def _standardised_digits(n):
+    from sklearn.datasets import load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    return StandardScaler().fit_transform(load_digits().data[:n])
+
+
+def test_defaults_on_standardised_digits_connect_the_outliers_and_are_quick():
+    import time
+
+    from sklearn.metrics import pairwise_distances
+
+    from mlnotes.graphs import DisconnectedGraphWarning
+
+    X = _standardised_digits(1797)
+    D2 = pairwise_distances(X, metric="sqeuclidean")
+    np.fill_diagonal(D2, np.inf)
+    nearest = D2.min(axis=1)
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DisconnectedGraphWarning)
+        dm = DiffusionMap().fit(X)
+    assert time.process_time() - start < 20.0  # was 268 s (ARPACK on a cluster at 1)
+    # every point keeps its nearest neighbour at weight >= 1e-6: the far outlier sets epsilon
+    assert dm.epsilon_ >= nearest.max() / np.log(1e6) * (1 - 1e-12)
+    assert np.exp(-nearest.max() / dm.epsilon_) >= 1e-6 * (1 - 1e-9)
+    assert dm.eigenvalues_[0] < 1 - 1e-9
+    assert np.isfinite(dm.embedding_).all()
+
+
+def test_an_epsilon_that_isolates_points_is_diagnosed_and_the_named_remedy_works():
+    from mlnotes.graphs import DisconnectedGraphWarning
+
+    X = _standardised_digits(400)
+    with pytest.warns(DisconnectedGraphWarning, match=r"The diffusion kernel \(epsilon=5\) leaves "
+                                                      r"the points disconnected: \d+ eigenvalue"
+                                                      r"\(s\) after the trivial one equal 1 .*"
+                                                      r"Increase epsilon to at least ([\d.]+)") as rec:
+        DiffusionMap(epsilon=5.0).fit(X)
+    import re
+
+    needed = float(re.search(r"at least ([\d.e+]+)", str(rec[0].message)).group(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DisconnectedGraphWarning)
+        DiffusionMap(epsilon=needed * 1.01).fit(X)
+
+
+def test_a_pipeline_with_standard_scaler_runs_with_the_defaults():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from mlnotes.datasets import load_digits
+
+    X = load_digits()[0][:600]
+    Z = make_pipeline(StandardScaler(), DiffusionMap()).fit_transform(X)
+    assert Z.shape == (600, 2) and np.isfinite(Z).all()

@@ -233,3 +233,16 @@ def test_neighbourhood_graph_needs_exactly_one_parameter():
         neighbourhood_graph(X, n_neighbors=3, radius=1.0)
     with pytest.raises(ValueError, match="exactly one of n_neighbors and radius"):
         neighbourhood_graph(X)
+
+
+def test_an_infinite_radius_is_the_complete_graph():
+    # scikit-learn's Isomap(radius=np.inf): every pair an edge, so Isomap is classical MDS
+    import mlnotes as ml
+
+    X = ml.datasets.make_s_curve(60, random_state=0)[0]
+    G = ml.graphs.epsilon_graph(X, np.inf)
+    assert G.nnz == 60 * 59
+    Z = ml.Isomap(n_neighbors=None, radius=np.inf).fit_transform(X)
+    np.testing.assert_allclose(Z, ml.ClassicalMDS().fit_transform(X), atol=1e-10)
+    with pytest.raises(ValueError, match="radius must be finite and > 0"):
+        ml.graphs.epsilon_graph(X, -np.inf)

@@ -1,9 +1,13 @@
 """Kernel PCA: parity with scikit-learn for every kernel, fit and out-of-sample transform."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 import sklearn.decomposition as skd
 from sklearn.datasets import make_s_curve, make_swiss_roll
+from sklearn.preprocessing import KernelCenterer
 
 from mlnotes import PCA, KernelPCA
 from mlnotes.kernels import rbf_kernel
@@ -76,7 +80,7 @@ def test_rank_deficient_kernel_asks_for_fewer_components():
     with pytest.raises(ValueError, match=r"n_components=4 is too large: the centred Gram matrix has "
                                          r"only 3 positive eigenvalue\(s\) among its top 4 \([\d.]+, "
                                          r"[\d.]+, [\d.]+, -?[\d.e-]+\), so the other coordinates would be "
-                                         r"zero or imaginary; choose n_components <= 3"):
+                                         r"zero or imaginary \(rank 3: .*\); choose n_components <= 3"):
         KernelPCA(n_components=4, kernel="linear").fit(X)
 
 
@@ -161,3 +165,30 @@ def test_inverse_transform_refusals():
     kpca = KernelPCA(kernel="rbf", fit_inverse_transform=True).fit(X)
     with pytest.raises(ValueError, match="Z has 3 features, but KernelPCA is expecting 2"):
         kpca.inverse_transform(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("eigen_solver", ["auto", "dense", "arpack"])
+def test_a_psd_precomputed_kernel_above_arpacks_size_fits_with_every_solver(eigen_solver):
+    # issue 35, bug 3: an RBF Gram matrix of 267 points; the PSD check asked ARPACK for the
+    # smallest eigenvalue of a matrix whose bottom is a cluster near zero, and failed
+    X = np.random.default_rng(0).normal(size=(267, 4))
+    K = rbf_kernel(X, gamma=0.25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = KernelPCA(n_components=2, kernel="precomputed", eigen_solver=eigen_solver).fit(K)
+    theirs = skd.KernelPCA(n_components=2, kernel="precomputed").fit(K)
+    np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-8)
+
+
+@pytest.mark.parametrize("eigen_solver", ["auto", "dense", "arpack"])
+def test_an_indefinite_precomputed_kernel_is_diagnosed_with_every_solver(eigen_solver):
+    X = np.random.default_rng(0).normal(size=(267, 4))
+    K = rbf_kernel(X, gamma=0.25)
+    K[0, 1] = K[1, 0] = -3.0
+    lam_min = np.linalg.eigvalsh(KernelCenterer().fit_transform(K))[0]
+    assert lam_min < -1.0
+    with pytest.warns(UserWarning, match=r"not positive semi-definite: 1 eigenvalue\(s\) are "
+                                         r"significantly negative, the most negative is ") as rec:
+        KernelPCA(n_components=2, kernel="precomputed", eigen_solver=eigen_solver).fit(K)
+    reported = re.search(r"the most negative is (\S+),", str(rec[0].message)).group(1)
+    np.testing.assert_allclose(float(reported), lam_min, rtol=1e-5)

@@ -1,5 +1,7 @@
 """LLE: weights (closed form, properties), alignment matrix, parity with scikit-learn."""
 
+import re
+
 import numpy as np
 import pytest
 import sklearn.manifold as skm
@@ -430,3 +432,25 @@ def test_family_check_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DisconnectedGraphWarning on the checks' two blobs
         check(estimator)
+
+
+def test_many_duplicates_are_summarised_not_listed():
+    # issue 35, bug 7: 10 points x 40 copies; the message named every row of every group
+    base = np.random.default_rng(0).normal(size=(10, 3))
+    X = np.repeat(base, 40, axis=0)
+    with pytest.raises(ValueError) as info:
+        LLE(n_neighbors=5).fit(X)
+    message = str(info.value)
+    assert len(message) < 800
+    assert re.search(r"Point\(s\) 0, 1, 2, 3, 4 \(and 395 more\) coincide with all 5 of their "
+                     r"nearest neighbours \(rows 0, 1, 2, 3, 4 \(and 35 more\); 40, 41, 42, 43, 44 "
+                     r"\(and 35 more\); 80, 81, 82, 83, 84 \(and 35 more\); and 7 more group\(s\) "
+                     r"are identical\).* choose n_neighbors >= 40", message)
+    # the remedy works
+    assert np.isfinite(LLE(n_neighbors=40).fit_transform(X)).all()
+
+
+def test_all_rows_identical_is_refused_without_an_impossible_remedy():
+    with pytest.raises(ValueError, match=r"All 30 rows of X are identical: a single point has no "
+                                         r"neighbours that differ from it"):
+        LLE(n_neighbors=5).fit(np.ones((30, 4)))

@@ -59,3 +59,45 @@ def test_not_fitted_and_shape_errors():
         pca.transform(np.ones((2, 2)))
     with pytest.raises(ValueError, match="Z has 3 columns but the model has 2 components"):
         pca.inverse_transform(np.ones((2, 3)))
+
+
+def test_components_past_the_rank_are_orthonormal_when_features_outnumber_samples():
+    # issue 35, bug 1: 8 x 10 data of centred rank 3; the dual route divided by sigma ~ 0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3)) @ rng.normal(size=(3, 10)) + rng.normal(size=10)
+    pca = PCA(n_components=None).fit(X)
+    V = pca.components_
+    assert V.shape == (7, 10)
+    np.testing.assert_allclose(V @ V.T, np.eye(7), atol=1e-12)
+    np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, atol=1e-12)
+    np.testing.assert_allclose(pca.explained_variance_,
+                               skd.PCA().fit(X).explained_variance_[:7], atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(60, 5), (12, 30)])
+@pytest.mark.parametrize("n_components", [2, None])
+def test_whiten_singular_values_and_noise_variance_match_sklearn(shape, n_components):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=shape) * np.linspace(1, 4, shape[1]) + 3.0
+    ours = PCA(n_components=n_components, whiten=True).fit(X)
+    theirs = skd.PCA(n_components=n_components, whiten=True, svd_solver="full").fit(X)
+    k = ours.n_components_
+    np.testing.assert_allclose(ours.singular_values_, theirs.singular_values_[:k], rtol=1e-10)
+    if n_components is not None:  # (None: scikit-learn keeps the N-th, zero-variance axis)
+        np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-10)
+    Z = ours.transform(X)
+    np.testing.assert_allclose(np.abs(Z), np.abs(theirs.transform(X)[:, :k]), atol=1e-8)
+    np.testing.assert_allclose(Z.std(axis=0, ddof=1), 1.0, rtol=1e-10)  # whitened
+    np.testing.assert_allclose(ours.fit_transform(X), Z, atol=1e-12)
+    np.testing.assert_allclose(ours.inverse_transform(Z),
+                               PCA(n_components=n_components).fit(X).inverse_transform(
+                                   PCA(n_components=n_components).fit(X).transform(X)),
+                               atol=1e-10)
+
+
+def test_whitening_rank_deficient_data_stays_finite():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 6))  # rank 2 in 6 dimensions
+    Z = PCA(n_components=None, whiten=True).fit_transform(X)
+    assert np.isfinite(Z).all()
+    np.testing.assert_allclose(Z[:, :2].std(axis=0, ddof=1), 1.0, rtol=1e-10)

@@ -488,3 +488,121 @@ def squareform_to_matrix(condensed):
     from scipy.spatial.distance import squareform
 
     return squareform(condensed)
+
+
+# --- every estimator owns what it keeps (issue 35, bug 2) -----------------------------------------
+# Overwriting the caller's X after fit must not change the fitted model; the estimators that keep
+# their training data (X_fit_) used to keep the caller's float64 array itself.
+# UMAP is d33's (issue 35's bug 2, its part) and the autoencoders keep no data.
+OWN_WHAT_THEY_KEEP = ["PCA", "ClassicalMDS", "MetricMDS", "KernelPCA", "Isomap", "LLE",
+                      "LaplacianEigenmaps", "DiffusionMap"]
+
+
+@pytest.mark.parametrize("name", OWN_WHAT_THEY_KEEP)
+def test_overwriting_x_after_fit_changes_nothing(name):
+    X = load_digits().data[:120] / 16.0
+    X_new = load_digits().data[120:140] / 16.0
+    kwargs = {"max_iter": 30, "random_state": 0} if name == "MetricMDS" else {}
+    est = getattr(ml, name)(**kwargs).fit(X)
+    before = {k: np.array(v, copy=True) for k, v in vars(est).items()
+              if k.endswith("_") and isinstance(v, np.ndarray)}
+    out = est.transform(X_new) if hasattr(est, "transform") else None
+    X[:] = 1e6  # the caller reuses its buffer
+    for k, v in before.items():
+        np.testing.assert_array_equal(getattr(est, k), v, err_msg=f"{name}.{k} changed")
+    if out is not None:
+        np.testing.assert_array_equal(est.transform(X_new), out)
+
+
+@pytest.mark.parametrize("name", ["Isomap", "ClassicalMDS", "MetricMDS"])
+def test_a_precomputed_matrix_is_owned_too(name):
+    from mlnotes.graphs import pairwise_distances
+
+    D = pairwise_distances(load_digits().data[:80] / 16.0)
+    key = "metric" if name == "Isomap" else "dissimilarity"
+    kwargs = {"max_iter": 30, "random_state": 0} if name == "MetricMDS" else {}
+    est = getattr(ml, name)(**{key: "precomputed"}, **kwargs).fit(D)
+    before = {k: np.array(v, copy=True) for k, v in vars(est).items()
+              if k.endswith("_") and isinstance(v, np.ndarray)}
+    D[:] = 0.0
+    for k, v in before.items():
+        np.testing.assert_array_equal(getattr(est, k), v, err_msg=f"{name}.{k} changed")
+
+
+def test_a_sparse_input_is_left_as_the_caller_gave_it():
+    import scipy.sparse as sp
+
+    X = sp.random(60, 8, density=0.5, format="csr", random_state=0)
+    X = sp.csr_matrix((np.r_[X.data, 1.0], np.r_[X.indices, X.indices[0]],
+                       np.r_[X.indptr[:-1], X.indptr[-1] + 1]), shape=X.shape)  # a duplicate entry
+    X.indptr[1:] = np.r_[X.indptr[1:-1], X.indptr[-1]]
+    data, indices = X.data.copy(), X.indices.copy()
+    ml.PCA().fit(X)
+    np.testing.assert_array_equal(X.data, data)
+    np.testing.assert_array_equal(X.indices, indices)
+
+
+# --- every estimator's defaults on the book's data sets and standardised digits (issue 37) -------
+# "Work" = a finite (N, 2) embedding without an error, in bounded CPU time; a warning is allowed
+# where the data call for it (separate pieces: circles, moons, clusters give a disconnected
+# neighbourhood graph at the default k, and the estimators say so). The spectral and MDS
+# estimators run on every data set (about a second in all); the iterative ones (hundreds of
+# gradient steps each) on the first 200 rows of standardised digits, to keep make test cheap.
+def _sweep_data():
+    from sklearn.preprocessing import StandardScaler
+
+    D = ml.datasets
+    n = 300
+    return {
+        "swiss_roll": D.make_swiss_roll(n, random_state=0)[0],
+        "swiss_roll_hole": D.make_swiss_roll_hole(n, random_state=0)[0],
+        "broken_swiss_roll": D.make_broken_swiss_roll(n, random_state=0)[0],
+        "s_curve": D.make_s_curve(n, random_state=0)[0],
+        "helix": D.make_helix(n, random_state=0)[0],
+        "twin_peaks": D.make_twin_peaks(n, random_state=0)[0],
+        "sphere": D.make_sphere(n, random_state=0)[0],
+        "circles": D.make_circles(n, random_state=0)[0],
+        "moons": D.make_moons(n, random_state=0)[0],
+        "clusters": D.make_clusters(n, random_state=0)[0],
+        "glyphs": D.make_glyph_images(200, random_state=0)[0],
+        "trefoil": D.make_distill_case("trefoil", random_state=0)[0],
+        "nci60": D.load_nci60()[0],  # 64 x 6830: more features than samples
+        "standardised_digits": StandardScaler().fit_transform(D.load_digits()[0][:600]),
+    }
+
+
+SWEEP_DATA = _sweep_data()
+SPECTRAL_DEFAULTS = ["PCA", "ClassicalMDS", "MetricMDS", "KernelPCA", "Isomap", "LLE",
+                     "LaplacianEigenmaps", "DiffusionMap"]
+ITERATIVE_DEFAULTS = sorted(set(ml._ESTIMATORS) - set(SPECTRAL_DEFAULTS))
+ITERATIVE_ROWS = 200  # the first rows of standardised digits (SNE's exact gradient is O(N^2))
+SWEEP_CPU_SECONDS = 30.0  # per fit: a default that crawls (DiffusionMap took 268 s) fails
+
+
+def _fit_defaults(name, X):
+    import time
+
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ml.DisconnectedGraphWarning)
+        Z = getattr(ml, name)().fit_transform(X)
+    spent = time.process_time() - start
+    assert Z.shape == (len(X), 2) and np.isfinite(Z).all()
+    assert spent < SWEEP_CPU_SECONDS, f"{name}() took {spent:.0f} s CPU"
+
+
+@pytest.mark.parametrize("name", SPECTRAL_DEFAULTS)
+def test_spectral_defaults_work_on_every_book_data_set(name):
+    for data, X in SWEEP_DATA.items():
+        try:
+            _fit_defaults(name, X)
+        except Exception as exc:
+            raise AssertionError(f"{name}() on {data}: {exc}") from exc
+
+
+@pytest.mark.parametrize("name", ITERATIVE_DEFAULTS)
+def test_iterative_defaults_work_on_standardised_digits(name):
+    from sklearn.preprocessing import StandardScaler
+
+    X = StandardScaler().fit_transform(ml.datasets.load_digits()[0][:ITERATIVE_ROWS])
+    _fit_defaults(name, X)

@@ -120,3 +120,41 @@ def test_arpack_failure_is_explained():
     with pytest.raises(ValueError, match=r"ARPACK failed on this 300 x 300 matrix .*not positive "
                                          r"semi-definite\. Use solver='dense'"):
         bottom_eigenpairs(sp.diags(d, format="csr"), 2, solver="arpack")
+
+
+def _clustered_top(n=400, seed=0):
+    """A symmetric matrix whose top eigenvalues 1, 1 - 1e-9, 1 - 2e-9 ... form a tight cluster
+    above a spread of others: ARPACK needs very many products to separate them."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    lam = np.r_[1.0 - 1e-9 * np.arange(12), rng.uniform(0, 0.9, n - 12)]
+    return (Q * lam) @ Q.T, lam
+
+
+def test_auto_gives_arpack_a_budget_and_falls_back_to_the_dense_solver():
+    import time
+
+    from mlnotes import spectral
+
+    A, lam = _clustered_top()
+    # ARPACK within the budget (about N/2 products) does not converge on the cluster ...
+    assert spectral._arpack_within_budget(A, 3, which="LA") is None
+    # ... so "auto" (N > 200, k < 10: ARPACK by size) solves densely, in dense time
+    start = time.process_time()
+    auto, V = top_eigenpairs(A, 3, solver="auto")
+    spent = time.process_time() - start
+    dense, _ = top_eigenpairs(A, 3, solver="dense")
+    np.testing.assert_allclose(auto, dense, atol=1e-12)
+    np.testing.assert_allclose(auto, np.sort(lam)[::-1][:3], atol=1e-12)
+    assert spent < 5.0
+    # a well-separated top is ARPACK's, within the budget
+    B = _sym(300, 300)
+    assert spectral._arpack_within_budget(B, 3, which="LA") is not None
+
+
+def test_auto_bottom_eigenpairs_agree_with_dense_on_a_clustered_bottom():
+    A, lam = _clustered_top(300, seed=1)
+    M = np.eye(300) - A  # bottom cluster 0, 1e-9, 2e-9 ...
+    auto, _ = bottom_eigenpairs(M, 3, skip=1, solver="auto")
+    dense, _ = bottom_eigenpairs(M, 3, skip=1, solver="dense")
+    np.testing.assert_allclose(auto, dense, atol=1e-9)

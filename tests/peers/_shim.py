@@ -1,0 +1,490 @@
+"""scikit-learn's names for mlnotes' estimators: the one place the peers' tests are adapted.
+
+Each upstream test file imports its estimators from here instead of from scikit-learn (the
+import lines are the only change to the files, besides the documented ones). A class here
+takes scikit-learn's parameters, renames those whose concept mlnotes has under another name
+(``path_method="D"`` is mlnotes' ``"dijkstra"``), builds the mlnotes estimator, fits it and
+exposes its fitted attributes under scikit-learn's names. A parameter value or a method
+mlnotes does not offer skips the test, saying which (``pytest.skip``): the case counts as
+"skipped: feature not in mlnotes", never as passed.
+
+Solvers: mlnotes computes every eigenproblem exactly (LAPACK, or ARPACK to machine
+precision); scikit-learn's approximate solvers (``svd_solver="randomized"``,
+``eigen_solver="randomized"``) and its choices among exact ones are all answered by mlnotes'
+exact solver, which is what each of them approximates.
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+
+import mlnotes as ml
+
+
+def _skip(what):
+    pytest.skip(f"not in mlnotes: {what}")
+
+
+class _Wrapper(TransformerMixin, BaseEstimator):
+    """Fit the mlnotes estimator built by ``_build`` and copy its fitted attributes."""
+
+    _renamed = {}  # mlnotes attribute -> scikit-learn attribute
+    _missing = ()  # methods scikit-learn has and mlnotes does not
+
+    def _input(self, X):
+        return X
+
+    def fit(self, X, y=None):
+        self._fit(X, "fit")
+        return self
+
+    def _fit(self, X, how):
+        est = self._build()
+        out = getattr(est, how)(self._input(X))
+        self.estimator_ = est
+        for name, value in vars(est).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, self._renamed.get(name, name), value)
+        self._after_fit(est, X)
+        return out
+
+    def _after_fit(self, est, X):
+        pass
+
+    def fit_transform(self, X, y=None):
+        return self._fit(X, "fit_transform")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a precomputed (kernel or distance) matrix is cut both ways by cross-validation
+        tags.input_tags.pairwise = "precomputed" in (
+            getattr(self, "kernel", None), getattr(self, "metric", None),
+            getattr(self, "dissimilarity", None), getattr(self, "affinity", None))
+        return tags
+
+    def get_feature_names_out(self, input_features=None):
+        return self.estimator_.get_feature_names_out(input_features)
+
+    def transform(self, X):
+        if not hasattr(self, "estimator_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet.")
+        return self.estimator_.transform(self._input(X))
+
+    def __getattr__(self, name):
+        if name in type(self)._missing:
+            _skip(f"{type(self).__name__}.{name}")
+        raise AttributeError(name)
+
+
+# --- decomposition ------------------------------------------------------------------------------
+PCA_SOLVERS = ("auto", "full", "covariance_eigh", "arpack", "randomized")
+
+
+class PCA(_Wrapper):
+    _missing = ("score", "score_samples", "get_covariance", "get_precision", "_fit_svd_solver")
+
+    def __init__(self, n_components=None, *, copy=True, whiten=False, svd_solver="auto", tol=0.0,
+                 iterated_power="auto", n_oversamples=10, power_iteration_normalizer="auto",
+                 random_state=None):
+        self.n_components = n_components
+        self.copy = copy
+        self.whiten = whiten
+        self.svd_solver = svd_solver
+        self.tol = tol
+        self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
+        self.random_state = random_state
+
+    def _build(self):
+        if isinstance(self.n_components, str):
+            _skip(f"PCA(n_components={self.n_components!r}) (Minka's MLE)")
+        if self.svd_solver not in PCA_SOLVERS:
+            raise ValueError(f"svd_solver must be one of {PCA_SOLVERS}, got {self.svd_solver!r}")
+        return ml.PCA(n_components=self.n_components, whiten=self.whiten)
+
+    def inverse_transform(self, X):
+        return self.estimator_.inverse_transform(X)
+
+    def _after_fit(self, est, X):
+        self.n_samples_ = np.shape(X)[0]
+
+
+class KernelPCA(_Wrapper):
+    _missing = ()
+
+    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 kernel_params=None, alpha=1.0, fit_inverse_transform=False, eigen_solver="auto",
+                 tol=0, max_iter=None, iterated_power="auto", remove_zero_eig=False,
+                 random_state=None, copy_X=True, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
+        self.random_state = random_state
+        self.copy_X = copy_X
+        self.n_jobs = n_jobs
+
+    def _build(self):
+        if self.n_components is None:
+            _skip("KernelPCA(n_components=None) (every non-zero component)")
+        if self.remove_zero_eig:
+            _skip("KernelPCA(remove_zero_eig=True)")
+        kernel = self.kernel
+        if isinstance(kernel, str) and kernel not in ("linear", "poly", "rbf", "sigmoid",
+                                                      "precomputed"):
+            _skip(f"KernelPCA(kernel={kernel!r})")
+        solver = {"randomized": "dense"}.get(self.eigen_solver, self.eigen_solver)
+        return ml.KernelPCA(n_components=self.n_components, kernel=kernel, gamma=self.gamma,
+                            degree=self.degree, coef0=self.coef0, kernel_params=self.kernel_params,
+                            alpha=self.alpha, fit_inverse_transform=self.fit_inverse_transform,
+                            eigen_solver=solver)
+
+    def _input(self, X):
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            _skip("KernelPCA on sparse input")
+        return X
+
+    def inverse_transform(self, X):
+        if not self.fit_inverse_transform:
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("The fit_inverse_transform parameter was not set to True when "
+                                 "instantiating and hence the inverse transform is not available.")
+        return self.estimator_.inverse_transform(X)
+
+
+# --- manifold -----------------------------------------------------------------------------------
+def _check_neighbors_algorithm(value):
+    if value not in ("auto", "brute", "kd_tree", "ball_tree"):
+        raise ValueError(f"unknown neighbors_algorithm {value!r}")  # (all give the same graph)
+
+
+def _metric(metric, p, metric_params):
+    """scikit-learn's (metric, p) as mlnotes' (metric, metric_params)."""
+    if metric == "minkowski" and p == 2 and not metric_params:
+        return "euclidean", None
+    if metric == "minkowski":
+        return "minkowski", {**(metric_params or {}), "p": p}
+    return metric, metric_params
+
+
+class Isomap(_Wrapper):
+    _renamed = {"geodesic_distances_": "dist_matrix_", "graph_": "nbrs_graph_"}
+    _missing = ("reconstruction_error", "kernel_pca_", "nbrs_")
+
+    def __init__(self, *, n_neighbors=5, radius=None, n_components=2, eigen_solver="auto", tol=0,
+                 max_iter=None, path_method="auto", neighbors_algorithm="auto", n_jobs=None,
+                 metric="minkowski", p=2, metric_params=None):
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.n_components = n_components
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.path_method = path_method
+        self.neighbors_algorithm = neighbors_algorithm
+        self.n_jobs = n_jobs
+        self.metric = metric
+        self.p = p
+        self.metric_params = metric_params
+
+    def _build(self):
+        if self.n_neighbors is not None and self.radius is not None:
+            raise ValueError("Both n_neighbors and radius are provided. Use "
+                             f"Isomap(radius={self.radius}, n_neighbors=None) if intended to use "
+                             "radius-based neighbors")
+        path = {"auto": "dijkstra", "D": "dijkstra", "FW": "floyd"}.get(self.path_method)
+        if path is None:
+            raise ValueError(f"path_method must be 'auto', 'FW' or 'D', got {self.path_method!r}")
+        _check_neighbors_algorithm(self.neighbors_algorithm)
+        metric, params = _metric(self.metric, self.p, self.metric_params)
+        return ml.Isomap(n_components=self.n_components, n_neighbors=self.n_neighbors,
+                         radius=self.radius, path_method=path, eigen_solver=self.eigen_solver,
+                         metric=metric, metric_params=params)
+
+    def _input(self, X):
+        import scipy.sparse as sp
+
+        if sp.issparse(X) and self.metric == "precomputed":
+            _skip("a sparse precomputed neighbours graph (KNeighborsTransformer)")
+        return X
+
+
+class LocallyLinearEmbedding(_Wrapper):
+    _missing = ("nbrs_",)
+
+    def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto", tol=1e-6,
+                 max_iter=100, method="standard", hessian_tol=1e-4, modified_tol=1e-12,
+                 neighbors_algorithm="auto", random_state=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.reg = reg
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.method = method
+        self.hessian_tol = hessian_tol
+        self.modified_tol = modified_tol
+        self.neighbors_algorithm = neighbors_algorithm
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _build(self):
+        _check_neighbors_algorithm(self.neighbors_algorithm)
+        return ml.LLE(n_components=self.n_components, n_neighbors=self.n_neighbors, reg=self.reg,
+                      eigen_solver=self.eigen_solver, method=self.method,
+                      hessian_tol=self.hessian_tol, modified_tol=self.modified_tol)
+
+
+def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_solver="auto",
+                             tol=1e-6, max_iter=100, method="standard", hessian_tol=1e-4,
+                             modified_tol=1e-12, random_state=None, n_jobs=None):
+    est = LocallyLinearEmbedding(n_neighbors=n_neighbors, n_components=n_components, reg=reg,
+                                 eigen_solver=eigen_solver, method=method,
+                                 hessian_tol=hessian_tol, modified_tol=modified_tol).fit(X)
+    return est.embedding_, est.reconstruction_error_
+
+
+class ClassicalMDS(_Wrapper):
+    def __init__(self, n_components=2, *, metric="euclidean", metric_params=None):
+        self.n_components = n_components
+        self.metric = metric
+        self.metric_params = metric_params
+
+    def _build(self):
+        if self.metric not in ("euclidean", "precomputed"):
+            _skip(f"ClassicalMDS(metric={self.metric!r})")
+        return ml.ClassicalMDS(n_components=self.n_components, dissimilarity=self.metric)
+
+    def _after_fit(self, est, X):
+        self.eigenvalues_ = est.eigenvalues_[:self.n_components]
+
+    def transform(self, X):
+        raise AttributeError("ClassicalMDS has no transform in scikit-learn")
+
+
+class TSNE(_Wrapper):
+    _missing = ()
+
+    def __init__(self, n_components=2, *, perplexity=30.0, early_exaggeration=12.0,
+                 learning_rate="auto", max_iter=None, n_iter_without_progress=300,
+                 min_grad_norm=1e-7, metric="euclidean", metric_params=None, init="pca",
+                 verbose=0, random_state=None, method="barnes_hut", angle=0.5, n_jobs=None):
+        self.n_components = n_components
+        self.perplexity = perplexity
+        self.early_exaggeration = early_exaggeration
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.n_iter_without_progress = n_iter_without_progress
+        self.min_grad_norm = min_grad_norm
+        self.metric = metric
+        self.metric_params = metric_params
+        self.init = init
+        self.verbose = verbose
+        self.random_state = random_state
+        self.method = method
+        self.angle = angle
+        self.n_jobs = n_jobs
+
+    def _build(self):
+        if self.metric != "euclidean":
+            _skip(f"TSNE(metric={self.metric!r})")
+        if self.method not in ("exact", "barnes_hut"):
+            raise ValueError(f"'method' must be 'barnes_hut' or 'exact', got {self.method!r}")
+        if self.n_iter_without_progress != 300 or self.min_grad_norm != 1e-7:
+            _skip("TSNE's stopping rules n_iter_without_progress and min_grad_norm")
+        init = self.init
+        if not isinstance(init, str):
+            init = np.asarray(init)
+        # Barnes-Hut is scikit-learn's approximate gradient; mlnotes' approximate one is FFT
+        method = "exact" if self.method == "exact" else "fft"
+        kwargs = dict(n_components=self.n_components, perplexity=self.perplexity,
+                      early_exaggeration=self.early_exaggeration, init=init,
+                      random_state=self.random_state, method=method)
+        if self.learning_rate != "auto":
+            kwargs["learning_rate"] = self.learning_rate
+        if self.max_iter is not None:
+            kwargs["max_iter"] = self.max_iter
+        return ml.TSNE(**kwargs)
+
+    def _input(self, X):
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            _skip("TSNE on sparse input")
+        return X
+
+    def transform(self, X):
+        raise AttributeError("TSNE has no transform")
+
+
+def missing(what):
+    """A stand-in for a scikit-learn function mlnotes has no counterpart of: calling it skips."""
+
+    def call(*args, **kwargs):
+        _skip(what)
+
+    return call
+
+
+def barycenter_kneighbors_graph(X, n_neighbors, reg=1e-3, n_jobs=None):
+    """scikit-learn's LLE weight matrix: mlnotes' ``lle_weights`` (the same barycentre weights)."""
+    from mlnotes.lle import lle_weights
+
+    return lle_weights(X, n_neighbors, reg=reg)
+
+
+class MDS(_Wrapper):
+    _renamed = {"dissimilarity_matrix_": "dissimilarity_matrix_"}
+
+    def __init__(self, n_components=2, *, metric_mds=True, n_init=1, init="warn", max_iter=300,
+                 verbose=0, eps=1e-6, n_jobs=None, random_state=None, dissimilarity="deprecated",
+                 metric="euclidean", metric_params=None, normalized_stress="auto"):
+        self.n_components = n_components
+        self.metric_mds = metric_mds
+        self.n_init = n_init
+        self.init = init
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.eps = eps
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.dissimilarity = dissimilarity
+        self.metric = metric
+        self.metric_params = metric_params
+        self.normalized_stress = normalized_stress
+
+    def _build(self):
+        if self.metric_mds is False:
+            _skip("non-metric MDS (MDS(metric_mds=False))")
+        if self.normalized_stress is True:
+            _skip("MDS(normalized_stress=True) as stress_ (mlnotes: normalized_stress_)")
+        metric = self.metric if self.dissimilarity == "deprecated" else self.dissimilarity
+        if metric not in ("euclidean", "precomputed"):
+            _skip(f"MDS(metric={metric!r})")
+        init = {"warn": "classical", "classical_mds": "classical"}.get(self.init, self.init)
+        return ml.MetricMDS(n_components=self.n_components, dissimilarity=metric,
+                            max_iter=self.max_iter, eps=self.eps, random_state=self.random_state,
+                            init=init, n_init=self.n_init)
+
+    def fit(self, X, y=None, init=None):
+        if init is not None:
+            _skip("MDS.fit(init=...)")
+        return super().fit(X)
+
+    def fit_transform(self, X, y=None, init=None):
+        if init is not None:
+            _skip("MDS.fit_transform(init=...)")
+        return super().fit_transform(X)
+
+
+def smacof(dissimilarities, *, metric=True, n_components=2, init=None, n_init=1, n_jobs=None,
+           max_iter=300, verbose=0, eps=1e-6, random_state=None, return_n_iter=False,
+           normalized_stress="auto"):
+    """scikit-learn's ``smacof`` function: mlnotes' ``smacof`` (metric only)."""
+    from mlnotes.smacof import smacof as ml_smacof
+
+    if not metric:
+        _skip("non-metric SMACOF (smacof(metric=False))")
+    if normalized_stress is True or n_init != 1:
+        _skip("smacof(normalized_stress=True or n_init > 1)")
+    Delta = np.asarray(dissimilarities, dtype=float)
+    Z, stress, n_iter = ml_smacof(Delta, n_components, init=init, max_iter=max_iter, eps=eps,
+                                  random_state=random_state)
+    return (Z, stress, n_iter) if return_n_iter else (Z, stress)
+
+
+_smacof_single = missing("scikit-learn's private _smacof_single")
+
+
+class SpectralEmbedding(_Wrapper):
+    def __init__(self, n_components=2, *, affinity="nearest_neighbors", gamma=None,
+                 random_state=None, eigen_solver=None, eigen_tol="auto", n_neighbors=None,
+                 n_jobs=None):
+        self.n_components = n_components
+        self.affinity = affinity
+        self.gamma = gamma
+        self.random_state = random_state
+        self.eigen_solver = eigen_solver
+        self.eigen_tol = eigen_tol
+        self.n_neighbors = n_neighbors
+        self.n_jobs = n_jobs
+
+    def _build(self):
+        if self.affinity != "nearest_neighbors":
+            _skip(f"SpectralEmbedding(affinity={self.affinity!r})")
+        if self.eigen_solver not in (None, "arpack"):
+            _skip(f"SpectralEmbedding(eigen_solver={self.eigen_solver!r})")
+        return ml.LaplacianEigenmaps(n_components=self.n_components, n_neighbors=self.n_neighbors,
+                                     eigen_solver="auto" if self.eigen_solver is None
+                                     else self.eigen_solver)
+
+    def transform(self, X):
+        raise AttributeError("SpectralEmbedding has no transform in scikit-learn")
+
+
+spectral_embedding = missing("the spectral_embedding function (from a precomputed affinity)")
+_graph_connected_component = missing("scikit-learn's private _graph_connected_component")
+_graph_is_connected = missing("scikit-learn's private _graph_is_connected")
+
+
+def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):
+    """scikit-learn's ``trustworthiness``: mlnotes.metrics.trustworthiness (Euclidean)."""
+    if metric != "euclidean":
+        _skip(f"trustworthiness(metric={metric!r})")
+    return ml.metrics.trustworthiness(X, X_embedded, n_neighbors=n_neighbors)
+
+
+_barnes_hut_tsne = missing("scikit-learn's Barnes-Hut module (_barnes_hut_tsne)")
+_gradient_descent = missing("scikit-learn's private _gradient_descent")
+_joint_probabilities = missing("scikit-learn's private _joint_probabilities")
+_joint_probabilities_nn = missing("scikit-learn's private _joint_probabilities_nn")
+_kl_divergence = missing("scikit-learn's private _kl_divergence")
+_kl_divergence_bh = missing("scikit-learn's private _kl_divergence_bh")
+_binary_search_perplexity = missing("scikit-learn's private _binary_search_perplexity")
+
+
+class OpenTSNE(_Wrapper):
+    """openTSNE.sklearn.TSNE's names for mlnotes.TSNE (n_iter -> max_iter,
+    early_exaggeration_iter -> exaggeration_iter; negative_gradient_method 'bh' -> mlnotes'
+    approximate gradient, 'fft'; neighbors 'exact' -> mlnotes' exact kNN)."""
+
+    def __init__(self, n_components=2, *, perplexity=30, learning_rate="auto",
+                 early_exaggeration_iter=250, early_exaggeration=12, n_iter=500,
+                 exaggeration=None, dof=1, theta=0.5, n_interpolation_points=3,
+                 min_num_intervals=50, ints_in_interval=1, initialization="pca",
+                 metric="euclidean", metric_params=None, initial_momentum=0.5,
+                 final_momentum=0.8, max_grad_norm=None, max_step_norm=5, n_jobs=1,
+                 neighbors="auto", negative_gradient_method="auto", callbacks=None,
+                 callbacks_every_iters=50, random_state=None, verbose=False):
+        for name, value in list(locals().items()):
+            if name != "self":
+                setattr(self, name, value)
+
+    def _build(self):
+        if self.metric != "euclidean" or self.exaggeration not in (None, 1) or self.callbacks:
+            _skip("openTSNE's metric, late exaggeration or callbacks")
+        method = {"bh": "fft", "fft": "fft", "auto": "auto"}[self.negative_gradient_method]
+        return ml.TSNE(n_components=self.n_components, perplexity=self.perplexity,
+                       learning_rate=self.learning_rate,
+                       max_iter=self.n_iter + self.early_exaggeration_iter,
+                       exaggeration_iter=self.early_exaggeration_iter,
+                       early_exaggeration=self.early_exaggeration, init=self.initialization,
+                       random_state=self.random_state, dof=self.dof, method=method)
+
+    def transform(self, X):
+        _skip("t-SNE's transform of new points (openTSNE's prepare_partial/optimize)")
