@@ -47,6 +47,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -225,7 +226,7 @@ class DiffusionMap(Estimator):
             )
         check_positive(self.t, "t", allow_zero=True)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
         self._check_params(X)
         eps = self.epsilon if self.epsilon is not None else default_epsilon(X, self.n_neighbors)
@@ -271,7 +272,7 @@ class DiffusionMap(Estimator):
         """:math:`\\lambda^t`, with the sign of a negative eigenvalue kept (real for any t)."""
         return np.sign(lam) * np.abs(lam) ** self.t
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
     def _new_point_kernel(self, Y):
@@ -292,7 +293,7 @@ class DiffusionMap(Estimator):
         edge[np.flatnonzero(twin), nearest[twin]] = True  # the self-loop k_ii = 1
         return np.where(edge, Kn, 0.0)
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Embed new points by the Nyström formula
         :math:`\lambda_l^t \psi_l(y) = \lambda_l^{t-1} \sum_j p(y, x_j) \psi_l(j)`.
 

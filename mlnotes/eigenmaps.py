@@ -30,6 +30,7 @@ row of the graph, so ``transform`` reproduces the embedding exactly.
 import numpy as np
 import scipy.sparse as sp
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -168,7 +169,7 @@ class LaplacianEigenmaps(Estimator):
     def _tags(self):
         return {"input_tags.sparse": True}
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, X.shape[0] - 1, what=TRIVIAL_SKIPPED)
@@ -223,7 +224,7 @@ class LaplacianEigenmaps(Estimator):
             f"D v has no solution; {fix}, or remove those points."
         )
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
     def _new_point_weights(self, Y):
@@ -244,7 +245,7 @@ class LaplacianEigenmaps(Estimator):
             return edge.astype(float)
         return np.where(edge, np.exp(-np.where(edge, D2, 0.0) / self.t), 0.0)
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Embed new points by the Nyström formula
         :math:`v(y) = \frac{1}{1 - \lambda} \sum_j w_j(y) v_j / \sum_j w_j(y)`.
 

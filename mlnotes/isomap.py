@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import check_array, check_is_fitted, check_n_features
 from .base import Estimator
 from .graphs import (
@@ -172,7 +173,7 @@ class Isomap(Estimator):
 
     _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         metric, by_distances = self._metric()
         precomputed = isinstance(metric, str) and metric == "precomputed"
         if precomputed:
@@ -231,7 +232,7 @@ class Isomap(Estimator):
         self.embedding_ = triangulate(D2_L.T, P, mean)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
     @cached_property
@@ -244,7 +245,7 @@ class Isomap(Estimator):
         Z = self.embedding_ if landmarks is None else self.embedding_[landmarks]
         return np.array([residual_variance(D, Z[:, :l]) for l in range(1, Z.shape[1] + 1)])
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         """Embed new points by the geodesic extension (see the module docstring)."""
         check_is_fitted(self, "embedding_")
         precomputed = self.metric == "precomputed"

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     NEGATIVE_EIGENVALUE_RTOL,
     NotFittedError,
@@ -171,7 +172,7 @@ class KernelPCA(Estimator):
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma if gamma is None else
                              gamma, degree=self.degree, coef0=self.coef0)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         check_solver(self.eigen_solver, "eigen_solver")
         precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
         if precomputed:
@@ -241,7 +242,7 @@ class KernelPCA(Estimator):
         self.dual_coef_ = scipy.linalg.solve(K_Z, X, assume_a="pos")
         self.X_transformed_fit_ = Z
 
-    def inverse_transform(self, Z):
+    def inverse_transform(self, Z: ArrayLike) -> FloatArray:
         r"""The learned pre-image :math:`\hat x(z) = k(z, Z_{fit})\, A` of embedding points.
 
         Parameters
@@ -261,10 +262,10 @@ class KernelPCA(Estimator):
         Z = check_n_features(Z, self.X_transformed_fit_.shape[1], name="Z", estimator=self)
         return self._kernel(Z, self.X_transformed_fit_, gamma=self.gamma_) @ self.dual_coef_
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Project new points: :math:`Z = \tilde K_{test} V_L \Lambda_L^{-1/2}`.
 
         Parameters

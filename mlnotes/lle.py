@@ -77,6 +77,7 @@ Grimes; the two agree at :math:`k = 1 + d + d(d+1)/2`, where the factor has no o
 import numpy as np
 import scipy.sparse as sp
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -457,7 +458,7 @@ class LLE(Estimator):
         return {"check_transformer_data_not_an_array": reason,
                 "check_transformer_general": reason}
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
         check_solver(self.eigen_solver, "eigen_solver")
         check_n_components(self.n_components, len(X) - 1, what=TRIVIAL_SKIPPED)
@@ -503,10 +504,10 @@ class LLE(Estimator):
                 ind, hessian_estimators(X, ind, d, hessian_tol=self.hessian_tol), N)
         return local_alignment_matrix(ind, ltsa_bases(X, ind, d), N)
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         r"""Place new points by their reconstruction weights:
         :math:`z(y) = \sum_{j \in N(y)} w_j(y)\, z_j`.
 

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import check_array, check_is_fitted, check_n_components, check_n_features
 from .base import Estimator
 from .spectral import flip_signs, top_eigenpairs
@@ -180,7 +181,7 @@ class PCA(Estimator):
             )
         return None, float(n)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         X = check_array(X, min_samples=2, accept_sparse=True)
         n, fraction = self._check_n_components()
         full = n is None
@@ -226,16 +227,16 @@ class PCA(Estimator):
     def _whitening_scale(self):
         return np.maximum(np.sqrt(self.explained_variance_), np.finfo(float).eps)
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> FloatArray:
         """Coordinates :math:`(X - \\bar x) V_L` of (new) points."""
         check_is_fitted(self, "components_")
         X = check_n_features(X, self.n_features_in_, estimator=self, accept_sparse=True)
         return self._scale(_centred_product(X, self.mean_, self.components_))
 
-    def inverse_transform(self, Z):
+    def inverse_transform(self, Z: ArrayLike) -> FloatArray:
         """Back to data space: :math:`Z V_L^\\top + \\bar x`."""
         check_is_fitted(self, "components_")
         Z = check_array(Z, name="Z")

@@ -41,6 +41,7 @@ References
 
 import numpy as np
 
+from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
     ZERO_EIGENVALUE_RTOL,
     check_array,
@@ -412,7 +413,7 @@ class MetricMDS(Estimator):
             )
         return Z0
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Compute the dissimilarities (or take them) and minimise the stress."""
         Delta = self._dissimilarities(X)
         N = len(Delta)
@@ -443,7 +444,7 @@ class MetricMDS(Estimator):
         self.normalized_stress_ = normalized_stress(Delta, Z, p=p)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         """Fit and return the embedding of shape (N, n_components)."""
         return self.fit(X).embedding_
 
