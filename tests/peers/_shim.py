@@ -488,3 +488,105 @@ class OpenTSNE(_Wrapper):
 
     def transform(self, X):
         _skip("t-SNE's transform of new points (openTSNE's prepare_partial/optimize)")
+
+
+# --- umap-learn ---------------------------------------------------------------------------------
+class UMAP(_Wrapper):
+    """umap-learn's ``UMAP`` names for mlnotes.UMAP (Euclidean input metric, n_neighbors,
+    n_components, min_dist, spread, n_epochs, learning_rate, negative_sample_rate, init,
+    random_state; ``embedding_``, ``graph_``, ``a_``, ``b_``; transform). umap-learn's other
+    options skip the case when set away from their defaults: another metric or output metric,
+    supervised fit(X, y), inverse_transform, densMAP, precomputed_knn, sparse input, the
+    graph-union knobs (set_op_mix_ratio, local_connectivity, repulsion_strength), a/b given,
+    transform_mode='graph', update. Options that only choose how umap-learn computes the same
+    thing (n_jobs, low_memory, force_approximation_algorithm, verbose, transform_seed,
+    transform_queue_size, angular_rp_forest, tqdm_kwds; n_jobs -1 or 1) are accepted:
+    mlnotes' neighbours are exact."""
+
+    _missing = ("inverse_transform", "update")
+
+    def __init__(self, n_neighbors=15, n_components=2, metric="euclidean", metric_kwds=None,
+                 output_metric="euclidean", output_metric_kwds=None, n_epochs=None,
+                 learning_rate=1.0, init="spectral", min_dist=0.1, spread=1.0, low_memory=True,
+                 n_jobs=-1, set_op_mix_ratio=1.0, local_connectivity=1.0, repulsion_strength=1.0,
+                 negative_sample_rate=5, transform_queue_size=4.0, a=None, b=None,
+                 random_state=None, angular_rp_forest=False, target_n_neighbors=-1,
+                 target_metric="categorical", target_metric_kwds=None, target_weight=0.5,
+                 transform_seed=42, transform_mode="embedding",
+                 force_approximation_algorithm=False, verbose=False, tqdm_kwds=None,
+                 unique=False, densmap=False, dens_lambda=2.0, dens_frac=0.3,
+                 dens_var_shift=0.1, output_dens=False, disconnection_distance=None,
+                 precomputed_knn=(None, None, None)):
+        for name, value in list(locals().items()):
+            if name != "self":
+                setattr(self, name, value)
+
+    def _build(self):
+        if self.metric != "euclidean":
+            _skip(f"UMAP(metric={self.metric!r}) (mlnotes.UMAP is Euclidean)")
+        if self.output_metric != "euclidean":
+            _skip(f"UMAP(output_metric={self.output_metric!r})")
+        if self.densmap or self.output_dens:
+            _skip("densMAP (UMAP(densmap=True / output_dens=True))")
+        if self.precomputed_knn is not None and any(
+                v is not None for v in self.precomputed_knn):
+            _skip("UMAP(precomputed_knn=...)")
+        if (self.set_op_mix_ratio, self.local_connectivity, self.repulsion_strength) != (
+                1.0, 1.0, 1.0):
+            _skip("UMAP's set_op_mix_ratio, local_connectivity or repulsion_strength")
+        if self.a is not None or self.b is not None:
+            _skip("UMAP(a=..., b=...) given instead of fitted from min_dist and spread")
+        if self.transform_mode != "embedding":
+            _skip(f"UMAP(transform_mode={self.transform_mode!r})")
+        if self.unique or self.disconnection_distance is not None:
+            _skip("UMAP(unique=True) or disconnection_distance")
+        if self.metric_kwds or self.output_metric_kwds:
+            _skip("UMAP(metric_kwds=...)")
+        if (self.target_n_neighbors, self.target_metric, self.target_metric_kwds,
+                self.target_weight) != (-1, "categorical", None, 0.5):
+            _skip("supervised UMAP's target_n_neighbors, target_metric or target_weight")
+        if self.n_jobs not in (-1, 1, None):
+            _skip(f"UMAP(n_jobs={self.n_jobs!r}) (mlnotes.UMAP has no n_jobs; it runs in "
+                  "one process)")
+        init = self.init
+        if isinstance(init, str) and init == "tswspectral":  # an unknown name: mlnotes refuses it
+            _skip("UMAP(init='tswspectral') (tree-whitened spectral start)")
+        return ml.UMAP(n_components=self.n_components, n_neighbors=self.n_neighbors,
+                       min_dist=self.min_dist, spread=self.spread, n_epochs=self.n_epochs,
+                       learning_rate=self.learning_rate,
+                       negative_sample_rate=self.negative_sample_rate, init=init,
+                       random_state=self.random_state)
+
+    def _input(self, X):
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            _skip("UMAP on sparse input")
+        return X
+
+    def fit(self, X, y=None, **kwargs):
+        if y is not None:
+            _skip("supervised UMAP (fit(X, y))")
+        if kwargs:
+            _skip(f"UMAP.fit({', '.join(kwargs)}=...)")
+        return super().fit(X)
+
+    def fit_transform(self, X, y=None, **kwargs):
+        if y is not None:
+            _skip("supervised UMAP (fit_transform(X, y))")
+        if kwargs:
+            _skip(f"UMAP.fit_transform({', '.join(kwargs)}=...)")
+        return super().fit_transform(X)
+
+    def transform(self, X):
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            _skip("UMAP.transform of sparse input")
+        return super().transform(X)
+
+
+nearest_neighbors = missing("umap-learn's nearest_neighbors function (precomputed_knn)")
+component_layout = missing("umap-learn's spectral.component_layout")
+pairwise_special_metric = missing("umap-learn's distances.pairwise_special_metric")
+disconnected_vertices = missing("umap-learn's utils.disconnected_vertices")

@@ -105,3 +105,113 @@ def _bounded_case():
     yield
     signal.setitimer(signal.ITIMER_PROF, 0)
     signal.signal(signal.SIGPROF, old)
+
+
+# --- umap-learn's fixtures (umap/tests/conftest.py of umap-learn 0.5.12, BSD-3-Clause; see
+# THIRD_PARTY_NOTICES.md): the same data, each fixture drawing from its own
+# RandomState(UMAP_SEED) instead of the global generator seeded once at import (so the data
+# does not depend on which tests run first, or on pytest-xdist's split). Only the fixtures
+# that need no download; the models are built by the shim's UMAP (mlnotes.UMAP).
+UMAP_SEED = 189212  # umap-learn's conftest SEED
+
+
+@pytest.fixture(scope="session")
+def spatial_data():
+    rng = np.random.RandomState(UMAP_SEED)
+    return np.vstack([rng.randn(10, 20), np.zeros((2, 20))])
+
+
+@pytest.fixture(scope="session")
+def binary_data():
+    rng = np.random.RandomState(UMAP_SEED + 1)
+    data = rng.choice(a=[False, True], size=(10, 20), p=[0.66, 1 - 0.66])
+    return np.vstack([data, np.zeros((2, 20), dtype="bool")])
+
+
+@pytest.fixture(scope="session")
+def sparse_spatial_data(spatial_data, binary_data):
+    from scipy import sparse
+
+    return sparse.csr_matrix(spatial_data * binary_data)
+
+
+@pytest.fixture(scope="session")
+def nn_data():
+    rng = np.random.RandomState(UMAP_SEED + 2)
+    return np.vstack([rng.uniform(0, 1, size=(1000, 5)), np.zeros((2, 5))])
+
+
+@pytest.fixture(scope="session")
+def binary_nn_data():
+    rng = np.random.RandomState(UMAP_SEED + 3)
+    data = rng.choice(a=[False, True], size=(1000, 5), p=[0.66, 1 - 0.66])
+    return np.vstack([data, np.zeros((2, 5), dtype="bool")])
+
+
+@pytest.fixture(scope="session")
+def sparse_test_data(nn_data, binary_nn_data):
+    from scipy import sparse
+
+    return sparse.csr_matrix(nn_data * binary_nn_data)
+
+
+@pytest.fixture(scope="session")
+def repetition_dense():
+    return np.array([[5, 6, 7, 8]] * 6 + [[1, 1, 1, 1], [1, 2, 3, 4], [1, 1, 2, 1]])
+
+
+@pytest.fixture(scope="session")
+def spatial_repeats(spatial_data):
+    return np.vstack([np.repeat(spatial_data[0:2], [2, 0], axis=0), spatial_data,
+                      np.zeros((2, 20))])
+
+
+@pytest.fixture(scope="session")
+def iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris()
+
+
+@pytest.fixture(scope="session")
+def iris_selection():
+    rng = np.random.RandomState(UMAP_SEED + 4)
+    return rng.choice([True, False], 150, replace=True, p=[0.75, 0.25])
+
+
+@pytest.fixture(scope="session")
+def iris_model(iris):
+    from _shim import UMAP
+
+    return UMAP(n_neighbors=10, min_dist=0.01, random_state=42).fit(iris.data)
+
+
+@pytest.fixture(scope="session")
+def iris_model_large(iris):
+    from _shim import UMAP
+
+    return UMAP(n_neighbors=10, min_dist=0.01, random_state=42,
+                force_approximation_algorithm=True).fit(iris.data)
+
+
+@pytest.fixture(scope="session")
+def iris_subset_model(iris, iris_selection):
+    from _shim import UMAP
+
+    return UMAP(n_neighbors=10, min_dist=0.01, random_state=42).fit(iris.data[iris_selection])
+
+
+@pytest.fixture(scope="session")
+def iris_subset_model_large(iris, iris_selection):
+    from _shim import UMAP
+
+    return UMAP(n_neighbors=10, min_dist=0.01, random_state=42,
+                force_approximation_algorithm=True).fit(iris.data[iris_selection])
+
+
+@pytest.fixture(scope="session")
+def supervised_iris_model(iris):
+    from _shim import UMAP
+
+    return UMAP(n_neighbors=10, min_dist=0.01, n_epochs=200, random_state=42).fit(
+        iris.data, iris.target)
