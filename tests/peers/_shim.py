@@ -14,6 +14,8 @@ precision); scikit-learn's approximate solvers (``svd_solver="randomized"``,
 exact solver, which is what each of them approximates.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -590,3 +592,45 @@ nearest_neighbors = missing("umap-learn's nearest_neighbors function (precompute
 component_layout = missing("umap-learn's spectral.component_layout")
 pairwise_special_metric = missing("umap-learn's distances.pairwise_special_metric")
 disconnected_vertices = missing("umap-learn's utils.disconnected_vertices")
+
+
+# --- openTSNE's own API (openTSNE.TSNE, whose fit returns the embedding) -----------------------
+class _OpenTSNEEmbedding(np.ndarray):
+    """openTSNE's ``TSNEEmbedding``: the map as an array; its further optimisation and its
+    placing of new points are not in mlnotes (they skip)."""
+
+    def transform(self, *args, **kwargs):
+        _skip("openTSNE's TSNEEmbedding.transform (t-SNE of new points)")
+
+    def prepare_partial(self, *args, **kwargs):
+        _skip("openTSNE's TSNEEmbedding.prepare_partial (t-SNE of new points)")
+
+    def optimize(self, *args, **kwargs):
+        _skip("openTSNE's TSNEEmbedding.optimize (resuming the optimisation step by step)")
+
+    @property
+    def affinities(self):
+        _skip("openTSNE's TSNEEmbedding.affinities (its affinity objects)")
+
+
+class _OpenTSNENative(OpenTSNE):
+    """``openTSNE.TSNE``: the parameters of openTSNE.sklearn.TSNE (above), but ``fit``
+    returns the embedding (an array), as openTSNE's own API does."""
+
+    def fit(self, X, y=None):
+        return np.asarray(self._fit(X, "fit_transform")).view(_OpenTSNEEmbedding)
+
+    def prepare_initial(self, X, *args, **kwargs):
+        _skip("openTSNE's TSNE.prepare_initial (the start, optimised step by step)")
+
+
+openTSNE = SimpleNamespace(
+    TSNE=_OpenTSNENative,
+    TSNEEmbedding=missing("openTSNE's TSNEEmbedding built from affinity objects"),
+    affinity=SimpleNamespace(
+        PerplexityBasedNN=missing("openTSNE's affinity.PerplexityBasedNN object")),
+    initialization=SimpleNamespace(
+        pca=missing("openTSNE's initialization.pca function"),
+        spectral=missing("openTSNE's initialization.spectral function")),
+)
+VerifyExaggerationError = missing("openTSNE's callbacks (VerifyExaggerationError)")
