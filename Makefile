@@ -30,7 +30,7 @@ export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: setup book pdf test peers test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean distclean FORCE
+.PHONY: setup book pdf test peers test-install test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean distclean FORCE
 
 setup: $(PACKAGE_STAMP)
 
@@ -107,6 +107,15 @@ test: setup
 peers: setup
 	cd tests/peers && ../../$(BIN)/python -m pytest -n 2 -p no:cacheprovider \
 	  -o python_files='peer_*.py' -q -rfE .
+
+# Every distinct install cell of the published notebooks (and the README's route without a
+# clone) run in a bare virtual environment (python -m venv) against this checkout, then every
+# import of the notebooks that carry it (tests/test_install_cells.py). It installs from the
+# package index (pip's cache makes it quick), so it is not part of `make test`; .ci/run calls it
+# after `make test`.
+test-install: setup
+	MLNOTES_TEST_INSTALL=1 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -q -rfE \
+	  tests/test_install_cells.py
 
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
