@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 from scipy.special import xlogy
 
+from ._typing import ArrayLike, FloatArray
 from ._validation import check_array, check_positive
 
 PERPLEXITY_TOL = 1e-5  # absolute tolerance on each point's perplexity 2**H_i
@@ -42,7 +43,7 @@ def _check_perplexity(perplexity, n_samples):
     return float(perplexity)
 
 
-def entropy_bits(P_cond):
+def entropy_bits(P_cond: ArrayLike) -> FloatArray:
     r"""Shannon entropy in bits of each row, :math:`H_i = -\sum_j p_{j|i} \log_2 p_{j|i}`.
 
     The perplexity of row :math:`i` is :math:`\mathrm{Perp}_i = 2^{H_i}`, a smooth count of
@@ -69,7 +70,8 @@ def _row_entropy(E, D2s, beta):
     return H, slope, S
 
 
-def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPLEXITY_MAX_STEPS):
+def conditional_affinities(D2: ArrayLike, perplexity: float, *, tol: float = PERPLEXITY_TOL,
+                           max_iter: int = PERPLEXITY_MAX_STEPS) -> tuple[FloatArray, FloatArray]:
     r"""Conditional Gaussian affinities with a per-point bandwidth set by the perplexity.
 
     .. math::
@@ -132,8 +134,8 @@ def conditional_affinities(D2, perplexity, *, tol=PERPLEXITY_TOL, max_iter=PERPL
     return P, _bandwidths(log_beta)
 
 
-def knn_conditional_affinities(D2_knn, perplexity, *, tol=PERPLEXITY_TOL,
-                               max_iter=PERPLEXITY_MAX_STEPS):
+def knn_conditional_affinities(D2_knn: ArrayLike, perplexity: float, *, tol: float = PERPLEXITY_TOL,
+                               max_iter: int = PERPLEXITY_MAX_STEPS) -> tuple[FloatArray, FloatArray]:
     r"""The perplexity search of :func:`conditional_affinities` on each point's k nearest neighbours.
 
     Row :math:`i` of ``D2_knn`` holds :math:`\|x_i - x_j\|^2` for the k nearest neighbours
@@ -268,7 +270,7 @@ def _warn_unreached(P, active, n_tied, duplicated, perplexity, tol, n_others):
         )
 
 
-def joint_affinities(P_cond):
+def joint_affinities(P_cond: FloatArray) -> FloatArray:
     r"""Symmetrised joint affinities :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`.
 
     Every point then carries at least :math:`1/2N` of the mass (no outlier is ignored), and

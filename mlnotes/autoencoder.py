@@ -27,10 +27,11 @@ References
 """
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, Seed, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -54,7 +55,7 @@ _ACTIVATIONS = {
 
 
 # --- the network: parameters, forward pass, back-propagation ----------------------------------
-def init_params(layer_sizes, random_state=None):
+def init_params(layer_sizes: Sequence[int], random_state: Seed = None) -> list[tuple[FloatArray, FloatArray]]:
     r"""Glorot-uniform weights :math:`W_l \sim U(\pm\sqrt{6 / (n_{in} + n_{out})})`, zero biases.
 
     Returns a list of ``(W, b)`` with ``W`` of shape ``(n_in, n_out)``.
@@ -67,7 +68,8 @@ def init_params(layer_sizes, random_state=None):
     return params
 
 
-def forward(params, X, activations):
+def forward(params: Sequence[tuple[FloatArray, FloatArray]], X: ArrayLike,
+            activations: Sequence[str]) -> list[FloatArray]:
     r"""All layer outputs :math:`a_0 = X`, :math:`a_l = \phi_l(a_{l-1} W_l + b_l)`."""
     A = [X]
     for (W, b), name in zip(params, activations, strict=True):
@@ -75,7 +77,8 @@ def forward(params, X, activations):
     return A
 
 
-def loss_gradient(params, X, activations):
+def loss_gradient(params: Sequence[tuple[FloatArray, FloatArray]], X: ArrayLike,
+                  activations: Sequence[str]) -> tuple[float, list[tuple[FloatArray, FloatArray]]]:
     r"""Reconstruction loss :math:`\frac{1}{2N} \sum_n \|x_n - \hat x_n\|^2` and its gradient.
 
     Back-propagation: with :math:`\delta_{\text{out}} = (\hat X - X) / N`, each layer from the

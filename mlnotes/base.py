@@ -38,6 +38,7 @@ import numpy as np
 
 from ._optional import EXTRAS as OPTIONAL_EXTRAS
 from ._optional import import_optional
+from ._typing import ArrayLike
 from ._validation import check_is_fitted
 
 OUTPUT_CONTAINERS = ("default", "pandas", "polars")
@@ -92,7 +93,7 @@ def _listed(names):
     )
 
 
-def check_feature_names(estimator, X):
+def check_feature_names(estimator: "Estimator", X: ArrayLike) -> None:
     """Compare the column names of ``X`` with those seen in ``fit``, as scikit-learn does.
 
     Both named and different (unseen, missing or reordered names): ``ValueError`` ("The
@@ -380,7 +381,7 @@ class Estimator:
         return tags
 
 
-def expected_failed_checks(estimator):
+def expected_failed_checks(estimator: "Estimator") -> dict[str, str]:
     """The scikit-learn checks ``estimator`` is declared exempt from: ``{check: reason}``.
 
     For ``sklearn.utils.estimator_checks.parametrize_with_checks(...,

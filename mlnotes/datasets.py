@@ -19,9 +19,13 @@ The real data sets (``load_*``) return ``(X, y)`` with labels instead of coordin
 gene-expression microarray shipped with this package in ``mlnotes/data/``).
 """
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ._optional import import_optional
+from ._typing import ArrayLike, FloatArray, IntArray, Seed
 from ._validation import check_positive, check_random_state
 
 __all__ = [
@@ -102,7 +106,8 @@ def _sample_roll(n_samples, parameterization, rng):
     return t, h, np.column_stack([coord, h])
 
 
-def make_swiss_roll(n_samples=1000, *, noise=0.0, parameterization="angle", random_state=None):
+def make_swiss_roll(n_samples: int = 1000, *, noise: float = 0.0, parameterization: str = "angle",
+                    random_state: Seed = None) -> tuple[FloatArray, FloatArray]:
     r"""The Swiss roll: a rectangle rolled up in :math:`\mathbb{R}^3`.
 
     .. math:: x = (t\cos t,\; h,\; t\sin t), \quad t \in [1.5\pi, 4.5\pi],\; h \in [0, 21].
@@ -138,9 +143,10 @@ def make_swiss_roll(n_samples=1000, *, noise=0.0, parameterization="angle", rand
 
 
 def make_swiss_roll_hole(
-    n_samples=1000, *, noise=0.0, hole=(0.4, 0.6, 0.35, 0.65), parameterization="angle",
-    random_state=None,
-):
+    n_samples: int = 1000, *, noise: float = 0.0,
+    hole: tuple[float, float, float, float] = (0.4, 0.6, 0.35, 0.65), parameterization: str = "angle",
+    random_state: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
     """The Swiss roll with a rectangular hole cut out of the sheet (a non-convex chart).
 
     Parameters
@@ -165,8 +171,9 @@ def make_swiss_roll_hole(
 
 
 def make_broken_swiss_roll(
-    n_samples=1000, *, noise=0.0, gap=(0.4, 0.6), parameterization="angle", random_state=None
-):
+    n_samples: int = 1000, *, noise: float = 0.0, gap: tuple[float, float] = (0.4, 0.6),
+    parameterization: str = "angle", random_state: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
     """The Swiss roll with a band across the roll removed: two pieces, far apart along the roll.
 
     Parameters
@@ -218,7 +225,8 @@ def _rejection_sample_roll(n_samples, noise, parameterization, rng, keep):
     return _add_noise(_roll(t, h), noise, rng), coords
 
 
-def make_s_curve(n_samples=1000, *, noise=0.0, random_state=None):
+def make_s_curve(n_samples: int = 1000, *, noise: float = 0.0,
+                 random_state: Seed = None) -> tuple[FloatArray, FloatArray]:
     r"""The S-curve: an S-shaped sheet in :math:`\mathbb{R}^3`.
 
     .. math:: x = (\sin t,\; h,\; \operatorname{sign}(t)(\cos t - 1)),
@@ -239,7 +247,8 @@ def make_s_curve(n_samples=1000, *, noise=0.0, random_state=None):
     return _add_noise(X, noise, rng), np.column_stack([t, h])
 
 
-def make_helix(n_samples=1000, *, noise=0.0, turns=8, random_state=None):
+def make_helix(n_samples: int = 1000, *, noise: float = 0.0, turns: float = 8,
+               random_state: Seed = None) -> tuple[FloatArray, FloatArray]:
     r"""A closed helix wound around a torus (a 1-D manifold, a loop):
 
     .. math:: x = ((2 + \cos m t)\cos t,\; (2 + \cos m t)\sin t,\; \sin m t),
@@ -256,7 +265,8 @@ def make_helix(n_samples=1000, *, noise=0.0, turns=8, random_state=None):
     return _add_noise(X, noise, rng), t[:, None]
 
 
-def make_twin_peaks(n_samples=1000, *, noise=0.0, random_state=None):
+def make_twin_peaks(n_samples: int = 1000, *, noise: float = 0.0,
+                    random_state: Seed = None) -> tuple[FloatArray, FloatArray]:
     r"""Twin peaks: the graph of :math:`z = \sin(\pi u)\tanh(3 v)` over :math:`[-1, 1]^2`,
     a sheet with a peak and a trough. Ground truth ``(u, v)``."""
     _check_common(n_samples, noise)
@@ -266,7 +276,8 @@ def make_twin_peaks(n_samples=1000, *, noise=0.0, random_state=None):
     return _add_noise(np.column_stack([uv, z]), noise, rng), uv
 
 
-def make_sphere(n_samples=1000, *, noise=0.0, random_state=None):
+def make_sphere(n_samples: int = 1000, *, noise: float = 0.0,
+                random_state: Seed = None) -> tuple[FloatArray, FloatArray]:
     r"""Points uniform on the unit sphere :math:`S^2` (a closed manifold no 2-D chart covers).
 
     Ground truth: (polar angle :math:`\theta \in [0, \pi]`, azimuth :math:`\varphi \in
@@ -280,7 +291,8 @@ def make_sphere(n_samples=1000, *, noise=0.0, random_state=None):
     return _add_noise(X, noise, rng), angles
 
 
-def make_circles(n_samples=400, *, noise=0.0, factor=0.5, random_state=None):
+def make_circles(n_samples: int = 400, *, noise: float = 0.0, factor: float = 0.5,
+                 random_state: Seed = None) -> tuple[FloatArray, IntArray]:
     """Two concentric circles in the plane (radii 1 and ``factor``): labels 0 (outer), 1 (inner).
 
     The classic case where no linear projection separates the classes but an RBF or
@@ -297,7 +309,8 @@ def make_circles(n_samples=400, *, noise=0.0, factor=0.5, random_state=None):
     return _add_noise(X, noise, rng), y
 
 
-def make_moons(n_samples=400, *, noise=0.0, random_state=None):
+def make_moons(n_samples: int = 400, *, noise: float = 0.0,
+               random_state: Seed = None) -> tuple[FloatArray, IntArray]:
     """Two interleaving half circles: labels 0 (upper moon) and 1 (lower moon)."""
     _check_common(n_samples, noise, min_samples=2)
     rng = check_random_state(random_state)
@@ -310,9 +323,10 @@ def make_moons(n_samples=400, *, noise=0.0, random_state=None):
 
 
 def make_clusters(
-    n_samples=None, *, sizes=(200, 50), spreads=(1.0, 0.25), n_features=2, separation=10.0,
-    centers=None, noise=0.0, random_state=None,
-):
+    n_samples: int | None = None, *, sizes: Sequence[int] = (200, 50), spreads: Sequence[float] = (1.0, 0.25),
+    n_features: int = 2, separation: float = 10.0, centers: ArrayLike | None = None, noise: float = 0.0,
+    random_state: Seed = None,
+) -> tuple[FloatArray, IntArray]:
     """Gaussian clusters of unequal size and spread.
 
     Parameters
@@ -404,9 +418,9 @@ def _render_glyph(size, angle, shift):
 
 
 def make_glyph_images(
-    n_samples=400, *, transform="rotate", size=24, max_angle=np.pi / 2, max_shift=0.35,
-    noise=0.0, random_state=None,
-):
+    n_samples: int = 400, *, transform: str = "rotate", size: int = 24, max_angle: float = np.pi / 2,
+    max_shift: float = 0.35, noise: float = 0.0, random_state: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
     """Images of the letter F, rotated and/or translated: a real high-dimensional data set
     (``size * size`` pixels) whose points lie on a manifold of known dimension.
 
@@ -527,7 +541,8 @@ DISTILL_CASES = {
 }
 
 
-def make_distill_case(name, n_samples=200, *, noise=0.0, random_state=None):
+def make_distill_case(name: str, n_samples: int = 200, *, noise: float = 0.0,
+                      random_state: Seed = None) -> tuple[FloatArray, FloatArray | IntArray]:
     """One of the cases from "How to Use t-SNE Effectively" (see :data:`DISTILL_CASES`).
 
     Returns ``(X, u)``: labels for the clustered cases (and the rings), the curve parameter
@@ -548,7 +563,7 @@ def make_distill_case(name, n_samples=200, *, noise=0.0, random_state=None):
     return _add_noise(X, noise, rng), t
 
 
-def load_digits(n_class=10):
+def load_digits(n_class: int = 10) -> tuple[FloatArray, IntArray]:
     """The 1797 8x8 handwritten digits bundled with scikit-learn (no download).
 
     Returns ``(X, y)``: ``X`` of shape (N, 64) with grey levels 0..16, ``y`` the digit.
@@ -575,7 +590,7 @@ NCI60_REPLICATES = {
 _NCI60_FILE = "nci60.npz"
 
 
-def load_nci60(*, merge_replicates=False):
+def load_nci60(*, merge_replicates: bool = False) -> tuple[FloatArray, NDArray[np.str_]]:
     """The NCI60 microarray: expression of 6830 genes in 64 cancer cell lines (Ross et al. 2000).
 
     The real high-dimensional data set of lecture note 001 (and of Hastie, Tibshirani and

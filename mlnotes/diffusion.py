@@ -47,7 +47,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, Matrix, Self
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -74,7 +74,7 @@ MIN_NEAREST_WEIGHT = 1e-6  # epsilon=None: every point's nearest neighbour weigh
 DISCONNECTED_GAP = 1e-9
 
 
-def default_epsilon(X, n_neighbors=None):
+def default_epsilon(X: ArrayLike, n_neighbors: int | None = None) -> float:
     r"""The bandwidth used when ``epsilon`` is None.
 
     The median squared distance of a point to its ``n_neighbors``-th nearest neighbour (the
@@ -96,7 +96,7 @@ def default_epsilon(X, n_neighbors=None):
     return eps if eps > 0 else 1.0  # all neighbours coincide: any positive width will do
 
 
-def diffusion_kernel(X, epsilon, n_neighbors=None):
+def diffusion_kernel(X: ArrayLike, epsilon: float, n_neighbors: int | None = None) -> Matrix:
     r"""Step 1: :math:`k_{ij} = \exp(-\|x_i - x_j\|^2 / \varepsilon)`, dense, or on the kNN
     graph's edges and the diagonal (sparse) when ``n_neighbors`` is given."""
     if n_neighbors is None:
@@ -107,7 +107,7 @@ def diffusion_kernel(X, epsilon, n_neighbors=None):
     return sp.csr_matrix(K + sp.eye(len(X)))  # self-loops k_ii = 1
 
 
-def alpha_normalise(K, alpha):
+def alpha_normalise(K: Matrix, alpha: float) -> tuple[Matrix, FloatArray]:
     r"""Step 2a: :math:`K^{(\alpha)} = Q^{-\alpha} K Q^{-\alpha}`, :math:`q = K \mathbf 1`.
 
     Returns
@@ -123,7 +123,7 @@ def alpha_normalise(K, alpha):
     return scale[:, None] * K * scale[None, :], q
 
 
-def markov_matrix(K_alpha):
+def markov_matrix(K_alpha: Matrix) -> Matrix:
     r"""Step 2b: the random walk :math:`P = D_\alpha^{-1} K^{(\alpha)}` (rows sum to one)."""
     d = np.asarray(K_alpha.sum(axis=1)).ravel()
     if sp.issparse(K_alpha):
@@ -131,7 +131,8 @@ def markov_matrix(K_alpha):
     return K_alpha / d[:, None]
 
 
-def diffusion_eigenpairs(K_alpha, n_components, *, solver="auto"):
+def diffusion_eigenpairs(K_alpha: Matrix, n_components: int, *,
+                         solver: str = "auto") -> tuple[FloatArray, FloatArray]:
     r"""Step 3: the top non-trivial eigenpairs of :math:`P = D_\alpha^{-1} K^{(\alpha)}`,
     through the symmetric :math:`S = D_\alpha^{-1/2} K^{(\alpha)} D_\alpha^{-1/2}`.
 

@@ -30,7 +30,7 @@ row of the graph, so ``transform`` reproduces the embedding exactly.
 import numpy as np
 import scipy.sparse as sp
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, Matrix, Self, Sparse
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -59,7 +59,7 @@ NYSTROM_MIN_GAP = 1e-10  # transform needs |1 - lambda| above this for every eig
 DEFAULT_NEIGHBOUR_FRACTION = 10  # n_neighbors=None: k = max(N // 10, 1), SpectralEmbedding's
 
 
-def heat_kernel_weights(G, t=None):
+def heat_kernel_weights(G: Sparse, t: float | None = None) -> Sparse:
     r"""Edge weights from edge lengths: :math:`w_{ij} = \exp(-d_{ij}^2 / t)`, or 1 on every
     edge when ``t`` is None (binary weights). Same sparsity pattern as ``G``."""
     if not sp.issparse(G):
@@ -73,7 +73,7 @@ def heat_kernel_weights(G, t=None):
     return W
 
 
-def laplacian(W, *, kind="unnormalized"):
+def laplacian(W: Matrix, *, kind: str = "unnormalized") -> Sparse:
     r"""Graph Laplacian of a symmetric weight matrix.
 
     ``"unnormalized"``: :math:`L = D - W`; ``"sym"``: :math:`L_{sym} = I - D^{-1/2} W D^{-1/2}`;

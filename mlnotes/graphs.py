@@ -7,16 +7,19 @@ neighbourhood graphs and their geodesic (shortest-path) distances.
 import os
 import sys
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
+from ._typing import ArrayLike, BoolArray, FloatArray, IntArray, Matrix, Sparse
 from ._validation import check_array, check_finite, check_n_neighbors, check_positive
 
 
-def squared_distances(X, Y=None):
+def squared_distances(X: ArrayLike | Sparse, Y: ArrayLike | Sparse | None = None) -> FloatArray:
     r"""Squared Euclidean distances :math:`D2_{ij} = \|x_i - y_j\|^2`.
 
     Uses the expansion :math:`\|x - y\|^2 = \|x\|^2 + \|y\|^2 - 2 x^\top y` (one matrix
@@ -84,14 +87,14 @@ def _sparse_squared_distances(X, Y=None):
     return D2
 
 
-def same_rows(A, B):
+def same_rows(A: ArrayLike | Sparse, B: ArrayLike | Sparse) -> BoolArray:
     """Whether row i of ``A`` equals row i of ``B``, for each i (dense or sparse)."""
     if sp.issparse(A) or sp.issparse(B):
         return (sp.csr_matrix(A) != sp.csr_matrix(B)).getnnz(axis=1) == 0
     return np.all(A == B, axis=1)
 
 
-def pairwise_distances(X, Y=None):
+def pairwise_distances(X: ArrayLike | Sparse, Y: ArrayLike | Sparse | None = None) -> FloatArray:
     r"""Euclidean distances :math:`d_{ij} = \|x_i - y_j\|_2` (the square root of
     :func:`squared_distances`)."""
     return np.sqrt(squared_distances(X, Y))
@@ -142,7 +145,8 @@ def _kneighbors(X, n_neighbors, Y=None):
     return ind[~drop].reshape(len(X), n_neighbors)
 
 
-def nearest_neighbors(X, n_neighbors, Y=None):
+def nearest_neighbors(X: ArrayLike | Sparse, n_neighbors: int,
+                      Y: ArrayLike | Sparse | None = None) -> IntArray:
     """Indices of the ``n_neighbors`` nearest rows of ``X``, nearest first, for each row of ``Y``.
 
     With ``Y=None`` the queries are the rows of ``X`` themselves, and a point is not its own
@@ -173,7 +177,7 @@ def _symmetrise(n, rows, cols, lengths, mode):
     return sp.csr_matrix((d[first], (key // n, key % n)), shape=(n, n))
 
 
-def knn_graph(X, n_neighbors, *, mode="or"):
+def knn_graph(X: ArrayLike | Sparse, n_neighbors: int, *, mode: str = "or") -> Sparse:
     r"""k-nearest-neighbour graph of edge lengths :math:`\|x_i - x_j\|` (step 1).
 
     Parameters
@@ -233,7 +237,7 @@ def _check_radius(radius):
     return radius
 
 
-def epsilon_graph(X, radius):
+def epsilon_graph(X: ArrayLike | Sparse, radius: float) -> Sparse:
     r"""Epsilon-neighbourhood graph: an edge of length :math:`\|x_i - x_j\|` wherever that
     length is at most ``radius`` (step 1). Symmetric by construction.
 
@@ -250,7 +254,8 @@ def epsilon_graph(X, radius):
     return _symmetrise(n, rows, cols, lengths, "or")
 
 
-def cross_graph(Y, X, *, n_neighbors=None, radius=None):
+def cross_graph(Y: ArrayLike | Sparse, X: ArrayLike | Sparse, *, n_neighbors: int | None = None,
+                radius: float | None = None) -> Sparse:
     """Edges from new points (rows of ``Y``) to their neighbours among the rows of ``X``.
 
     Used for out-of-sample extensions: row i of the ``(M, N)`` result holds the lengths
@@ -291,7 +296,7 @@ def _check_graph(G):
     return G
 
 
-def connected_components(G):
+def connected_components(G: Matrix) -> tuple[int, IntArray]:
     """Connected components of the undirected graph ``G`` (an edge in either direction counts).
 
     Returns
@@ -304,7 +309,7 @@ def connected_components(G):
     return int(n_components), labels
 
 
-def floyd_warshall(G):
+def floyd_warshall(G: Matrix) -> FloatArray:
     r"""All-pairs shortest paths by Floyd–Warshall, the notes' algorithm (step 1).
 
     Start from :math:`d_{ij}` = edge length (0 on the diagonal, :math:`\infty` for no edge), then
@@ -331,7 +336,7 @@ def floyd_warshall(G):
     return D
 
 
-def dijkstra(G):
+def dijkstra(G: Matrix) -> FloatArray:
     """All-pairs shortest paths by Dijkstra's algorithm from every node (scipy.sparse.csgraph).
 
     :math:`O(N (E + N \\log N))` for :math:`E` edges; returns the same distances as
@@ -349,14 +354,14 @@ def dijkstra(G):
 GEODESIC_METHODS = {"dijkstra": dijkstra, "floyd": floyd_warshall}
 
 
-def geodesic_distances(G, method="dijkstra"):
+def geodesic_distances(G: Matrix, method: str = "dijkstra") -> FloatArray:
     """Geodesic (shortest-path) distances of the graph ``G`` by ``"dijkstra"`` or ``"floyd"``."""
     if method not in GEODESIC_METHODS:
         raise ValueError(f"method must be 'dijkstra' or 'floyd', got {method!r}.")
     return GEODESIC_METHODS[method](G)
 
 
-def smallest_connecting_k(X):
+def smallest_connecting_k(X: ArrayLike | Sparse) -> int:
     """Smallest ``n_neighbors`` whose "or" kNN graph of ``X`` is connected.
 
     Connectivity only grows with k, so: double k until the graph connects, then bisect,
@@ -381,7 +386,7 @@ def smallest_connecting_k(X):
     return hi
 
 
-def smallest_connecting_radius(X):
+def smallest_connecting_radius(X: ArrayLike | Sparse) -> float:
     """Smallest ``radius`` whose epsilon graph of ``X`` is connected: the longest edge of the
     Euclidean minimum spanning tree."""
     D = pairwise_distances(X)
@@ -424,8 +429,9 @@ def _stacklevel_outside_package():
     return level
 
 
-def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,
-                    warn=False, distances=None):
+def check_connected(G: Sparse, X: ArrayLike | Sparse | None, *, n_neighbors: int | None = None,
+                    radius: float | None = None, consequence: str = GEODESIC_CONSEQUENCE, warn: bool = False,
+                    distances: FloatArray | None = None) -> Sparse:
     """Refuse (or, with ``warn=True``, warn about) a disconnected neighbourhood graph ``G`` of
     ``X``.
 
@@ -464,7 +470,7 @@ def check_connected(G, X, *, n_neighbors=None, radius=None, consequence=GEODESIC
     return G
 
 
-def join_components(G, X):
+def join_components(G: Sparse, X: ArrayLike | Sparse) -> Sparse:
     r"""``G`` with every pair of its connected components joined by one edge: the shortest
     straight segment between them, of length :math:`\min_{i \in A, j \in B} \|x_i - x_j\|`.
 
@@ -497,8 +503,8 @@ def join_components(G, X):
                          shape=G.shape)
 
 
-def neighbourhood_graph(X, *, n_neighbors=None, radius=None, consequence=GEODESIC_CONSEQUENCE,
-                        warn=False):
+def neighbourhood_graph(X: ArrayLike | Sparse, *, n_neighbors: int | None = None, radius: float | None = None,
+                        consequence: str = GEODESIC_CONSEQUENCE, warn: bool = False) -> Sparse:
     """The kNN ("or") or epsilon graph of ``X`` (step 1 of Isomap and eigenmaps), checked for
     connectedness.
 
@@ -525,7 +531,8 @@ CDIST_METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowsk
 METRIC_ALIASES = {"l1": "cityblock", "manhattan": "cityblock", "l2": "euclidean"}
 
 
-def check_metric(metric, *, precomputed=True):
+def check_metric(metric: str | Callable[..., float], *,
+                 precomputed: bool = True) -> str | Callable[..., float]:
     """A metric name of :data:`CDIST_METRICS` (or an alias: ``"l1"``, ``"manhattan"``,
     ``"l2"``), ``"precomputed"`` (when allowed) or a callable ``f(u, v) -> float``; returns
     the canonical name (or the callable)."""
@@ -540,7 +547,9 @@ def check_metric(metric, *, precomputed=True):
     return METRIC_ALIASES.get(metric, metric)
 
 
-def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
+def metric_distances(X: ArrayLike | Sparse, Y: ArrayLike | Sparse | None = None, *,
+                     metric: str | Callable[..., float] = "euclidean",
+                     metric_params: dict[str, Any] | None = None) -> FloatArray:
     """Distances :math:`d(x_i, y_j)` in ``metric`` by ``scipy.spatial.distance.cdist``
     (``metric_params``: its keyword arguments, e.g. ``{"p": 3}`` for ``"minkowski"``);
     ``"euclidean"`` is :func:`pairwise_distances`. Returns an ``(N, M)`` array."""
@@ -566,7 +575,7 @@ def metric_distances(X, Y=None, *, metric="euclidean", metric_params=None):
 # Graphs from a full distance matrix: any metric, precomputed distances, sparse data.
 
 
-def check_distances(D, *, name="the distance matrix", copy=False):
+def check_distances(D: ArrayLike, *, name: str = "the distance matrix", copy: bool = False) -> FloatArray:
     """A square, finite, non-negative distance matrix (as float64; a copy if ``copy``)."""
     D = check_array(D, name=name, min_samples=2, copy=copy)
     if D.shape[0] != D.shape[1]:
@@ -590,7 +599,8 @@ def _nearest_from_distances(D, n_neighbors, *, exclude_self):
     return np.take_along_axis(part, order, axis=1)
 
 
-def graph_from_distances(D, *, n_neighbors=None, radius=None):
+def graph_from_distances(D: ArrayLike, *, n_neighbors: int | None = None,
+                         radius: float | None = None) -> Sparse:
     """The kNN ("or") or epsilon graph of points given by their distance matrix ``D``: the
     same graphs as :func:`knn_graph` and :func:`epsilon_graph`, for any metric."""
     n = len(D)
@@ -604,7 +614,8 @@ def graph_from_distances(D, *, n_neighbors=None, radius=None):
     return _symmetrise(n, rows, cols, D[rows, cols], "or")
 
 
-def cross_graph_from_distances(D_new, *, n_neighbors=None, radius=None):
+def cross_graph_from_distances(D_new: ArrayLike, *, n_neighbors: int | None = None,
+                               radius: float | None = None) -> Sparse:
     """:func:`cross_graph` from the ``(M, N)`` distances of new points to the training points."""
     m, n = D_new.shape
     if radius is None:
@@ -637,7 +648,7 @@ def _smallest_connecting_from_distances(D, radius):
     return hi
 
 
-def join_components_by_distances(G, D):
+def join_components_by_distances(G: Sparse, D: ArrayLike) -> Sparse:
     """:func:`join_components` with the shortest edge between components read from ``D``."""
     G = _check_graph(G)
     n_components, labels = connected_components(G)
@@ -658,8 +669,9 @@ def join_components_by_distances(G, D):
                          shape=G.shape)
 
 
-def neighbourhood_graph_from_distances(D, *, n_neighbors=None, radius=None,
-                                       consequence=GEODESIC_CONSEQUENCE, warn=False):
+def neighbourhood_graph_from_distances(D: ArrayLike, *, n_neighbors: int | None = None,
+                                       radius: float | None = None, consequence: str = GEODESIC_CONSEQUENCE,
+                                       warn: bool = False) -> Sparse:
     """:func:`neighbourhood_graph` for points given by their distance matrix ``D``."""
     if (n_neighbors is None) == (radius is None):
         raise ValueError(

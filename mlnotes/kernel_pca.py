@@ -55,7 +55,8 @@ from .spectral import (
 )
 
 
-def gram_embedding(K_centered, n_components, *, solver="auto"):
+def gram_embedding(K_centered: ArrayLike, n_components: int, *,
+                   solver: str = "auto") -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Coordinates :math:`Z = V_L \Lambda_L^{1/2}` from the top eigenpairs of a centred Gram
     matrix (shared by kernel PCA and Isomap).
 

@@ -7,15 +7,19 @@ from squared distances by double centring, :math:`K = -\tfrac12 C D2 C`, or from
 (:func:`center_kernel_test`), so that they land in the same coordinates.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
+from ._typing import ArrayLike, FloatArray
 from ._validation import check_array, check_positive
 from .graphs import squared_distances
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
-def centering_matrix(N):
+def centering_matrix(N: int) -> FloatArray:
     r"""The centring matrix :math:`C = I - \tfrac1N \mathbf 1 \mathbf 1^\top` (``N x N``).
 
     :math:`C x` subtracts the mean of :math:`x`; :math:`C` is symmetric and idempotent.
@@ -37,7 +41,7 @@ def _center(A, col_means, row_means, grand_mean, copy=True):
     return A
 
 
-def double_center(D2, *, copy=True):
+def double_center(D2: ArrayLike, *, copy: bool = True) -> FloatArray:
     r"""Double centring :math:`K = -\tfrac12 C\, D2\, C` of squared distances.
 
     When :math:`D2_{ij} = \|x_i - x_j\|^2`, :math:`K = \tilde X \tilde X^\top` with
@@ -80,13 +84,14 @@ def _pair(X, Y):
     return X, Y
 
 
-def linear_kernel(X, Y=None):
+def linear_kernel(X: ArrayLike, Y: ArrayLike | None = None) -> FloatArray:
     r"""Linear kernel :math:`k(x, y) = x^\top y`."""
     X, Y = _pair(X, Y)
     return X @ Y.T
 
 
-def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1):
+def polynomial_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, degree: float = 3,
+                      gamma: float | None = None, coef0: float = 1) -> FloatArray:
     r"""Polynomial kernel :math:`k(x, y) = (\gamma\, x^\top y + c_0)^{d}`; ``gamma=None`` is
     :math:`1/D`."""
     X, Y = _pair(X, Y)
@@ -94,7 +99,7 @@ def polynomial_kernel(X, Y=None, *, degree=3, gamma=None, coef0=1):
     return (_gamma(X, gamma) * (X @ Y.T) + coef0) ** degree
 
 
-def rbf_kernel(X, Y=None, *, gamma=None):
+def rbf_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, gamma: float | None = None) -> FloatArray:
     r"""Gaussian (RBF) kernel :math:`k(x, y) = \exp(-\gamma \|x - y\|^2)`; ``gamma=None`` is
     :math:`1/D`."""
     X, Y = _pair(X, Y)
@@ -103,14 +108,16 @@ def rbf_kernel(X, Y=None, *, gamma=None):
     return np.exp(K, out=K)
 
 
-def sigmoid_kernel(X, Y=None, *, gamma=None, coef0=1):
+def sigmoid_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, gamma: float | None = None,
+                   coef0: float = 1) -> FloatArray:
     r"""Sigmoid (tanh) kernel :math:`k(x, y) = \tanh(\gamma\, x^\top y + c_0)`; ``gamma=None``
     is :math:`1/D`. Not positive semi-definite in general."""
     X, Y = _pair(X, Y)
     return np.tanh(_gamma(X, gamma) * (X @ Y.T) + coef0)
 
 
-def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
+def kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: str | Callable[..., Any] = "rbf",
+                  gamma: float | None = None, degree: float = 3, coef0: float = 1) -> FloatArray:
     """The kernel matrix :math:`K_{ij} = k(x_i, y_j)` for a kernel given by name."""
     if kernel == "linear":
         return linear_kernel(X, Y)
@@ -123,7 +130,7 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
     raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
-def center_kernel(K, *, copy=True):
+def center_kernel(K: ArrayLike, *, copy: bool = True) -> FloatArray:
     r"""Centre a training kernel in feature space: :math:`C K C`.
 
     The kernel of the centred features :math:`\phi(x_i) - \bar\phi`; centring twice changes
@@ -136,7 +143,7 @@ def center_kernel(K, *, copy=True):
     return _center(K, col, K.mean(axis=1), col.mean(), copy=copy)
 
 
-def center_kernel_test(K_test, K_train):
+def center_kernel_test(K_test: ArrayLike, K_train: ArrayLike | tuple[FloatArray, float]) -> FloatArray:
     r"""Centre the kernel between new points and the training points with the *training* mean.
 
     With :math:`\bar\phi = \frac1N \sum_j \phi(x_j)` the training mean in feature space,

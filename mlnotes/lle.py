@@ -77,7 +77,7 @@ Grimes; the two agree at :math:`k = 1 + d + d(d+1)/2`, where the factor has no o
 import numpy as np
 import scipy.sparse as sp
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, IntArray, Matrix, Self, Sparse
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -91,7 +91,7 @@ from .graphs import SPECTRAL_CONSEQUENCE, check_connected, nearest_neighbors
 from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
 
-def lle_weights(X, n_neighbors, *, reg=1e-3):
+def lle_weights(X: ArrayLike, n_neighbors: int, *, reg: float = 1e-3) -> Sparse:
     r"""LLE reconstruction weights, one batched solve for all points.
 
     Parameters
@@ -118,7 +118,7 @@ def lle_weights(X, n_neighbors, *, reg=1e-3):
     return sp.csr_matrix((w.ravel(), ind.ravel(), np.arange(0, N * k + 1, k)), shape=(N, N))
 
 
-def reconstruction_weights(Y, X, ind, *, reg=1e-3):
+def reconstruction_weights(Y: ArrayLike, X: ArrayLike, ind: IntArray, *, reg: float = 1e-3) -> FloatArray:
     r"""Weights reconstructing each row :math:`y_i` of ``Y`` from the rows ``X[ind[i]]``.
 
     :math:`w_i = G_i^{-1} \mathbf 1_k / (\mathbf 1_k^\top G_i^{-1} \mathbf 1_k)` with the
@@ -212,7 +212,7 @@ def _check_coinciding_neighbours(Y, X, Xi, trace, reg):
     )
 
 
-def new_point_neighbors(Y, X, n_neighbors):
+def new_point_neighbors(Y: ArrayLike, X: ArrayLike, n_neighbors: int) -> IntArray:
     """The ``n_neighbors`` nearest rows of ``X`` for each row of ``Y``, nearest first, leaving
     out a row of ``X`` identical to the query (a training point given again gets its own
     neighbours from fit, not itself)."""
@@ -221,7 +221,7 @@ def new_point_neighbors(Y, X, n_neighbors):
     return np.where(twin[:, None], ind[:, 1:], ind[:, :-1])
 
 
-def alignment_matrix(W):
+def alignment_matrix(W: Matrix) -> Sparse:
     r"""The alignment matrix :math:`M = (I - W)^\top (I - W)` (sparse, symmetric, PSD).
 
     :math:`z^\top M z = \sum_i (z_i - \sum_j w_{ij} z_j)^2`; :math:`M \mathbf 1 = 0` when the
@@ -236,7 +236,7 @@ def alignment_matrix(W):
 METHODS = ("standard", "modified", "hessian", "ltsa")
 
 
-def local_alignment_matrix(ind, B, n_samples):
+def local_alignment_matrix(ind: IntArray, B: FloatArray, n_samples: int) -> Sparse:
     r"""The alignment matrix :math:`M = \sum_i S_i B_i B_i^\top S_i^\top` of local weights.
 
     :math:`z^\top M z = \sum_i \|B_i^\top z_{\mathrm{ind}[i]}\|^2`: each column of
@@ -262,7 +262,7 @@ def local_alignment_matrix(ind, B, n_samples):
     return sp.csr_matrix((BBt.ravel(), (rows, cols)), shape=(n_samples, n_samples))
 
 
-def local_tangent_coordinates(X, ind, n_components):
+def local_tangent_coordinates(X: ArrayLike, ind: IntArray, n_components: int) -> FloatArray:
     r"""Orthonormal local coordinates :math:`U_i` (:math:`k \times d`) of each neighbourhood:
     the top :math:`d` left singular vectors of the centred neighbours
     :math:`X_{N(i)} - \bar x_{N(i)}` (local PCA scores, scaled to unit norm)."""
@@ -271,7 +271,8 @@ def local_tangent_coordinates(X, ind, n_components):
     return U[:, :, :n_components]
 
 
-def hessian_estimators(X, ind, n_components, *, hessian_tol=1e-4):
+def hessian_estimators(X: ArrayLike, ind: IntArray, n_components: int, *,
+                       hessian_tol: float = 1e-4) -> FloatArray:
     r"""Donoho and Grimes' local Hessian estimators :math:`H_i^\top` (:math:`k \times d(d+1)/2`).
 
     Fit each coordinate's values on the neighbourhood by a quadratic in the tangent
@@ -298,7 +299,7 @@ def hessian_estimators(X, ind, n_components, *, hessian_tol=1e-4):
     return Ht / np.where(np.abs(S) < hessian_tol, 1.0, S)
 
 
-def ltsa_bases(X, ind, n_components):
+def ltsa_bases(X: ArrayLike, ind: IntArray, n_components: int) -> FloatArray:
     r"""LTSA's local blocks: an orthonormal basis of the complement of
     :math:`[\mathbf 1/\sqrt k, U_i]` (:math:`k \times (k - d - 1)`), so that
     :math:`B_i B_i^\top = I - G_i G_i^\top` with :math:`G_i = [\mathbf 1/\sqrt k, U_i]`."""
@@ -308,7 +309,8 @@ def ltsa_bases(X, ind, n_components):
     return np.linalg.svd(G, full_matrices=True)[0][:, :, 1 + n_components:]
 
 
-def modified_weights(X, ind, n_components, *, reg=1e-3, modified_tol=1e-12):
+def modified_weights(X: ArrayLike, ind: IntArray, n_components: int, *, reg: float = 1e-3,
+                     modified_tol: float = 1e-12) -> tuple[FloatArray, IntArray]:
     r"""Modified LLE's :math:`s_i` weight vectors per point (Zhang and Wang 2007).
 
     With :math:`G_i = V_i \Lambda_i V_i^\top` (eigenvalues decreasing), the ratio
@@ -361,7 +363,7 @@ def _with_self(ind, W):
     return np.hstack([np.arange(len(ind))[:, None], ind]), np.concatenate([used, -W], axis=1)
 
 
-def check_method_neighbors(method, n_components, n_neighbors, n_features):
+def check_method_neighbors(method: str, n_components: int, n_neighbors: int, n_features: int) -> None:
     """Refuse a neighbourhood too small for the method's local fits (clear message)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}.")

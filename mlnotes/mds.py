@@ -27,10 +27,11 @@ Metric MDS by SMACOF lives in :mod:`mlnotes.smacof`.
 """
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, IntArray, Seed, Self
 from ._validation import (
     check_array,
     check_dissimilarity,
@@ -47,7 +48,7 @@ from .kernels import double_center
 from .spectral import flip_signs, spectrum_and_top_eigenvectors
 
 
-def classical_mds(Delta, n_components):
+def classical_mds(Delta: ArrayLike, n_components: int) -> tuple[FloatArray, FloatArray]:
     r"""Classical MDS of a dissimilarity matrix.
 
     :math:`K = -\tfrac12 C\,(\delta_{ij}^2)\,C`, then :math:`Z = V_L \Lambda_L^{1/2}` from its
@@ -100,7 +101,7 @@ def _classical_mds(D2, n_components):
 LANDMARK_METHODS = ("random", "maxmin")
 
 
-def check_landmarks(n_landmarks, landmarks, n_samples, n_components):
+def check_landmarks(n_landmarks: int | None, landmarks: str, n_samples: int, n_components: int) -> int:
     """Check ``n_landmarks`` (``d < n_landmarks <= N``) and the selection method."""
     n_landmarks = check_n_components(n_landmarks, n_samples, what="n_samples", name="n_landmarks")
     if n_landmarks <= n_components:
@@ -117,8 +118,8 @@ def check_landmarks(n_landmarks, landmarks, n_samples, n_components):
     return n_landmarks
 
 
-def choose_landmarks(n_samples, n_landmarks, distances_from, *, method="random",
-                     random_state=None):
+def choose_landmarks(n_samples: int, n_landmarks: int, distances_from: Callable[[IntArray], FloatArray], *,
+                     method: str = "random", random_state: Seed = None) -> tuple[IntArray, FloatArray]:
     r"""Pick landmarks and return them with their dissimilarities to every point.
 
     ``"random"``: ``n_landmarks`` distinct points uniformly at random. ``"maxmin"`` (de Silva
@@ -162,7 +163,8 @@ def choose_landmarks(n_samples, n_landmarks, distances_from, *, method="random",
     return landmarks, rows
 
 
-def landmark_triangulation(D2_landmarks, n_components, *, warn=True):
+def landmark_triangulation(D2_landmarks: ArrayLike, n_components: int, *,
+                           warn: bool = True) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Classical MDS of the landmarks, packed for :func:`triangulate`.
 
     Parameters
@@ -196,7 +198,7 @@ def landmark_triangulation(D2_landmarks, n_components, *, warn=True):
     return Z / lam[:n_components], mean, lam
 
 
-def triangulate(D2_to_landmarks, P, mean):
+def triangulate(D2_to_landmarks: ArrayLike, P: FloatArray, mean: FloatArray) -> FloatArray:
     r"""Distance-based triangulation :math:`z_a = -	frac12 (\delta_a - ar\delta)^	op P`.
 
     ``D2_to_landmarks`` is ``(M, l)``: squared dissimilarities of M points to the landmarks;
@@ -205,7 +207,7 @@ def triangulate(D2_to_landmarks, P, mean):
     return -0.5 * (D2_to_landmarks - mean) @ P
 
 
-def strain(K, Z):
+def strain(K: ArrayLike, Z: ArrayLike) -> float:
     r"""Strain :math:`\|K - Z Z^\top\|_F^2 = \sum_{ij} (k_{ij} - z_i^\top z_j)^2`.
 
     Classical MDS minimises it; at the optimum it equals the sum of the squared eigenvalues of

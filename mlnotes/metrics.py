@@ -6,6 +6,7 @@ returns a number the book discusses.
 
 import numpy as np
 
+from ._typing import ArrayLike, FloatArray
 from ._validation import check_array, check_dissimilarity, check_positive
 from .graphs import nearest_neighbors, pairwise_distances, squared_distances
 
@@ -19,7 +20,7 @@ def _embedding_distances(Z, p=2):
     raise ValueError(f"p must be 1 or 2 (the distance used in the embedding), got {p!r}.")
 
 
-def raw_stress(Delta, Z, *, p=2):
+def raw_stress(Delta: ArrayLike, Z: ArrayLike, *, p: int = 2) -> float:
     r"""Raw stress :math:`\sigma(Z) = \sum_{i<j} (\delta_{ij} - \|z_i - z_j\|_p)^2`.
 
     Each unordered pair is counted once (scikit-learn's ``smacof`` convention); the notes'
@@ -43,7 +44,7 @@ def raw_stress(Delta, Z, *, p=2):
     return float(((Delta - Dz) ** 2)[np.triu_indices_from(Delta, k=1)].sum())
 
 
-def normalized_stress(Delta, Z, *, p=2):
+def normalized_stress(Delta: ArrayLike, Z: ArrayLike, *, p: int = 2) -> float:
     r"""Kruskal's stress-1, :math:`\sqrt{\sum_{i<j} (\delta_{ij} - d_{ij})^2 / \sum_{i<j} d_{ij}^2}`
     with :math:`d_{ij} = \|z_i - z_j\|_p` the embedding distances.
 
@@ -88,7 +89,7 @@ def _ranks(X):
     return R
 
 
-def trustworthiness(X, Z, n_neighbors=5):
+def trustworthiness(X: ArrayLike, Z: ArrayLike, n_neighbors: int = 5) -> float:
     r"""Trustworthiness (Venna and Kaski): are the embedding's neighbours true neighbours?
 
     .. math::
@@ -112,7 +113,7 @@ def _trustworthiness(X, Z, n_neighbors):
     return float(1.0 - 2.0 * total / (n * n_neighbors * (2.0 * n - 3.0 * n_neighbors - 1.0)))
 
 
-def continuity(X, Z, n_neighbors=5):
+def continuity(X: ArrayLike, Z: ArrayLike, n_neighbors: int = 5) -> float:
     r"""Continuity: are the true neighbours kept as neighbours in the embedding?
 
     The trustworthiness with the roles of ``X`` and ``Z`` exchanged: penalises points among the
@@ -122,7 +123,7 @@ def continuity(X, Z, n_neighbors=5):
     return _trustworthiness(Z, X, n_neighbors)
 
 
-def residual_variance(D_geo, Z):
+def residual_variance(D_geo: ArrayLike, Z: ArrayLike) -> float:
     r"""Residual variance :math:`1 - R^2`, with :math:`R` the Pearson correlation between the
     distances ``D_geo`` (e.g. Isomap's geodesic distances) and the Euclidean distances in the
     embedding ``Z``, over all pairs :math:`i < j` (Tenenbaum et al., 2000)."""
@@ -140,7 +141,7 @@ def residual_variance(D_geo, Z):
     return float(1.0 - (a @ b / denom) ** 2)
 
 
-def align(Z, Z_ref, *, allow="sign"):
+def align(Z: ArrayLike, Z_ref: ArrayLike, *, allow: str = "sign") -> FloatArray:
     r"""``Z`` transformed to best match ``Z_ref`` in least squares, to compare two embeddings.
 
     ``allow="sign"`` flips each column whose inner product with the matching column of
@@ -159,7 +160,7 @@ def align(Z, Z_ref, *, allow="sign"):
     raise ValueError(f"allow must be 'sign' or 'orthogonal', got {allow!r}.")
 
 
-def procrustes_disparity(Z, Z_ref):
+def procrustes_disparity(Z: ArrayLike, Z_ref: ArrayLike) -> float:
     r"""Procrustes disparity: the squared error left after the best translation, scaling and
     orthogonal transformation of ``Z`` onto ``Z_ref``, both first centred and scaled to unit
     Frobenius norm. It equals :math:`1 - (\sum_l \sigma_l)^2` with :math:`\sigma_l` the
@@ -179,7 +180,7 @@ def procrustes_disparity(Z, Z_ref):
     return float(max(1.0 - sigma.sum() ** 2, 0.0))
 
 
-def knn_preservation(X, Z, n_neighbors=10):
+def knn_preservation(X: ArrayLike, Z: ArrayLike, n_neighbors: int = 10) -> float:
     r"""Mean fraction of each point's ``n_neighbors`` nearest neighbours in ``X`` that are also
     among its ``n_neighbors`` nearest in ``Z`` (1 = every neighbourhood kept)."""
     X, Z = _same_points(X, Z)
@@ -189,7 +190,7 @@ def knn_preservation(X, Z, n_neighbors=10):
     return float(same.mean())
 
 
-def kl_divergence(P, Q):
+def kl_divergence(P: ArrayLike, Q: ArrayLike) -> float:
     r"""Kullback–Leibler divergence :math:`\mathrm{KL}(P\|Q) = \sum_{p_{ij} > 0} p_{ij}
     \log(p_{ij} / q_{ij})` between two affinity matrices (or distributions) of the same shape.
 

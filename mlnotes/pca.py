@@ -67,7 +67,7 @@ def _centred_product(X, mean, components):
     return (X - mean) @ components.T
 
 
-def principal_components(X, n_components):
+def principal_components(X: ArrayLike, n_components: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""The top principal axes of ``X`` and the variance along each.
 
     Returns

@@ -15,10 +15,18 @@ figure fills a phone's column. Three panels a row is the most that stays readabl
 
 import os
 import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._optional import import_optional, missing_message
+from ._typing import ArrayLike
+
+if TYPE_CHECKING:  # matplotlib is an extra: imported for the annotations only
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PathCollection
+    from matplotlib.figure import Figure
 
 # One colour map for ground-truth coordinates everywhere in the book, and one for labels.
 COORD_CMAP = "viridis"
@@ -48,7 +56,7 @@ BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threa
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
 
-def setup_notebook(threads=1):
+def setup_notebook(threads: int = 1) -> None:
     """Pin BLAS to ``threads`` thread(s) and set the book's matplotlib defaults.
 
     Floating-point sums in BLAS depend on how work is split among threads and on the CPU kernel
@@ -96,7 +104,7 @@ def setup_notebook(threads=1):
     _use_retina_figures()
 
 
-def fit_to_width(fig, max_width=MAX_FIGURE_WIDTH):
+def fit_to_width(fig: "Figure", max_width: float = MAX_FIGURE_WIDTH) -> float:
     """Scale ``fig`` down to ``max_width`` inches if it is wider, keeping its aspect ratio.
 
     Fonts keep their size in points, so they grow relative to the panels; the layout is redone
@@ -157,7 +165,7 @@ def _math_aware_words(text):
     return words + ([current] if current else [])
 
 
-def fit_titles(fig):
+def fit_titles(fig: "Figure") -> int:
     """Wrap each axes title wider than its axes onto more lines, so that the titles of
     neighbouring panels never run into each other. Returns how many titles were wrapped."""
     renderer = fig.canvas.get_renderer()
@@ -184,7 +192,7 @@ def fit_titles(fig):
     return wrapped
 
 
-def thin_crowded_ticks(fig):
+def thin_crowded_ticks(fig: "Figure") -> int:
     """Fewer ticks on an axis whose tick labels (drawn at the figure's final size) touch or
     overlap: a panel shrunk to the phone width keeps its labels in points, so the locator's
     choice for the wider panel may no longer fit. Returns how many axes were thinned."""
@@ -276,7 +284,8 @@ def _color_and_cmap(c):
     return c, (LABEL_CMAP if is_label else COORD_CMAP)
 
 
-def scatter(ax, Z, c=None, *, s=8, title=None, **kwargs):
+def scatter(ax: "Axes", Z: ArrayLike, c: ArrayLike | str | None = None, *, s: float = 8,
+            title: str | None = None, **kwargs: Any) -> "PathCollection":
     """Scatter a 2-D or 3-D point set on ``ax`` coloured by ``c`` (coordinates or labels).
 
     ``ax`` must be a 3-D axes for 3 columns (``fig.add_subplot(projection="3d")``).
@@ -302,7 +311,8 @@ def scatter(ax, Z, c=None, *, s=8, title=None, **kwargs):
     return art
 
 
-def plot_data_and_embeddings(X, c, embeddings, *, view=(10, -70), size=3.0):
+def plot_data_and_embeddings(X: ArrayLike, c: ArrayLike | str | None, embeddings: Mapping[str, ArrayLike], *,
+                             view: tuple[float, float] = (10, -70), size: float = 3.0) -> "Figure":
     """One row: the data in 3-D (or 2-D) and then each embedding in ``embeddings``
     (a dict title -> ``Z``), all coloured by ``c``. Returns the figure."""
     plt = import_optional("matplotlib.pyplot", purpose="plot_data_and_embeddings()")

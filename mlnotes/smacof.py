@@ -41,7 +41,7 @@ References
 
 import numpy as np
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, Seed, Self
 from ._validation import (
     ZERO_EIGENVALUE_RTOL,
     check_array,
@@ -100,7 +100,7 @@ def _check_pair(Delta, Z):
     return Delta, Z
 
 
-def stress_gradient(Delta, Z, *, p=2):
+def stress_gradient(Delta: ArrayLike, Z: ArrayLike, *, p: int = 2) -> tuple[float, FloatArray]:
     r"""Raw stress :math:`\sigma(Z) = \sum_{i<j} (\delta_{ij} - d_{ij})^2` and its (sub)gradient.
 
     With :math:`d_{ij} = \|z_i - z_j\|_p`:
@@ -143,7 +143,7 @@ def _guttman(Delta, Z, D):
     return (M[:, -1:] * Z - M[:, :-1]) / len(Z)  # (diag(R 1) - R) Z / N = B Z / N
 
 
-def guttman_transform(Delta, Z):
+def guttman_transform(Delta: ArrayLike, Z: ArrayLike) -> FloatArray:
     r"""One SMACOF step, :math:`Z^{+} = \tfrac1N B(Z)\, Z`.
 
     .. math::
@@ -178,7 +178,8 @@ def _smacof_run(Delta, Z, max_iter, eps):
 
 
 # --- p = 1: subgradient descent ---------------------------------------------------------------------
-def subgradient_stress_descent(Delta, Z, *, max_iter=300):
+def subgradient_stress_descent(Delta: ArrayLike, Z: ArrayLike, *,
+                               max_iter: int = 300) -> tuple[FloatArray, float, int, list[float]]:
     r"""Minimise the city-block stress :math:`\sum_{i<j} (\delta_{ij} - \|z_i - z_j\|_1)^2` by
     the subgradient method.
 
@@ -234,15 +235,15 @@ def _check_run_params(max_iter, eps):
 
 
 def smacof(
-    Delta,
-    n_components,
+    Delta: ArrayLike,
+    n_components: int,
     *,
-    init=None,
-    max_iter=300,
-    eps=STRESS_RTOL,
-    random_state=None,
-    return_history=False,
-):
+    init: ArrayLike | None = None,
+    max_iter: int = 300,
+    eps: float = STRESS_RTOL,
+    random_state: Seed = None,
+    return_history: bool = False,
+) -> tuple[FloatArray, float, int] | tuple[FloatArray, float, int, list[float]]:
     r"""Metric MDS by SMACOF: iterate the Guttman transform from a start.
 
     Stopping rule: stop after the first iteration whose relative decrease of the raw stress,

@@ -32,12 +32,14 @@ References
 
 import numbers
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp, xlogy
 
 from ._optional import missing_message
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, Matrix, Objective, Seed, Self, Sparse
 from ._validation import (
     check_array,
     check_dissimilarity,
@@ -117,7 +119,8 @@ def _validate_pair(Z, P):
     return Z, P
 
 
-def sne_objective_gradient(Z, P_cond, *, compute_objective=True, check_input=True):
+def sne_objective_gradient(Z: ArrayLike, P_cond: ArrayLike, *, compute_objective: bool = True,
+                           check_input: bool = True) -> tuple[float | None, FloatArray]:
     r"""SNE cost and gradient (conditional Gaussian affinities in the map).
 
     .. math::
@@ -151,7 +154,8 @@ def sne_objective_gradient(Z, P_cond, *, compute_objective=True, check_input=Tru
     return kl, grad
 
 
-def symmetric_sne_objective_gradient(Z, P, *, compute_objective=True, check_input=True):
+def symmetric_sne_objective_gradient(Z: ArrayLike, P: ArrayLike, *, compute_objective: bool = True,
+                                     check_input: bool = True) -> tuple[float | None, FloatArray]:
     r"""Symmetric SNE cost and gradient (joint Gaussian affinities in the map).
 
     .. math::
@@ -190,7 +194,7 @@ def _student_t_kernel(Z, dof):
     return W
 
 
-def student_t_affinities(Z, dof=1.0):
+def student_t_affinities(Z: ArrayLike, dof: float = 1.0) -> FloatArray:
     r"""t-SNE's joint affinities in the map,
     :math:`q_{ij} = \dfrac{(1 + \|z_i - z_j\|^2/\nu)^{-(\nu+1)/2}}
     {\sum_{k \ne l} (1 + \|z_k - z_l\|^2/\nu)^{-(\nu+1)/2}}` (zero diagonal)."""
@@ -201,7 +205,8 @@ def student_t_affinities(Z, dof=1.0):
     return K / K.sum()
 
 
-def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input=True):
+def tsne_objective_gradient(Z: ArrayLike, P: ArrayLike, *, dof: float = 1.0, compute_objective: bool = True,
+                            check_input: bool = True) -> tuple[float | None, FloatArray]:
     r"""t-SNE cost and gradient (Student-t affinities with :math:`\nu` degrees of freedom).
 
     .. math::
@@ -298,7 +303,8 @@ def tsne_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_inpu
 
 
 # --- step 3: initialisation and the optimiser --------------------------------------------------
-def initial_embedding(X, n_components, *, init="pca", random_state=None):
+def initial_embedding(X: ArrayLike | Sparse, n_components: int, *, init: str | ArrayLike = "pca",
+                      random_state: Seed = None) -> FloatArray:
     r"""Starting map: ``"pca"`` or ``"random"`` (both of scale :data:`INIT_STD` = 1e-4), or an array.
 
     ``"pca"``: the first ``n_components`` principal-component scores of the centred data (signs
@@ -378,24 +384,24 @@ def _diverged(Z, grad):
 
 
 def gradient_descent(
-    objective,
-    Z,
-    P,
+    objective: Objective,
+    Z: FloatArray,
+    P: Matrix,
     *,
-    start,
-    stop,
-    learning_rate,
-    momentum,
-    exaggeration=1.0,
-    min_gain=MIN_GAIN,
-    n_iter_check=N_ITER_CHECK,
-    n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
-    min_grad_norm=MIN_GRAD_NORM,
-    record_every=None,
-    history=None,
-    callback=None,
-    progress=None,
-):
+    start: int,
+    stop: int,
+    learning_rate: float,
+    momentum: float,
+    exaggeration: float = 1.0,
+    min_gain: float = MIN_GAIN,
+    n_iter_check: int = N_ITER_CHECK,
+    n_iter_without_progress: int = N_ITER_WITHOUT_PROGRESS,
+    min_grad_norm: float = MIN_GRAD_NORM,
+    record_every: int | None = None,
+    history: History | None = None,
+    callback: Callable[..., Any] | None = None,
+    progress: Any = None,
+) -> tuple[FloatArray, float, int, bool]:
     r"""One phase of the optimiser: iterations ``start .. stop - 1`` on the objective with ``P``.
 
     Each step, with gradient :math:`g`, gains :math:`\gamma`, update :math:`u`:
@@ -480,21 +486,21 @@ def gradient_descent(
 
 
 def optimize(
-    objective,
-    Z0,
-    P,
+    objective: Objective,
+    Z0: ArrayLike,
+    P: Matrix,
     *,
-    max_iter=1000,
-    learning_rate=200.0,
-    early_exaggeration=12.0,
-    exaggeration_iter=EXPLORATION_ITER,
-    n_iter_without_progress=N_ITER_WITHOUT_PROGRESS,
-    min_grad_norm=MIN_GRAD_NORM,
-    record_every=None,
-    callback=None,
-    progress=False,
-    late_learning_rate=None,
-):
+    max_iter: int = 1000,
+    learning_rate: float | str = 200.0,
+    early_exaggeration: float = 12.0,
+    exaggeration_iter: int = EXPLORATION_ITER,
+    n_iter_without_progress: int = N_ITER_WITHOUT_PROGRESS,
+    min_grad_norm: float = MIN_GRAD_NORM,
+    record_every: int | None = None,
+    callback: Callable[..., Any] | None = None,
+    progress: bool = False,
+    late_learning_rate: float | None = None,
+) -> tuple[FloatArray, int, History]:
     r"""The two-phase schedule: early exaggeration, then the true objective.
 
     Phase 1 (iterations ``0 .. exaggeration_iter - 1``): :math:`P \to \alpha P` with

@@ -26,6 +26,7 @@ from scipy.linalg import eigh_tridiagonal, eigvalsh_tridiagonal, lapack
 from scipy.linalg.blas import dsymv
 from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh, splu
 
+from ._typing import FloatArray, Matrix
 from ._validation import check_n_components
 
 SOLVERS = ("auto", "dense", "arpack")
@@ -38,7 +39,7 @@ AUTO_ARPACK_PRODUCTS = 0.5  # "auto": ARPACK may spend this many times N product
 BOTTOM_SHIFT = 1e-10  # shift-invert about -BOTTOM_SHIFT * (largest diagonal entry): A + sI is PD
 
 
-def check_solver(solver, name="solver"):
+def check_solver(solver: str, name: str = "solver") -> str:
     """Check an eigensolver name (``"auto"``, ``"dense"`` or ``"arpack"``)."""
     if solver not in SOLVERS:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, SOLVERS))}, got {solver!r}.")
@@ -116,7 +117,7 @@ def _symmetric_operator(A):
     return LinearOperator(A.shape, matvec=lambda v: dsymv(1.0, A_F, v), dtype=np.float64)
 
 
-def top_eigenpairs(A, k, *, solver="auto"):
+def top_eigenpairs(A: Matrix, k: int, *, solver: str = "auto") -> tuple[FloatArray, FloatArray]:
     r"""The ``k`` largest eigenvalues of the symmetric matrix ``A`` and their eigenvectors.
 
     Solves :math:`\max_{Z^\top Z = I_k} \operatorname{tr}(Z^\top A Z)` (Ky Fan).
@@ -152,7 +153,7 @@ def top_eigenpairs(A, k, *, solver="auto"):
     return lam[order], V[:, order]
 
 
-def spectrum_and_top_eigenvectors(A, k):
+def spectrum_and_top_eigenvectors(A: FloatArray, k: int) -> tuple[FloatArray, FloatArray]:
     r"""All eigenvalues of the dense symmetric ``A`` and the eigenvectors of the ``k`` largest.
 
     What classical MDS reports (the whole spectrum, to show negative eigenvalues) at the cost
@@ -228,7 +229,8 @@ def _bottom_arpack(A, m, B, *, within_budget):
     return _arpack(A, m, **options)
 
 
-def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
+def bottom_eigenpairs(A: Matrix, k: int, *, B: Matrix | None = None, skip: int = 0,
+                      solver: str = "auto") -> tuple[FloatArray, FloatArray]:
     r"""The ``k`` smallest eigenpairs of :math:`A v = \lambda B v` after the ``skip`` smallest.
 
     Solves :math:`\min \operatorname{tr}(Z^\top A Z)` subject to :math:`Z^\top B Z = I_k`
@@ -294,7 +296,7 @@ def bottom_eigenpairs(A, k, *, B=None, skip=0, solver="auto"):
     return lam, V
 
 
-def smallest_eigenvalue(A, *, solver="auto", rtol=SMALLEST_EIGENVALUE_RTOL):
+def smallest_eigenvalue(A: Matrix, *, solver: str = "auto", rtol: float = SMALLEST_EIGENVALUE_RTOL) -> float:
     r"""The smallest eigenvalue of a symmetric matrix, to within ``rtol`` times its norm.
 
     Used to test a Gram matrix for positive semi-definiteness. ``solver`` as in
@@ -321,7 +323,7 @@ def smallest_eigenvalue(A, *, solver="auto", rtol=SMALLEST_EIGENVALUE_RTOL):
     return float(la.eigvalsh(A, subset_by_index=(0, 0), check_finite=False)[0])
 
 
-def is_nearly_psd(A, tol):
+def is_nearly_psd(A: Matrix, tol: float) -> bool:
     r"""Whether every eigenvalue of the dense symmetric ``A`` is above ``-tol`` (``tol > 0``).
 
     One Cholesky factorisation of :math:`A + \mathrm{tol}\, I` (:math:`N^3/3` flops, a
@@ -335,7 +337,7 @@ def is_nearly_psd(A, tol):
     return True
 
 
-def flip_signs(V):
+def flip_signs(V: FloatArray) -> FloatArray:
     """Flip each column of ``V`` so that its largest-magnitude entry is positive.
 
     The package's one sign convention for eigenvectors (scikit-learn's ``svd_flip`` with

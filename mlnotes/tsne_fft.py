@@ -81,6 +81,7 @@ import scipy.fft
 import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
+from ._typing import ArrayLike, FloatArray, IntArray, Matrix, Sparse
 from ._validation import check_array, check_positive
 from .affinities import knn_conditional_affinities
 from .sne import _student_t_kernel
@@ -100,7 +101,7 @@ MAX_DIM = 2
 FFT_DTYPE = np.float32  # single precision transforms: rounding ~1e-7, far below the interpolation error
 
 
-def check_workers(workers, name="workers"):
+def check_workers(workers: int | None, name: str = "workers") -> int:
     """``None`` (one thread), a positive number of threads, or -1 for all cores."""
     if workers is None:
         return 1
@@ -114,7 +115,7 @@ def check_workers(workers, name="workers"):
 
 
 # --- step 1: sparse affinities ------------------------------------------------------------------
-def nearest_neighbors(X, k, *, workers=None):
+def nearest_neighbors(X: ArrayLike, k: int, *, workers: int | None = None) -> tuple[IntArray, FloatArray]:
     r"""The k nearest neighbours of every row of ``X`` (itself excluded), exactly.
 
     Squared distances :math:`\|x_i - x_j\|^2 = \|x_i\|^2 - 2 x_i^\top x_j + \|x_j\|^2` for a
@@ -170,7 +171,8 @@ def _drop_self(idx, k):
     return idx[~is_self].reshape(N, k)
 
 
-def sparse_affinities(X, perplexity, *, n_neighbors=None, workers=None):
+def sparse_affinities(X: ArrayLike, perplexity: float, *, n_neighbors: int | None = None,
+                      workers: int | None = None) -> tuple[Sparse, FloatArray]:
     r"""t-SNE's joint affinities on the nearest-neighbour graph, as a sparse matrix.
 
     :math:`p_{j|i}` is the perplexity-calibrated Gaussian over the
@@ -210,7 +212,7 @@ def sparse_affinities(X, perplexity, *, n_neighbors=None, workers=None):
 
 
 # --- step 2: interpolated repulsion -------------------------------------------------------------
-def lagrange_weights(u, n_nodes):
+def lagrange_weights(u: ArrayLike, n_nodes: int) -> FloatArray:
     r"""Lagrange basis :math:`L_a(u) = \prod_{b \ne a} (u - x_b) / (x_a - x_b)` at the nodes
     :math:`x_a = (a + 1/2) / p`, :math:`a = 0, \dots, p - 1`, of the unit box.
 
@@ -226,7 +228,7 @@ def lagrange_weights(u, n_nodes):
     return W
 
 
-def default_min_boxes(N):
+def default_min_boxes(N: int) -> int:
     r"""The floor on boxes per axis for ``N`` points:
     :math:`\min(50, \max(5, \lceil 50 N / 1000 \rceil))` (see the module docstring)."""
     return min(MIN_BOXES, max(MIN_BOXES_SMALL, math.ceil(MIN_BOXES * N / FULL_FLOOR_N)))
@@ -354,7 +356,8 @@ def _convolve(charges, exponents, dof, m, h, d, *, energy=None, workers=1):
     return out
 
 
-def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, workers=None):
+def repulsion(Z: ArrayLike, *, dof: float = 1.0, n_interp: int | None = None, min_boxes: int | None = None,
+              box_width: float | None = None, workers: int | None = None) -> tuple[float, FloatArray]:
     r"""The normaliser and the repulsive forces by FFT-accelerated interpolation.
 
     .. math::
@@ -431,7 +434,7 @@ def _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
     return N * N <= EXACT_REPULSION_RATIO * (2 * n_boxes * n_interp) ** d
 
 
-def exact_repulsion(Z, *, dof=1.0):
+def exact_repulsion(Z: ArrayLike, *, dof: float = 1.0) -> tuple[float, FloatArray]:
     r""":func:`repulsion`'s :math:`Z_{\mathrm{sum}}` and :math:`r_i` summed over all pairs,
     :math:`O(N^2)`: what :func:`repulsion` computes when the map has fewer pairs than its grid
     would have nodes (a few points spread far apart)."""
@@ -505,8 +508,10 @@ def _check_sparse_pair(Z, P):
     return Z, P
 
 
-def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input=True,
-                           n_interp=None, min_boxes=None, box_width=None, workers=None):
+def fft_objective_gradient(Z: ArrayLike, P: Matrix, *, dof: float = 1.0, compute_objective: bool = True,
+                           check_input: bool = True, n_interp: int | None = None,
+                           min_boxes: int | None = None, box_width: float | None = None,
+                           workers: int | None = None) -> tuple[float | None, FloatArray]:
     r"""t-SNE's KL divergence and gradient with sparse :math:`P` and interpolated repulsion.
 
     .. math::

@@ -42,12 +42,14 @@ the training map held fixed. A new point equal to a training point lands on that
 """
 
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
-from ._typing import ArrayLike, FloatArray, Self
+from ._typing import ArrayLike, FloatArray, IntArray, Matrix, Seed, Self, Sparse
 from ._validation import (
     check_array,
     check_is_fitted,
@@ -80,7 +82,8 @@ INIT_METHODS = ("spectral", "pca", "random")
 
 
 # --- step 1: the fuzzy graph ---------------------------------------------------------------------
-def smooth_knn_distances(distances, n_neighbors, *, tol=SIGMA_TOL, max_iter=SIGMA_MAX_STEPS):
+def smooth_knn_distances(distances: ArrayLike, n_neighbors: int, *, tol: float = SIGMA_TOL,
+                         max_iter: int = SIGMA_MAX_STEPS) -> tuple[FloatArray, FloatArray]:
     r"""The per-point offset :math:`\rho_i` and bandwidth :math:`\sigma_i` of UMAP's graph.
 
     :math:`\rho_i` is the distance to the nearest neighbour at a positive distance (0 if there
@@ -150,7 +153,7 @@ def _smooth_knn_distances(d, n_neighbors, tol=SIGMA_TOL, max_iter=SIGMA_MAX_STEP
     return rho, np.maximum(sigma, floor)
 
 
-def membership_strengths(distances, rho, sigma):
+def membership_strengths(distances: ArrayLike, rho: ArrayLike, sigma: ArrayLike) -> FloatArray:
     r"""Directed memberships :math:`p_{j|i} = \exp(-(d_{ij} - \rho_i)_+ / \sigma_i)`.
 
     Each point's nearest neighbour (and any at distance :math:`\le \rho_i`) has membership 1.
@@ -170,7 +173,7 @@ def membership_strengths(distances, rho, sigma):
     return np.exp(-ratio)
 
 
-def fuzzy_union(indices, P_cond, n_samples):
+def fuzzy_union(indices: IntArray, P_cond: ArrayLike, n_samples: int) -> Sparse:
     r"""The fuzzy union :math:`p_{ij} = p_{j|i} + p_{i|j} - p_{j|i}\,p_{i|j}` as a sparse matrix.
 
     The probabilistic "or" of the two directed memberships: :math:`p_{ij} = 1 - (1 -
@@ -197,7 +200,7 @@ def fuzzy_union(indices, P_cond, n_samples):
     return P
 
 
-def fuzzy_graph(X, n_neighbors):
+def fuzzy_graph(X: ArrayLike, n_neighbors: int) -> tuple[Sparse, FloatArray, FloatArray]:
     """Step 1: the fuzzy union graph of ``X`` with ``n_neighbors`` (the point itself counted).
 
     Returns
@@ -236,21 +239,21 @@ def _check_umap_neighbors(n_neighbors, n_samples):
 
 
 # --- step 2: the similarity in the map -----------------------------------------------------------
-def target_curve(x, min_dist, spread):
+def target_curve(x: ArrayLike, min_dist: float, spread: float) -> FloatArray:
     r"""The membership UMAP wants in the map: 1 up to ``min_dist``, then
     :math:`\exp(-(x - \text{min\_dist}) / \text{spread})`."""
     x = np.asarray(x, dtype=float)
     return np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
 
 
-def low_dimensional_similarity(distance, a, b):
+def low_dimensional_similarity(distance: ArrayLike, a: float, b: float) -> FloatArray:
     r""":math:`q = 1 / (1 + a\,d^{2b})` for map distances :math:`d` (at :math:`a = b = 1`,
     t-SNE's Student-t kernel :math:`1 / (1 + d^2)`)."""
     distance = np.asarray(distance, dtype=float)
     return 1.0 / (1.0 + a * distance ** (2.0 * b))
 
 
-def fit_ab(min_dist=0.1, spread=1.0):
+def fit_ab(min_dist: float = 0.1, spread: float = 1.0) -> tuple[float, float]:
     r"""The :math:`a, b` of :func:`low_dimensional_similarity` closest to :func:`target_curve`.
 
     Least squares on ``AB_FIT_POINTS`` equally spaced distances in
@@ -289,7 +292,7 @@ def _pair_terms(Z, a, b):
     return diff, s, sb
 
 
-def cross_entropy(P, Z, a, b):
+def cross_entropy(P: Matrix, Z: ArrayLike, a: float, b: float) -> float:
     r"""The fuzzy cross-entropy :math:`C` between the graph ``P`` and the map ``Z``.
 
     .. math:: C = \sum_{i \ne j} p_{ij} \log\frac{p_{ij}}{q_{ij}}
@@ -310,7 +313,8 @@ def cross_entropy(P, Z, a, b):
     return float(C[off].sum())
 
 
-def cross_entropy_gradient(P, Z, a, b):
+def cross_entropy_gradient(P: Matrix, Z: ArrayLike, a: float,
+                           b: float) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""The gradient of :func:`cross_entropy`, as attraction minus repulsion.
 
     With :math:`s_{ij} = \|z_i - z_j\|^2`,
@@ -349,7 +353,7 @@ def _dense(P):
     return P
 
 
-def epochs_per_sample(weights, n_epochs):
+def epochs_per_sample(weights: ArrayLike, n_epochs: int) -> FloatArray:
     r"""How often each edge is sampled: every :math:`\max_e w_e / w_e` epochs.
 
     The heaviest edge is sampled every epoch, an edge of weight :math:`w` in a fraction
@@ -360,8 +364,10 @@ def epochs_per_sample(weights, n_epochs):
     return weights.max() / weights
 
 
-def optimize_layout(P, Z0, a, b, *, n_epochs, learning_rate=1.0, negative_sample_rate=5,
-                    random_state=None, Z_fixed=None, callback=None):
+def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: int,
+                    learning_rate: float = 1.0, negative_sample_rate: int = 5, random_state: Seed = None,
+                    Z_fixed: ArrayLike | None = None,
+                    callback: Callable[..., Any] | None = None) -> FloatArray:
     r"""UMAP's stochastic optimisation of the map ``Z0`` on the graph ``P``.
 
     In epoch :math:`n` (learning rate :math:`\alpha_n = \alpha_0 (1 - n / n_\text{epochs})`),
@@ -466,7 +472,7 @@ def _scatter(index, values, n):
 
 
 # --- the start ------------------------------------------------------------------------------------
-def spectral_start(P, n_components):
+def spectral_start(P: Sparse, n_components: int) -> FloatArray:
     r"""Laplacian eigenmaps of the fuzzy graph: the bottom non-trivial solutions of
     :math:`L v = \lambda D v` with :math:`L = D - P` (the book's eigenmaps chapter).
 
@@ -477,7 +483,8 @@ def spectral_start(P, n_components):
     return flip_signs(V)
 
 
-def component_start(P, X, n_components, labels, rng):
+def component_start(P: Sparse, X: ArrayLike, n_components: int, labels: IntArray,
+                    rng: np.random.Generator) -> FloatArray:
     r"""A start for a fuzzy graph in several connected components.
 
     Laplacian eigenmaps cannot place components relative to each other (each adds a zero

@@ -38,7 +38,6 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
-
 from test_packaging import _tracked_files
 
 ROOT = Path(__file__).resolve().parents[1]

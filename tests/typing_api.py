@@ -1,15 +1,35 @@
 """The public API's type hints, as a user's type checker sees them (``mypy``, run by make test).
 
 Each line states what a call returns with ``assert_type``; mypy fails when an estimator's
-``fit`` stops returning the estimator itself, ``transform`` stops returning a float array, or a
-method loses its annotation (it would be ``Any``). The file is checked, never run.
+``fit`` stops returning the estimator itself, ``transform`` stops returning a float array, a
+step function (the API reference's, book/api.md) returns another type, or a method or function
+loses its annotation (it would be ``Any``). The file is checked, never run.
 """
 
 from typing import assert_type
 
 import numpy as np
 
-from mlnotes._typing import FloatArray
+from mlnotes import (
+    affinities,
+    autoencoder,
+    datasets,
+    diffusion,
+    eigenmaps,
+    graphs,
+    kernel_pca,
+    kernels,
+    lle,
+    mds,
+    metrics,
+    pca,
+    smacof,
+    sne,
+    spectral,
+    tsne_fft,
+    umap,
+)
+from mlnotes._typing import FloatArray, IntArray, Sparse
 from mlnotes.autoencoder import Autoencoder, LinearAutoencoder
 from mlnotes.diffusion import DiffusionMap
 from mlnotes.eigenmaps import LaplacianEigenmaps
@@ -57,3 +77,42 @@ assert_type(MetricMDS().fit(X), MetricMDS)
 assert_type(TSNE().fit(X), TSNE)
 assert_type(SNE().fit(X), SNE)
 assert_type(SymmetricSNE().fit(X), SymmetricSNE)
+
+# step functions (book/api.md): what each step returns, as the book uses it
+
+Xs, us = datasets.make_s_curve(10, random_state=0)
+assert_type(Xs, FloatArray)
+assert_type(datasets.make_circles(10)[1], IntArray)
+assert_type(graphs.squared_distances(Xs), FloatArray)
+assert_type(graphs.nearest_neighbors(Xs, 3), IntArray)
+G = graphs.knn_graph(Xs, 3)
+assert_type(G, Sparse)
+assert_type(graphs.connected_components(G), tuple[int, IntArray])
+assert_type(graphs.geodesic_distances(G), FloatArray)
+assert_type(graphs.smallest_connecting_k(Xs), int)
+assert_type(affinities.conditional_affinities(graphs.squared_distances(Xs), 3.0),
+            tuple[FloatArray, FloatArray])
+assert_type(kernels.rbf_kernel(Xs, gamma=0.5), FloatArray)
+assert_type(kernels.double_center(graphs.squared_distances(Xs)), FloatArray)
+assert_type(lle.lle_weights(Xs, 4), Sparse)
+assert_type(eigenmaps.laplacian(G, kind="symmetric"), Sparse)
+assert_type(diffusion.default_epsilon(Xs), float)
+assert_type(diffusion.diffusion_eigenpairs(kernels.rbf_kernel(Xs), 2), tuple[FloatArray, FloatArray])
+assert_type(spectral.top_eigenpairs(X @ X.T, 2), tuple[FloatArray, FloatArray])
+assert_type(spectral.bottom_eigenpairs(X @ X.T, 2, skip=1), tuple[FloatArray, FloatArray])
+assert_type(spectral.is_nearly_psd(X @ X.T, 1e-9), bool)
+assert_type(pca.principal_components(X, 2), tuple[FloatArray, FloatArray, FloatArray])
+assert_type(mds.classical_mds(graphs.pairwise_distances(X), 2), tuple[FloatArray, FloatArray])
+assert_type(mds.strain(X @ X.T, X[:, :2]), float)
+assert_type(smacof.stress_gradient(graphs.pairwise_distances(X), X[:, :2]), tuple[float, FloatArray])
+assert_type(kernel_pca.gram_embedding(X @ X.T, 2), tuple[FloatArray, FloatArray, FloatArray])
+assert_type(sne.tsne_objective_gradient(X[:, :2], X @ X.T), tuple[float | None, FloatArray])
+assert_type(sne.initial_embedding(X, 2, random_state=0), FloatArray)
+assert_type(tsne_fft.repulsion(X[:, :2]), tuple[float, FloatArray])
+assert_type(tsne_fft.sparse_affinities(X, 3.0), tuple[Sparse, FloatArray])
+assert_type(umap.fit_ab(0.1, 1.0), tuple[float, float])
+assert_type(umap.fuzzy_graph(X, 4), tuple[Sparse, FloatArray, FloatArray])
+assert_type(autoencoder.init_params([3, 2, 3], random_state=0), list[tuple[FloatArray, FloatArray]])
+assert_type(metrics.trustworthiness(X, X[:, :2], n_neighbors=3), float)
+assert_type(metrics.align(X, X), FloatArray)
+assert_type(metrics.kl_divergence(X, X), float)
