@@ -104,7 +104,9 @@ def test_mypy_rejects_a_wrong_return_type(tmp_path):
     wrong = tmp_path / "wrong_api.py"
     wrong.write_text("from typing import assert_type\n\nimport numpy as np\n\n"
                      "from mlnotes._typing import FloatArray\nfrom mlnotes.pca import PCA\n\n"
-                     "assert_type(PCA().fit(np.zeros((3, 2))), FloatArray)\n")
+                     "assert_type(PCA().fit(np.zeros((3, 2))), FloatArray)\n"
+                     "from mlnotes.metrics import trustworthiness\n"
+                     "assert_type(trustworthiness(np.zeros((3, 2)), np.zeros((3, 1))), FloatArray)\n")
     result = _mypy(wrong)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "assert-type" in result.stdout
+    assert result.stdout.count("assert-type") == 2, result.stdout     # an estimator, a step function
