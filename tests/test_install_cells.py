@@ -30,6 +30,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -152,8 +153,9 @@ for notebook, statements in wanted.items():
     for statement in statements:
         try:
             exec(statement, {})
-        except ModuleNotFoundError as exc:
-            failed.setdefault(notebook, []).append([statement, f"no module {exc.name!r}"])
+        except ModuleNotFoundError as exc:   # with the message when it says more (an extra's)
+            why = f"no module {exc.name!r}" + ("" if str(exc).startswith("No module") else f": {exc}")
+            failed.setdefault(notebook, []).append([statement, why])
         except Exception as exc:
             failed.setdefault(notebook, []).append([statement, f"{type(exc).__name__}: {exc}"])
 print(json.dumps(failed))
@@ -378,7 +380,8 @@ def test_each_install_cell_installs_every_module_its_notebooks_import(requiremen
 @needs_install
 def test_the_readme_route_without_a_clone_installs_the_package(tmp_path):
     """``pip install "mlnotes-nldr[plot] @ git+https://github.com/OWNER/REPO.git"``, the
-    address replaced by the local copy, then what that extra is for (``ml.plotting``)."""
+    address replaced by the local copy, then what that extra is for (``ml.plotting``), then the
+    command a missing extra's message names."""
     _, _, requirements = readme_routes()
     route = next(r for r in requirements if Requirement(r).url and not Requirement(r).url.split(
         ".git")[-1])                                  # the unpinned route, not a release's tag
@@ -394,3 +397,17 @@ def test_the_readme_route_without_a_clone_installs_the_package(tmp_path):
                    for m in {"plot": ["plotting"], "widgets": ["widgets"]}.get(extra, [])]
     failed = failed_imports(python, {"README.md": statements}, tmp_path, env)
     assert not failed, describe(failed)
+    # A missing extra's hint names a command that works: load_digits needs the sklearn extra,
+    # which this route leaves out; the hint's command (the extra's packages from the index) is
+    # run as printed, and the call then succeeds.
+    assert "sklearn" not in Requirement(route).extras
+    digits = {"README.md": ["from mlnotes.datasets import load_digits; load_digits()"]}
+    ((_, why),) = failed_imports(python, digits, tmp_path, env)["README.md"]
+    hint = re.search(r"extra: (pip install .+?) \(from a clone", why)
+    assert hint, f"the missing extra's message names no command: {why}"
+    command = shlex.split(hint.group(1))
+    run = subprocess.run([str(python), "-m", *command[:2], "-q", *command[2:]], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=1500)
+    assert run.returncode == 0, f"the hint's {hint.group(1)} failed:\n{run.stderr[-4000:]}"
+    failed = failed_imports(python, digits, tmp_path, env)
+    assert not failed, f"after the hint's command: {describe(failed)}"
