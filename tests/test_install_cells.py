@@ -269,6 +269,27 @@ def test_the_readme_names_install_commands_that_exist():
     assert direct, "the install section names no route without a clone"
 
 
+def test_every_make_target_the_run_instructions_name_exists():
+    """The introduction's "Run this book" and the install cell's message (a kernel without
+    mlnotes) send readers to ``make`` targets: each is one the Makefile defines."""
+    sys.path.insert(0, str(ROOT / ".dev"))
+    try:
+        import add_setup_cell
+    finally:
+        sys.path.pop(0)
+    makefile = (ROOT / "Makefile").read_text()
+    texts = {"book/intro.md": (ROOT / "book" / "intro.md").read_text(encoding="utf-8"),
+             "the install cell": add_setup_cell.SOURCE}
+    # `make x` in prose, or a code line "make x   # ..." (not the verb in "make sense")
+    pattern = re.compile(r"`make ([a-z][\w-]*)|^make ([a-z][\w-]*)[ \t]*(?:#|$)", flags=re.M)
+    named = {(where, quoted or line) for where, text in texts.items()
+             for quoted, line in pattern.findall(text)}
+    assert ("the install cell", "lab") in named and ("book/intro.md", "lab") in named, named
+    unknown = sorted((w, t) for w, t in named
+                     if not re.search(rf"^{re.escape(t)}:", makefile, flags=re.MULTILINE))
+    assert not unknown, f"make targets named but not defined: {unknown}"
+
+
 def _hint_extras():
     """Every extra the package's messages name: ``extra=`` arguments of the optional imports,
     and each ``.[extra]`` / ``mlnotes-nldr[extra]`` written in a string of mlnotes/."""
