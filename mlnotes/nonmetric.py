@@ -386,9 +386,10 @@ def nonmetric_smacof(
     >>> import numpy as np
     >>> from mlnotes.graphs import pairwise_distances
     >>> X = np.random.default_rng(0).normal(size=(20, 2))
-    >>> Z, stress, n_iter = nonmetric_smacof(np.expm1(pairwise_distances(X)), 2, random_state=0,
-    ...                                      max_iter=1000, eps=1e-9)
-    >>> bool(kruskal_stress(pairwise_distances(X), Z) < 1e-3)
+    >>> Delta = np.expm1(pairwise_distances(X))  # distances distorted by a monotone function
+    >>> Z, stress, n_iter, history = nonmetric_smacof(Delta, 2, random_state=0,
+    ...                                               return_history=True)
+    >>> bool(np.all(np.diff(history) <= 0))
     True
     """
     Delta = check_dissimilarity(Delta)
