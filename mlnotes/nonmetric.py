@@ -40,7 +40,8 @@ pairs given the same rating are not known to be equally dissimilar, so the data 
 for equal distances. The secondary approach (scikit-learn's) suits ties that are exact, such as
 hop counts on a graph. Computationally: primary sorts each block of tied pairs by its current
 distance before the regression (then the fit is free within the block); secondary pools each
-block into its mean first, with the block's size as weight.
+block into its mean first, with the block's size as weight. Values equal up to rounding
+(relative difference below :data:`TIE_RTOL`) count as tied.
 
 References
 ----------
@@ -74,6 +75,10 @@ from .smacof import (
 )
 
 TIES = ("primary", "secondary")
+# Dissimilarities equal up to rounding are ties: two computed distances that are equal in exact
+# arithmetic (sqrt(8) from two pairs of points) may differ in the last bits, and whether they
+# tie must not depend on that (nor, then, on the scale of the data).
+TIE_RTOL = 1e-10
 
 
 # --- the monotone regression step ----------------------------------------------------------------
@@ -160,9 +165,13 @@ class _Order:
         self.ties = ties
         self.order = np.argsort(delta, kind="stable")
         sorted_delta = delta[self.order]
-        self.block_start = np.flatnonzero(np.r_[True, sorted_delta[1:] != sorted_delta[:-1]])
+        # a tie: equal up to rounding (consecutive values within TIE_RTOL of each other)
+        distinct = np.diff(sorted_delta) > TIE_RTOL * sorted_delta[1:]
+        self.block_start = np.flatnonzero(np.r_[True, distinct])
         self.block_size = np.diff(np.r_[self.block_start, len(delta)])
         self.has_ties = len(self.block_start) < len(delta)
+        self.block = np.empty(len(delta), dtype=np.intp)  # the tie block of each pair
+        self.block[self.order] = np.repeat(np.arange(len(self.block_start)), self.block_size)
         # ranks 1..M of the dissimilarities, tied ones sharing their mean rank
         mean_rank = self.block_start + (self.block_size + 1) / 2.0
         self.ranks = np.empty_like(delta)
@@ -175,7 +184,7 @@ class _Order:
         elif self.ties == "primary":
             # within a block of tied dissimilarities, the current distances' own order: the
             # fit is then free inside the block (no constraint between tied pairs)
-            order = np.lexsort((d, self.delta))
+            order = np.lexsort((d, self.block))
             fitted[order] = _pava(d[order], np.ones_like(d))
         else:
             # secondary: tied pairs share one disparity; pool each block into its mean first
