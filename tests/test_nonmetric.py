@@ -147,6 +147,22 @@ def test_primary_approach_equals_the_best_order_within_ties_by_brute_force():
     assert sse_primary == pytest.approx(best, rel=1e-12)
 
 
+def test_values_equal_up_to_rounding_are_ties_so_the_scale_of_the_data_does_not_matter():
+    """sqrt(8) from two pairs of points is tied at one scale and 1 ulp apart at another; both
+    must give the same fit (scikit-learn's test_convergence_does_not_depend_on_scale)."""
+    X = np.array([[1.0, 1.0], [1.0, 4.0], [1.0, 5.0], [3.0, 3.0]])
+    fits = [ml.NonMetricMDS(random_state=42, ties=ties, eps=1e-6).fit(X * k)
+            for ties in ("primary", "secondary") for k in (100.0, 0.01)]
+    for a, b in (fits[:2], fits[2:]):
+        assert a.n_iter_ == b.n_iter_
+        np.testing.assert_allclose(a.embedding_, b.embedding_, atol=1e-12)
+    delta = np.array([1.0, np.nextafter(1.0, 2.0), 2.0])
+    Delta = np.zeros((3, 3))
+    Delta[np.triu_indices(3, k=1)] = delta
+    order = nm._Order(Delta + Delta.T, "secondary")
+    assert order.has_ties and list(order.block_size) == [2, 1]
+
+
 def test_rescaled_disparities_are_the_closest_monotone_vector_of_their_length():
     Delta = pairwise_distances(_points(12, 5))
     Z = _points(12, 6)
