@@ -428,7 +428,9 @@ class NonMetricMDS(MetricMDS):
     distances), its starts and restarts, and adds ``ties``. The result depends on the
     dissimilarities only through their order: any strictly increasing transformation of them
     gives the same embedding (with ``init="classical"``, the start is classical MDS of their
-    ranks, so it too sees only the order). This is scikit-learn's ``MDS(metric_mds=False)``.
+    ranks, so it too sees only the order). scikit-learn's counterpart is
+    ``MDS(metric_mds=False)``, which treats ties by the secondary approach (``ties="secondary"``
+    here) and reads a zero dissimilarity off the diagonal as missing (here it is the smallest).
 
     Parameters
     ----------
