@@ -52,6 +52,7 @@ _ESTIMATORS = {
     "PCA": "pca",
     "ClassicalMDS": "mds",
     "MetricMDS": "smacof",
+    "NonMetricMDS": "nonmetric",
     "KernelPCA": "kernel_pca",
     "Isomap": "isomap",
     "LLE": "lle",
@@ -67,9 +68,9 @@ _ESTIMATORS = {
 # Other public names (warnings) -> module that defines them.
 _OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
-    "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
-    "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "autoencoder", "metrics", "plotting",
-    "widgets", "homework",
+    "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "nonmetric",
+    "kernel_pca", "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "autoencoder",
+    "metrics", "plotting", "widgets", "homework",
 )
 
 __all__ = sorted(_ESTIMATORS) + sorted(_OTHER) + list(_SUBMODULES)

@@ -457,7 +457,8 @@ class MetricMDS(Estimator):
         for scikit-learn's ``MDS``).
         """
         raise AttributeError(
-            "MetricMDS has no transform for new points (SMACOF fits a configuration of the "
-            "training points only); use fit_transform on the combined data, or ClassicalMDS, "
+            f"{type(self).__name__} has no transform for new points (SMACOF fits a "
+            "configuration of the training points only); use fit_transform on the combined "
+            "data, or ClassicalMDS, "
             "whose transform places new points by triangulation."
         )

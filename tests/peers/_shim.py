@@ -350,6 +350,13 @@ def barycenter_kneighbors_graph(X, n_neighbors, reg=1e-3, n_jobs=None):
     return lle_weights(X, n_neighbors, reg=reg)
 
 
+# --- MDS: metric (MetricMDS) and non-metric (NonMetricMDS) -------------------------------------------
+# scikit-learn's MDS(metric_mds=False) is mlnotes.NonMetricMDS(ties="secondary"): scikit-learn pools
+# tied dissimilarities (its isotonic regression averages tied x), mlnotes' default is Kruskal's
+# primary approach. scikit-learn also treats a zero dissimilarity off the diagonal as missing;
+# mlnotes treats it as the smallest dissimilarity (no upstream case has one). stress_ follows
+# normalized_stress: "auto" = stress-1 for non-metric, raw stress for metric (scikit-learn's rule);
+# True = mlnotes' normalized_stress_ (stress-1: Kruskal's for non-metric); False = stress_ (raw).
 class MDS(_Wrapper):
     _renamed = {"dissimilarity_matrix_": "dissimilarity_matrix_"}
 
@@ -371,42 +378,57 @@ class MDS(_Wrapper):
         self.normalized_stress = normalized_stress
 
     def _build(self):
-        if self.metric_mds is False:
-            _skip("non-metric MDS (MDS(metric_mds=False))")
-        if self.normalized_stress is True:
-            _skip("MDS(normalized_stress=True) as stress_ (mlnotes: normalized_stress_)")
         metric = self.metric if self.dissimilarity == "deprecated" else self.dissimilarity
         if metric not in ("euclidean", "precomputed"):
             _skip(f"MDS(metric={metric!r})")
         init = {"warn": "classical", "classical_mds": "classical"}.get(self.init, self.init)
-        return ml.MetricMDS(n_components=self.n_components, dissimilarity=metric,
-                            max_iter=self.max_iter, eps=self.eps, random_state=self.random_state,
-                            init=init, n_init=self.n_init)
+        if getattr(self, "_init_array", None) is not None:
+            init = self._init_array
+        common = dict(n_components=self.n_components, dissimilarity=metric,
+                      max_iter=self.max_iter, eps=self.eps, random_state=self.random_state,
+                      init=init, n_init=self.n_init)
+        if self.metric_mds is False:
+            return ml.NonMetricMDS(**common, ties="secondary")
+        return ml.MetricMDS(**common)
+
+    def _after_fit(self, est, X):
+        normalized = self.normalized_stress
+        if normalized == "auto":
+            normalized = self.metric_mds is False
+        self.stress_ = est.normalized_stress_ if normalized else est.stress_
 
     def fit(self, X, y=None, init=None):
-        if init is not None:
-            _skip("MDS.fit(init=...)")
+        self._init_array = init
         return super().fit(X)
 
     def fit_transform(self, X, y=None, init=None):
-        if init is not None:
-            _skip("MDS.fit_transform(init=...)")
+        self._init_array = init
         return super().fit_transform(X)
 
 
 def smacof(dissimilarities, *, metric=True, n_components=2, init=None, n_init=1, n_jobs=None,
            max_iter=300, verbose=0, eps=1e-6, random_state=None, return_n_iter=False,
            normalized_stress="auto"):
-    """scikit-learn's ``smacof`` function: mlnotes' ``smacof`` (metric only)."""
+    """scikit-learn's ``smacof`` function: mlnotes' ``smacof`` (metric) or ``nonmetric_smacof``
+    (non-metric, ties="secondary"); normalized_stress as for MDS above."""
+    from mlnotes.metrics import normalized_stress as stress_1
+    from mlnotes.nonmetric import kruskal_stress, nonmetric_smacof
     from mlnotes.smacof import smacof as ml_smacof
 
-    if not metric:
-        _skip("non-metric SMACOF (smacof(metric=False))")
-    if normalized_stress is True or n_init != 1:
-        _skip("smacof(normalized_stress=True or n_init > 1)")
+    if n_init != 1:
+        _skip("smacof(n_init > 1) (the function runs one start; MDS(n_init=...) has restarts)")
+    if normalized_stress == "auto":
+        normalized_stress = not metric
     Delta = np.asarray(dissimilarities, dtype=float)
-    Z, stress, n_iter = ml_smacof(Delta, n_components, init=init, max_iter=max_iter, eps=eps,
-                                  random_state=random_state)
+    kwargs = dict(init=init, max_iter=max_iter, eps=eps, random_state=random_state)
+    if metric:
+        Z, stress, n_iter = ml_smacof(Delta, n_components, **kwargs)
+        if normalized_stress:
+            stress = stress_1(Delta, Z)
+    else:
+        Z, stress, n_iter = nonmetric_smacof(Delta, n_components, ties="secondary", **kwargs)
+        if normalized_stress:
+            stress = kruskal_stress(Delta, Z, ties="secondary")
     return (Z, stress, n_iter) if return_n_iter else (Z, stress)
 
 

@@ -4,8 +4,12 @@
 # THIRD_PARTY_NOTICES.md. Changes: only the import lines, as listed here; every test body,
 # assertion and tolerance is upstream's. Mapping (tests/peers/_shim.py does the renaming):
 #   sklearn.manifold.MDS -> mlnotes.MetricMDS (metric/dissimilarity 'euclidean'/'precomputed' ->
-#     dissimilarity; init 'classical_mds' -> 'classical'); smacof -> mlnotes.smacof.smacof;
-#     metric_mds=False (non-metric) -> skip; _smacof_single (private) -> skip
+#     dissimilarity; init 'classical_mds' -> 'classical'; fit(init=Z) -> init=Z);
+#     MDS(metric_mds=False) -> mlnotes.NonMetricMDS(ties="secondary", scikit-learn's treatment
+#     of tied dissimilarities); normalized_stress=True (or "auto" for non-metric) -> stress_ is
+#     mlnotes' normalized_stress_ (stress-1); smacof -> mlnotes.smacof.smacof, or
+#     mlnotes.nonmetric.nonmetric_smacof for metric=False (n_init > 1 -> skip);
+#     metric=True/False (scikit-learn's deprecated spelling) -> skip; _smacof_single (private) -> skip
 # Deliberate differences: tests/peers/README.md.
 
 from unittest.mock import Mock
