@@ -1028,8 +1028,11 @@ class TSNE(_BaseSNE):
         :math:`q_{j|y} = k(y - z_j) / \sum_l k(y - z_l)` normalised over the training points
         only: new points do not interact, so each is placed as if it came alone. Gradient
         :math:`\frac{\nu+1}{\nu} \sum_j (p_{j|x} - q_{j|y})\, w(y - z_j)(y - z_j)`
-        (:func:`mlnotes.tsne_transform.transform_objective_gradient`); repulsion summed exactly
-        for a map fitted with ``method_="exact"``, interpolated as in ``fit`` for ``"fft"``.
+        (:func:`mlnotes.tsne_transform.transform_objective_gradient`); the repulsion over the
+        N training points is summed exactly, or, for a map fitted with ``method_="fft"`` or more
+        than :data:`mlnotes.tsne_transform.EXACT_MAX_PAIRS` (new, training) pairs in 1-D or 2-D,
+        interpolated from the fixed map's field on a grid computed once
+        (:class:`mlnotes.tsne_transform.ReferenceField`).
 
         The optimiser is ``fit``'s (momentum, gains) with openTSNE 1.0.4's transform settings:
         start at the median of the neighbours' places, 250 iterations at momentum 0.8, no early
@@ -1124,11 +1127,12 @@ class TSNE(_BaseSNE):
                 raise ValueError(
                     f"init has shape {Y0.shape} but (n_new, n_components) = {(M, L)} is needed."
                 )
-        interpolate = self.method_ == "fft"
+        interpolate = L <= 2 and (self.method_ == "fft" or M * N > tt.EXACT_MAX_PAIRS)
+        field = tt.ReferenceField(Z_ref, dof=dof) if interpolate else None
 
         def objective(Y, P_in, *, compute_objective=True):
             kl, grad = tt.transform_objective_gradient(
-                Y, Z_ref, idx, P_in, dof=dof, interpolate=interpolate,
+                Y, Z_ref, idx, P_in, dof=dof, field=field,
                 compute_objective=compute_objective)
             return kl, tt.clip_rows(grad, max_grad)
 

@@ -51,6 +51,7 @@ TRANSFORM_MOMENTUM = 0.8  # openTSNE: final_momentum=0.8
 OPENTSNE_LEARNING_RATE = 0.1  # on openTSNE's gradient, which omits the factor (nu + 1) / nu
 OPENTSNE_MAX_GRAD_NORM = 0.25  # openTSNE clips each point's gradient to this norm (its scale)
 OPENTSNE_EXAGGERATION = 1.5  # openTSNE's transform exaggerates P by 1.5; here 1 (the true KL)
+EXACT_MAX_PAIRS = 10**7  # TSNE.transform: more (new, training) pairs than this: interpolate
 BLOCK_ENTRIES = 2**22  # exact repulsion: at most this many (new, training) pairs at a time
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) training neighbours carry p_{j|x}
 
@@ -154,39 +155,91 @@ def exact_reference_repulsion(Y, Z_ref, *, dof=1.0):
     return S, R
 
 
-def interpolated_reference_repulsion(Y, Z_ref, *, dof=1.0, n_interp=None, min_boxes=None,
-                                     box_width=None):
-    r""":func:`exact_reference_repulsion` by interpolation (maps of dimension 1 or 2).
+GRID_PADDING = 0.25  # the reference field's grid extends the map's box by this fraction per side
 
-    The grid of :mod:`mlnotes.tsne_fft` covers the training and the new points; only the
-    training points carry charges (1 and their coordinates), spread onto the grid's nodes; the
-    two kernels :math:`k w` and :math:`k` act on them by FFT (``tsne_fft._convolve``), and the
-    potentials are interpolated back at the new points. No self terms arise (a new point is
-    not a source), so nothing is subtracted. Cost :math:`O((N + M) p^d)` plus the FFTs.
+
+def _stencil(Y, lo, width, n_boxes, n_interp):
+    """Flat grid indices and Lagrange weights of each point's p**d nodes on the grid with
+    corner ``lo``, boxes of side ``width``, ``n_boxes`` per axis (as ``tsne_fft._grid``)."""
+    from .tsne_fft import lagrange_weights
+
+    M, d = Y.shape
+    m = n_boxes * n_interp
+    rel = (Y - lo) / width
+    box = np.clip(np.floor(rel), 0, n_boxes - 1)
+    u = rel - box
+    box = box.astype(np.intp)
+    index, weight = np.zeros((M, 1), dtype=np.intp), np.ones((M, 1))
+    for axis in range(d):
+        ia = box[:, axis, None] * n_interp + np.arange(n_interp)
+        wa = lagrange_weights(u[:, axis], n_interp)
+        index = (index[:, :, None] * m + ia[:, None, :]).reshape(M, -1)
+        weight = (weight[:, :, None] * wa[:, None, :]).reshape(M, -1)
+    return index, weight
+
+
+class ReferenceField:
+    r"""The fitted map's repulsive field on a grid, computed once (maps of dimension 1 or 2).
+
+    The grid of :mod:`mlnotes.tsne_fft` (boxes of side at most 1, :math:`p` Lagrange nodes
+    per box and axis) covers the map's bounding box widened by :data:`GRID_PADDING` per side.
+    The training points' charges (1 and their coordinates) are spread onto its nodes and the
+    kernels :math:`k w` and :math:`k` applied by FFT (``tsne_fft._convolve``) once, since the
+    map does not move; each gradient then only interpolates the potentials at the new points,
+    :math:`O(M p^d)`, as openTSNE's ``prepare_interpolation_grid`` does. No self terms arise
+    (a new point is not a source). A new point outside the grid gets exact sums.
     """
-    from .tsne_fft import BOX_WIDTH, N_INTERPOLATION, _convolve, _grid, default_min_boxes
 
-    N, d = Z_ref.shape
-    power = (dof + 1.0) / 2.0
-    n_interp = N_INTERPOLATION if n_interp is None else n_interp
-    min_boxes = default_min_boxes(N) if min_boxes is None else min_boxes
-    box_width = BOX_WIDTH if box_width is None else box_width
-    index, weight, m, h = _grid(np.vstack([Z_ref, Y]), n_interp, min_boxes, box_width)
-    ref_index, ref_weight = index[:N].ravel(), weight[:N]
-    spread = np.empty((d + 1, m**d))
-    spread[0] = np.bincount(ref_index, weights=ref_weight.ravel(), minlength=m**d)
-    for c in range(d):
-        spread[c + 1] = np.bincount(ref_index, weights=(ref_weight * Z_ref[:, c, None]).ravel(),
-                                    minlength=m**d)
-    phi_kw, phi_k = _convolve(spread, [(power + 1.0, slice(None)), (power, slice(0, 1))],
-                              dof, m, h, d)
-    new_index, new_weight = index[N:], weight[N:]
-    at_kw = np.einsum("cnk,nk->nc", phi_kw[:, new_index], new_weight)
-    S = np.einsum("nk,nk->n", phi_k[0][new_index], new_weight)
-    return S, at_kw[:, :1] * Y - at_kw[:, 1:]
+    def __init__(self, Z_ref, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
+        from .tsne_fft import BOX_WIDTH, N_INTERPOLATION, _convolve, _grid_size, default_min_boxes
+
+        N, d = Z_ref.shape
+        self.Z_ref, self.dof = Z_ref, float(dof)
+        power = (self.dof + 1.0) / 2.0
+        self.n_interp = N_INTERPOLATION if n_interp is None else n_interp
+        min_boxes = default_min_boxes(N) if min_boxes is None else min_boxes
+        box_width = BOX_WIDTH if box_width is None else box_width
+        lo, hi = Z_ref.min(axis=0), Z_ref.max(axis=0)
+        pad = GRID_PADDING * float((hi - lo).max())
+        corners = np.vstack([lo - pad, hi + pad])
+        self.lo, self.width, self.n_boxes = _grid_size(corners, self.n_interp, min_boxes,
+                                                       box_width)
+        self.hi = self.lo + self.width * self.n_boxes
+        m = self.n_boxes * self.n_interp
+        index, weight = _stencil(Z_ref, self.lo, self.width, self.n_boxes, self.n_interp)
+        spread = np.empty((d + 1, m**d))
+        spread[0] = np.bincount(index.ravel(), weights=weight.ravel(), minlength=m**d)
+        for c in range(d):
+            spread[c + 1] = np.bincount(index.ravel(), weights=(weight * Z_ref[:, c, None]).ravel(),
+                                        minlength=m**d)
+        phi_kw, phi_k = _convolve(spread, [(power + 1.0, slice(None)), (power, slice(0, 1))],
+                                  self.dof, m, self.width / self.n_interp, d)
+        self.phi = np.vstack([phi_kw, phi_k]).astype(np.float64)  # rows: kw*1, kw*z, k*1
+
+    def __call__(self, Y):
+        """:math:`S(y_i)` and :math:`R(y_i)` for the new points ``Y`` (M x d)."""
+        d = Y.shape[1]
+        inside = np.all((Y >= self.lo) & (Y <= self.hi), axis=1)
+        S, R = np.empty(len(Y)), np.empty_like(Y)
+        if inside.any():
+            Yi = Y[inside]
+            index, weight = _stencil(Yi, self.lo, self.width, self.n_boxes, self.n_interp)
+            at = np.einsum("cnk,nk->nc", self.phi[:, index], weight)
+            S[inside] = at[:, d + 1]
+            R[inside] = at[:, :1] * Yi - at[:, 1:d + 1]
+        if not inside.all():
+            S[~inside], R[~inside] = exact_reference_repulsion(Y[~inside], self.Z_ref,
+                                                               dof=self.dof)
+        return S, R
 
 
-def transform_objective_gradient(Y, Z_ref, neighbours, P, *, dof=1.0, interpolate=False,
+def interpolated_reference_repulsion(Y, Z_ref, *, dof=1.0, **grid):
+    r""":func:`exact_reference_repulsion` by interpolation on a :class:`ReferenceField` of
+    ``Z_ref`` (built anew: :meth:`mlnotes.sne.TSNE.transform` builds it once per call)."""
+    return ReferenceField(Z_ref, dof=dof, **grid)(Y)
+
+
+def transform_objective_gradient(Y, Z_ref, neighbours, P, *, dof=1.0, field=None,
                                  compute_objective=True):
     r"""The new points' objective :math:`\sum_x \mathrm{KL}(P_{\cdot|x} \| Q_{\cdot|y_x})` and
     its gradient (see the module doc).
@@ -214,8 +267,8 @@ def transform_objective_gradient(Y, Z_ref, neighbours, P, *, dof=1.0, interpolat
         Their affinities.
     dof : float
         :math:`\nu`.
-    interpolate : bool
-        Repulsion by :func:`interpolated_reference_repulsion` (else exact).
+    field : ReferenceField, optional
+        The repulsion interpolated from this field of ``Z_ref`` (default: summed exactly).
 
     Returns
     -------
@@ -228,8 +281,8 @@ def transform_objective_gradient(Y, Z_ref, neighbours, P, *, dof=1.0, interpolat
     w += 1.0
     np.reciprocal(w, out=w)
     attract = np.einsum("ij,ijk->ik", P * w, diff)
-    if interpolate:
-        S, R = interpolated_reference_repulsion(Y, Z_ref, dof=dof)
+    if field is not None:
+        S, R = field(Y)
     else:
         S, R = exact_reference_repulsion(Y, Z_ref, dof=dof)
     grad = (dof + 1.0) / dof * (attract - R / S[:, None])
