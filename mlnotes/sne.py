@@ -919,7 +919,9 @@ class TSNE(_BaseSNE):
         self.n_jobs = n_jobs
 
     def _tags(self):
-        return {"input_tags.pairwise": self.metric == "precomputed"}
+        euclidean = self.metric == "euclidean" and not self.metric_params
+        return {"input_tags.pairwise": self.metric == "precomputed",
+                "input_tags.sparse": euclidean}
 
     def _validate_data(self, X):
         metric = check_metric(self.metric)
