@@ -854,7 +854,9 @@ class TSNE(_BaseSNE):
         ``"precomputed"`` (``X`` is then the ``N x N`` distance matrix and ``init`` must be
         ``"random"`` or an array). As in scikit-learn, the perplexity search sees the squared
         dissimilarities. Other metrics than Euclidean use the exact method (``"auto"`` picks
-        it; ``"fft"`` refuses them).
+        it; ``"fft"`` refuses them). With the Euclidean metric ``X`` may be a ``scipy.sparse`` matrix:
+        the distances, the neighbour search and the PCA start (implicitly centred) work on it
+        as it is, and give the dense data's affinities and start; other metrics refuse it.
     metric_params : dict or None
         Keyword arguments of the metric (e.g. ``{"p": 3}`` for ``"minkowski"``).
     n_jobs : int or None
@@ -993,7 +995,7 @@ class TSNE(_BaseSNE):
         from .tsne_fft import NEIGHBOURS_PER_PERPLEXITY, sparse_affinities
 
         if sp.issparse(X):
-            from .tsne_transform import sparse_knn_joint_affinities
+            from ._tsne_transform import sparse_knn_joint_affinities
 
             k = min(int(NEIGHBOURS_PER_PERPLEXITY * self.perplexity_), X.shape[0] - 1)
             return sparse_knn_joint_affinities(X, self.perplexity_, k)
@@ -1030,16 +1032,16 @@ class TSNE(_BaseSNE):
         :math:`q_{j|y} = k(y - z_j) / \sum_l k(y - z_l)` normalised over the training points
         only: new points do not interact, so each is placed as if it came alone. Gradient
         :math:`\frac{\nu+1}{\nu} \sum_j (p_{j|x} - q_{j|y})\, w(y - z_j)(y - z_j)`
-        (:func:`mlnotes.tsne_transform.transform_objective_gradient`); the repulsion over the
+        (``mlnotes._tsne_transform.transform_objective_gradient``); the repulsion over the
         N training points is summed exactly, or, for a map fitted with ``method_="fft"`` or more
-        than :data:`mlnotes.tsne_transform.EXACT_MAX_PAIRS` (new, training) pairs in 1-D or 2-D,
+        than ``EXACT_MAX_PAIRS`` = 10**7 (new, training) pairs in 1-D or 2-D,
         interpolated from the fixed map's field on a grid computed once
-        (:class:`mlnotes.tsne_transform.ReferenceField`).
+        (``mlnotes._tsne_transform.ReferenceField``).
 
         The optimiser is ``fit``'s (momentum, gains) with openTSNE 1.0.4's transform settings:
         start at the median of the neighbours' places, 250 iterations at momentum 0.8, no early
         exaggeration, learning rate 0.1 and each point's gradient clipped to norm 0.25 in
-        openTSNE's gradient scale (:func:`mlnotes.tsne_transform.transform_settings`; the
+        openTSNE's gradient scale (``mlnotes._tsne_transform.transform_settings``; the
         gradient of a single row of :math:`P`, which sums to 1, does not grow with N, so the
         rate does not either). A new point equal to a training point (distance 0) gets that
         point's place, as in :meth:`mlnotes.umap.UMAP.transform`, so ``transform`` of the
@@ -1068,7 +1070,7 @@ class TSNE(_BaseSNE):
         -------
         Y : ndarray of shape (M, n_components)
         """
-        from . import tsne_transform as tt
+        from . import _tsne_transform as tt
 
         check_is_fitted(self, "embedding_")
         Z_ref = self.embedding_

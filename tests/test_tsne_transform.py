@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 from sklearn.neighbors import KNeighborsClassifier
 
-from mlnotes import tsne_transform as tt
+from mlnotes import _tsne_transform as tt
 from mlnotes._validation import NotFittedError
 from mlnotes.sne import TSNE
 
