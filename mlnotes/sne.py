@@ -1059,7 +1059,7 @@ class TSNE(_BaseSNE):
         init : {"median", "weighted"} or ndarray of shape (M, n_components)
             Start: median of the neighbours' places, their affinity-weighted mean, or given.
         max_iter : int
-            Iterations (250).
+            Iterations (250); 0 returns the start (openTSNE's ``prepare_partial``).
         learning_rate : float or "auto"
             ``"auto"``: openTSNE's 0.1 in this gradient's scale, :math:`0.1\,\nu/(\nu+1)`.
         exaggeration : float
@@ -1097,7 +1097,7 @@ class TSNE(_BaseSNE):
                 )
             X_fit = self.X_fit_
         M = X.shape[0]
-        check_positive(max_iter, "max_iter", integer=True)
+        check_positive(max_iter, "max_iter", integer=True, allow_zero=True)
         check_positive(exaggeration, "exaggeration")
         if perplexity is None:
             perplexity = min(tt.TRANSFORM_PERPLEXITY, self.perplexity_)
@@ -1140,11 +1140,13 @@ class TSNE(_BaseSNE):
                 compute_objective=compute_objective)
             return kl, tt.clip_rows(grad, max_grad)
 
-        Y, _, _, _ = gradient_descent(
-            objective, Y0, float(exaggeration) * P, start=0, stop=int(max_iter),
-            learning_rate=lr, momentum=tt.TRANSFORM_MOMENTUM, exaggeration=float(exaggeration),
-            n_iter_without_progress=int(max_iter),
-        )
+        Y = Y0.copy()
+        if max_iter:
+            Y, _, _, _ = gradient_descent(
+                objective, Y0, float(exaggeration) * P, start=0, stop=int(max_iter),
+                learning_rate=lr, momentum=tt.TRANSFORM_MOMENTUM,
+                exaggeration=float(exaggeration), n_iter_without_progress=int(max_iter),
+            )
         twin = D2[:, 0] == 0  # a training point given again keeps its place
         Y[twin] = Z_ref[idx[twin, 0]]
         return Y
