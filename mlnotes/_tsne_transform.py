@@ -18,7 +18,12 @@ on its :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` nearest training points
 :math:`k = w^{(\nu+1)/2}`, :math:`w(y - z) = (1 + \|y - z\|^2/\nu)^{-1}`: the map's
 affinities normalised over the *training* points only, so that new points do not see each
 other and each is placed on its own (transforming points one at a time or all at once gives
-the same map). With :math:`\sum_j p_{j|x} = 1` the gradient is
+the same map). :meth:`mlnotes.sne.TSNE.transform` multiplies the attraction by an
+exaggeration :math:`\alpha` (openTSNE's 1.5): with :math:`\alpha = 1` the KL can decrease
+without bound towards the uniform :math:`q = 1/N` far from the map, for a point whose
+neighbours lie in distant clusters, while for :math:`\alpha > 1` the objective grows as
+:math:`(\alpha - 1)(\nu + 1) \log \lVert y \rVert` far out and has a minimiser. With
+:math:`\sum_j p_{j|x} = 1` the gradient of the KL is
 
 .. math::
     \frac{\partial C_x}{\partial y} = \frac{\nu + 1}{\nu} \sum_j (p_{j|x} - q_{j|y})\,
@@ -50,7 +55,6 @@ TRANSFORM_MAX_ITER = 250  # openTSNE: n_iter=250, no early-exaggeration phase
 TRANSFORM_MOMENTUM = 0.8  # openTSNE: final_momentum=0.8
 OPENTSNE_LEARNING_RATE = 0.1  # on openTSNE's gradient, which omits the factor (nu + 1) / nu
 OPENTSNE_MAX_GRAD_NORM = 0.25  # openTSNE clips each point's gradient to this norm (its scale)
-OPENTSNE_EXAGGERATION = 1.5  # openTSNE's transform exaggerates P by 1.5; here 1 (the true KL)
 EXACT_MAX_PAIRS = 10**7  # TSNE.transform: more (new, training) pairs than this: interpolate
 BLOCK_ENTRIES = 2**22  # exact repulsion: at most this many (new, training) pairs at a time
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) training neighbours carry p_{j|x}

@@ -1022,7 +1022,7 @@ class TSNE(_BaseSNE):
     def transform(self, X: ArrayLike, *, perplexity: float | None = None,
                   init: str | ArrayLike = "median", max_iter: int = 250,
                   learning_rate: float | str = "auto",
-                  exaggeration: float = 1.0) -> FloatArray:
+                  exaggeration: float = 1.5) -> FloatArray:
         r"""Place new points into the fitted map, which stays fixed.
 
         Each new point :math:`x` gets conditional affinities :math:`p_{j|x}` to its
@@ -1040,7 +1040,8 @@ class TSNE(_BaseSNE):
 
         The optimiser is ``fit``'s (momentum, gains) with openTSNE 1.0.4's transform settings:
         start at the median of the neighbours' places, 250 iterations at momentum 0.8, no early
-        exaggeration, learning rate 0.1 and each point's gradient clipped to norm 0.25 in
+        exaggeration phase, the attraction exaggerated by 1.5 (see ``exaggeration``: it makes
+        the minimiser exist), learning rate 0.1 and each point's gradient clipped to norm 0.25 in
         openTSNE's gradient scale (``mlnotes._tsne_transform.transform_settings``; the
         gradient of a single row of :math:`P`, which sums to 1, does not grow with N, so the
         rate does not either). A new point equal to a training point (distance 0) gets that
@@ -1063,8 +1064,15 @@ class TSNE(_BaseSNE):
         learning_rate : float or "auto"
             ``"auto"``: openTSNE's 0.1 in this gradient's scale, :math:`0.1\,\nu/(\nu+1)`.
         exaggeration : float
-            Factor on :math:`P` (1: the KL above; openTSNE's transform uses 1.5, which pulls
-            new points closer to their neighbours).
+            :math:`\alpha`, the factor on the attraction (openTSNE's 1.5). Each new point
+            minimises :math:`C_\alpha(y) = -\alpha \sum_j p_{j|x} \log k(y - z_j) +
+            \log \sum_l k(y - z_l)`, which for :math:`\alpha = 1` is the KL above up to a
+            constant. With :math:`\alpha = 1` the KL may have no minimiser: far from the map
+            :math:`q_{\cdot|y}` tends to the uniform :math:`1/N`, and a point whose neighbours
+            lie in clusters far apart does better there than near any of them, so it drifts
+            away for as long as it is optimised. For :math:`\alpha > 1`,
+            :math:`C_\alpha \approx (\alpha - 1)(\nu + 1) \log \lVert y \rVert \to \infty`
+            far out, so a minimiser exists and lies near the map.
 
         Returns
         -------

@@ -189,3 +189,25 @@ def test_sparse_input_gives_the_dense_map(method, digits):
 def test_sparse_input_needs_the_euclidean_metric(digits):
     with pytest.raises(TypeError, match="Sparse input works with metric='euclidean' only"):
         TSNE(metric="cosine").fit(sp.csr_matrix(digits[0][:50]))
+
+
+def test_exaggeration_gives_the_placement_a_minimiser():
+    # neighbours split between two clusters far apart: far from the map q tends to 1/N, and the
+    # KL (alpha = 1) is lower there than at any place between or in the clusters; with
+    # alpha = 1.5 the cost grows far out
+    # (and a large third cluster between them)
+    rng = np.random.default_rng(5)
+    Z = np.vstack([rng.normal([-50.0, 0.0], 2.0, size=(50, 2)),
+                   rng.normal([50.0, 0.0], 2.0, size=(50, 2)),
+                   rng.normal([0.0, 0.0], 5.0, size=(300, 2))])
+    idx = np.array([[0, 1, 2, 3, 4, 50, 51, 52, 53, 54]])
+    P = np.full((1, 10), 0.1)
+    grid = np.linspace(-80, 80, 81)
+    near = [np.array([[a, b]]) for a in grid for b in grid]
+    far = np.array([[0.0, 1e4]])
+
+    def cost(Y, alpha):
+        return tt.transform_objective_gradient(Y, Z, idx, alpha * P)[0]
+
+    assert cost(far, 1.0) < min(cost(Y, 1.0) for Y in near)
+    assert cost(far, 1.5) > min(cost(Y, 1.5) for Y in near)
