@@ -930,7 +930,7 @@ class TSNE(_BaseSNE):
         if not (isinstance(metric, str) and metric == "precomputed"):
             if sp.issparse(X) and not (metric == "euclidean" and not self.metric_params):
                 raise TypeError(
-                    f"Sparse input works with metric='euclidean' only, got metric={metric!r}; "
+                    f"Sparse data works with metric='euclidean' only, got metric={metric!r}; "
                     "convert X with X.toarray() (if it fits in memory) for other metrics."
                 )
             return check_array(X, min_samples=3, accept_sparse=True)
@@ -1100,7 +1100,7 @@ class TSNE(_BaseSNE):
             X = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True)
             if sp.issparse(X) and not (metric == "euclidean" and not self.metric_params):
                 raise TypeError(
-                    f"Sparse input works with metric='euclidean' only, got metric={metric!r}; "
+                    f"Sparse data works with metric='euclidean' only, got metric={metric!r}; "
                     "convert X with X.toarray() for other metrics."
                 )
             X_fit = self.X_fit_

@@ -187,7 +187,7 @@ def test_sparse_input_gives_the_dense_map(method, digits):
 
 
 def test_sparse_input_needs_the_euclidean_metric(digits):
-    with pytest.raises(TypeError, match="Sparse input works with metric='euclidean' only"):
+    with pytest.raises(TypeError, match="Sparse data works with metric='euclidean' only"):
         TSNE(metric="cosine").fit(sp.csr_matrix(digits[0][:50]))
 
 
