@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import logsumexp, xlogy
 
 from ._optional import missing_message
@@ -44,7 +45,9 @@ from ._validation import (
     check_array,
     check_dissimilarity,
     check_finite,
+    check_is_fitted,
     check_n_components,
+    check_n_features,
     check_positive,
     check_random_state,
 )
@@ -314,14 +317,26 @@ def initial_embedding(X: ArrayLike | Sparse, n_components: int, *, init: str | A
     :math:`\mathrm{Normal}(0, 10^{-4} I)`, standard deviation 1e-2). A tiny start lets the
     early, exaggerated iterations arrange the clusters before distances become large.
     """
-    X = check_array(X)
+    X = check_array(X, accept_sparse=True)
     N = X.shape[0]
-    if isinstance(init, str) and init == "pca":
+    if isinstance(init, str) and init == "pca" and sp.issparse(X):
+        # sparse data: the principal axes without centring X (PCA's implicit centring)
+        from .pca import _centred_product, _sparse_principal_components
+
+        if n_components > X.shape[1]:
+            raise ValueError(
+                f"init='pca' needs n_components <= n_features = {X.shape[1]}; "
+                "use init='random'."
+            )
+        components, _, mean = _sparse_principal_components(sp.csr_matrix(X), n_components)
+        Z = _centred_product(X, mean, components)
+    elif isinstance(init, str) and init == "pca":
         Xc = X - X.mean(axis=0)
         _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
         Vt = Vt[:n_components]
         signs = np.sign(Vt[np.arange(Vt.shape[0]), np.argmax(np.abs(Vt), axis=1)])
         Z = Xc @ (Vt * signs[:, None]).T
+    if isinstance(init, str) and init == "pca":
         if Z.shape[1] < n_components:
             raise ValueError(
                 f"init='pca' needs n_components <= n_features = {X.shape[1]}; "
@@ -646,6 +661,9 @@ class _BaseSNE(Estimator):
     def _validate_data(self, X):
         return check_array(X, min_samples=3)
 
+    def _keep_training_data(self, X):
+        """What ``transform`` will need of the training data (nothing: SNE has no transform)."""
+
     def _squared_dissimilarities(self, X):
         return squared_distances(X)
 
@@ -663,6 +681,7 @@ class _BaseSNE(Estimator):
         """Fit and return the embedding ``Z`` of shape (N, n_components)."""
         X = self._validate_data(X)
         N = X.shape[0]
+        self._keep_training_data(X)
         self.perplexity_ = self._perplexity(N)
         L, lr = self._check_params(N)
         P, sigma = self._affinities(X)
@@ -841,7 +860,9 @@ class TSNE(_BaseSNE):
         ``"precomputed"`` (``X`` is then the ``N x N`` distance matrix and ``init`` must be
         ``"random"`` or an array). As in scikit-learn, the perplexity search sees the squared
         dissimilarities. Other metrics than Euclidean use the exact method (``"auto"`` picks
-        it; ``"fft"`` refuses them).
+        it; ``"fft"`` refuses them). With the Euclidean metric ``X`` may be a ``scipy.sparse`` matrix:
+        the distances, the neighbour search and the PCA start (implicitly centred) work on it
+        as it is, and give the dense data's affinities and start; other metrics refuse it.
     metric_params : dict or None
         Keyword arguments of the metric (e.g. ``{"p": 3}`` for ``"minkowski"``).
     n_jobs : int or None
@@ -906,12 +927,19 @@ class TSNE(_BaseSNE):
         self.n_jobs = n_jobs
 
     def _tags(self):
-        return {"input_tags.pairwise": self.metric == "precomputed"}
+        euclidean = self.metric == "euclidean" and not self.metric_params
+        return {"input_tags.pairwise": self.metric == "precomputed",
+                "input_tags.sparse": euclidean}
 
     def _validate_data(self, X):
         metric = check_metric(self.metric)
         if not (isinstance(metric, str) and metric == "precomputed"):
-            return super()._validate_data(X)
+            if sp.issparse(X) and not (metric == "euclidean" and not self.metric_params):
+                raise TypeError(
+                    f"Sparse data works with metric='euclidean' only, got metric={metric!r}; "
+                    "convert X with X.toarray() (if it fits in memory) for other metrics."
+                )
+            return check_array(X, min_samples=3, accept_sparse=True)
         if isinstance(self.init, str) and self.init == "pca":
             raise ValueError(
                 'init="pca" needs the data, not distances: with metric="precomputed" use '
@@ -961,11 +989,22 @@ class TSNE(_BaseSNE):
             else "fft"
         return out
 
+    def _keep_training_data(self, X):
+        # a copy: changing the caller's X after fit must not move later transforms (with
+        # precomputed distances transform gets the new points' distances: nothing to keep)
+        if self.metric != "precomputed":
+            self.X_fit_ = X.copy()
+
     def _affinities(self, X):
         if self.method_ == "exact":
             return super()._affinities(X)
-        from .tsne_fft import sparse_affinities
+        from .tsne_fft import NEIGHBOURS_PER_PERPLEXITY, sparse_affinities
 
+        if sp.issparse(X):
+            from ._tsne_transform import sparse_knn_joint_affinities
+
+            k = min(int(NEIGHBOURS_PER_PERPLEXITY * self.perplexity_), X.shape[0] - 1)
+            return sparse_knn_joint_affinities(X, self.perplexity_, k)
         return sparse_affinities(X, self.perplexity_, workers=self.n_jobs)
 
     def _auto_learning_rate(self, N):
@@ -985,3 +1024,143 @@ class TSNE(_BaseSNE):
                                           workers=self.n_jobs)
         return tsne_objective_gradient(Z, P, dof=self.dof, compute_objective=compute_objective,
                                        check_input=False)
+
+    def transform(self, X: ArrayLike, *, perplexity: float | None = None,
+                  init: str | ArrayLike = "median", max_iter: int = 250,
+                  learning_rate: float | str = "auto",
+                  exaggeration: float = 1.5) -> FloatArray:
+        r"""Place new points into the fitted map, which stays fixed.
+
+        Each new point :math:`x` gets conditional affinities :math:`p_{j|x}` to its
+        :math:`\lfloor 3\,\mathrm{Perp} \rfloor` nearest training points (the perplexity
+        search of ``fit``, in the same metric), and its place :math:`y` minimises
+        :math:`\mathrm{KL}(P_{\cdot|x} \| Q_{\cdot|y})` with
+        :math:`q_{j|y} = k(y - z_j) / \sum_l k(y - z_l)` normalised over the training points
+        only: new points do not interact, so each is placed as if it came alone. Gradient
+        :math:`\frac{\nu+1}{\nu} \sum_j (p_{j|x} - q_{j|y})\, w(y - z_j)(y - z_j)`
+        (``mlnotes._tsne_transform.transform_objective_gradient``); the repulsion over the
+        N training points is summed exactly, or, for a map fitted with ``method_="fft"`` or more
+        than ``EXACT_MAX_PAIRS`` = 10**7 (new, training) pairs in 1-D or 2-D,
+        interpolated from the fixed map's field on a grid computed once
+        (``mlnotes._tsne_transform.ReferenceField``).
+
+        The optimiser is ``fit``'s (momentum, gains) with openTSNE 1.0.4's transform settings:
+        start at the median of the neighbours' places, 250 iterations at momentum 0.8, no early
+        exaggeration phase, the attraction exaggerated by 1.5 (see ``exaggeration``: it makes
+        the minimiser exist), learning rate 0.1 and each point's gradient clipped to norm 0.25 in
+        openTSNE's gradient scale (``mlnotes._tsne_transform.transform_settings``; the
+        gradient of a single row of :math:`P`, which sums to 1, does not grow with N, so the
+        rate does not either). A new point equal to a training point (distance 0) gets that
+        point's place, as in :meth:`mlnotes.umap.UMAP.transform`, so ``transform`` of the
+        training data returns ``embedding_``.
+
+        Parameters
+        ----------
+        X : ndarray or sparse matrix of shape (M, p)
+            New points, with the training data's features; for ``metric="precomputed"`` the
+            (M, N) dissimilarities of the new points to the N training points.
+        perplexity : float, optional
+            Of each new point's affinities; default :math:`\min(5, \mathrm{perplexity\_})`
+            (openTSNE's transform uses 5: a new point is placed by its closest training points;
+            a wide row pulls a point that lies between clusters to a place between them).
+        init : {"median", "weighted"} or ndarray of shape (M, n_components)
+            Start: median of the neighbours' places, their affinity-weighted mean, or given.
+        max_iter : int
+            Iterations (250); 0 returns the start (openTSNE's ``prepare_partial``).
+        learning_rate : float or "auto"
+            ``"auto"``: openTSNE's 0.1 in this gradient's scale, :math:`0.1\,\nu/(\nu+1)`.
+        exaggeration : float
+            :math:`\alpha`, the factor on the attraction (openTSNE's 1.5). Each new point
+            minimises :math:`C_\alpha(y) = -\alpha \sum_j p_{j|x} \log k(y - z_j) +
+            \log \sum_l k(y - z_l)`, which for :math:`\alpha = 1` is the KL above up to a
+            constant. With :math:`\alpha = 1` the KL may have no minimiser: far from the map
+            :math:`q_{\cdot|y}` tends to the uniform :math:`1/N`, and a point whose neighbours
+            lie in clusters far apart does better there than near any of them, so it drifts
+            away for as long as it is optimised. For :math:`\alpha > 1`,
+            :math:`C_\alpha \approx (\alpha - 1)(\nu + 1) \log \lVert y \rVert \to \infty`
+            far out, so a minimiser exists and lies near the map.
+
+        Returns
+        -------
+        Y : ndarray of shape (M, n_components)
+        """
+        from . import _tsne_transform as tt
+
+        check_is_fitted(self, "embedding_")
+        Z_ref = self.embedding_
+        N, L = Z_ref.shape
+        metric = check_metric(self.metric)
+        if isinstance(metric, str) and metric == "precomputed":
+            X = check_array(X, name="X (distances to the training points)")
+            if X.shape[1] != N:
+                raise ValueError(
+                    f"With metric='precomputed', transform needs the (n_new, n_train) "
+                    f"dissimilarities of the new points to the {N} training points, got shape "
+                    f"{X.shape}; pass D[new][:, train] (rows: new points, columns: the training "
+                    "points in fit's order)."
+                )
+            if X.min(initial=0.0) < 0:
+                raise ValueError("The dissimilarities to the training points must be >= 0.")
+            X_fit = None
+        else:
+            X = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True)
+            if sp.issparse(X) and not (metric == "euclidean" and not self.metric_params):
+                raise TypeError(
+                    f"Sparse data works with metric='euclidean' only, got metric={metric!r}; "
+                    "convert X with X.toarray() for other metrics."
+                )
+            X_fit = self.X_fit_
+        M = X.shape[0]
+        check_positive(max_iter, "max_iter", integer=True, allow_zero=True)
+        check_positive(exaggeration, "exaggeration")
+        if perplexity is None:
+            perplexity = min(tt.TRANSFORM_PERPLEXITY, self.perplexity_)
+        check_positive(perplexity, "perplexity")
+        k = min(int(tt.NEIGHBOURS_PER_PERPLEXITY * perplexity), N)
+        if not 1 < perplexity < k:
+            raise ValueError(
+                f"perplexity={perplexity} for transform needs 1 < perplexity < k = {k}, the "
+                f"number of training points searched (3 x perplexity, at most the {N} training "
+                "points); choose a perplexity between 1 and "
+                f"{min(N, int(tt.NEIGHBOURS_PER_PERPLEXITY * perplexity)) - 1}."
+            )
+        dof = float(self.dof)
+        lr_auto, max_grad = tt.transform_settings(dof)
+        if isinstance(learning_rate, str):
+            if learning_rate != "auto":
+                raise ValueError(
+                    f"learning_rate must be a positive number or 'auto', got {learning_rate!r}."
+                )
+            lr = lr_auto
+        else:
+            lr = float(check_positive(learning_rate, "learning_rate"))
+        idx, D2 = tt.reference_neighbours(X_fit, X, k, metric=metric,
+                                          metric_params=self.metric_params)
+        P, _ = tt.new_point_affinities(D2, perplexity)
+        if isinstance(init, str):
+            Y0 = tt.initial_positions(Z_ref, idx, P, init)
+        else:
+            Y0 = check_array(init, name="init")
+            if Y0.shape != (M, L):
+                raise ValueError(
+                    f"init has shape {Y0.shape} but (n_new, n_components) = {(M, L)} is needed."
+                )
+        interpolate = L <= 2 and (self.method_ == "fft" or M * N > tt.EXACT_MAX_PAIRS)
+        field = tt.ReferenceField(Z_ref, dof=dof) if interpolate else None
+
+        def objective(Y, P_in, *, compute_objective=True):
+            kl, grad = tt.transform_objective_gradient(
+                Y, Z_ref, idx, P_in, dof=dof, field=field,
+                compute_objective=compute_objective)
+            return kl, tt.clip_rows(grad, max_grad)
+
+        Y = Y0.copy()
+        if max_iter:
+            Y, _, _, _ = gradient_descent(
+                objective, Y0, float(exaggeration) * P, start=0, stop=int(max_iter),
+                learning_rate=lr, momentum=tt.TRANSFORM_MOMENTUM,
+                exaggeration=float(exaggeration), n_iter_without_progress=int(max_iter),
+            )
+        twin = D2[:, 0] == 0  # a training point given again keeps its place
+        Y[twin] = Z_ref[idx[twin, 0]]
+        return Y

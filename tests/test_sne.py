@@ -285,7 +285,8 @@ def test_every_estimator_lowers_its_kl_and_keeps_neighbours(cls):
 
 
 def test_no_transform_for_new_points():
-    est = sne.TSNE(perplexity=5, max_iter=260, random_state=0).fit(make_s_curve(40)[0])
+    # SNE and symmetric SNE have none (TSNE's: tests/test_tsne_transform.py)
+    est = sne.SymmetricSNE(perplexity=5, max_iter=260, random_state=0).fit(make_s_curve(40)[0])
     with pytest.raises(AttributeError, match="no transform for new points"):
         est.transform(np.zeros((2, 3)))
 

@@ -323,15 +323,8 @@ class TSNE(_Wrapper):
             kwargs["max_iter"] = self.max_iter
         return ml.TSNE(**kwargs)
 
-    def _input(self, X):
-        import scipy.sparse as sp
-
-        if sp.issparse(X):
-            _skip("TSNE on sparse input")
-        return X
-
     def transform(self, X):
-        raise AttributeError("TSNE has no transform")
+        raise AttributeError("TSNE has no transform")  # scikit-learn's TSNE has none
 
 
 def missing(what):
@@ -470,6 +463,10 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):
     """scikit-learn's ``trustworthiness``: mlnotes.metrics.trustworthiness (Euclidean)."""
     if metric != "euclidean":
         _skip(f"trustworthiness(metric={metric!r})")
+    import scipy.sparse as sp
+
+    if sp.issparse(X):  # issue 35 (t35): mlnotes' metric takes dense data; the t-SNE under
+        X = X.toarray()  # test got the sparse matrix itself
     return ml.metrics.trustworthiness(X, X_embedded, n_neighbors=n_neighbors)
 
 
@@ -510,8 +507,7 @@ class OpenTSNE(_Wrapper):
                        early_exaggeration=self.early_exaggeration, init=self.initialization,
                        random_state=self.random_state, dof=self.dof, method=method)
 
-    def transform(self, X):
-        _skip("t-SNE's transform of new points (openTSNE's prepare_partial/optimize)")
+    # transform: the wrapper's (mlnotes.TSNE.transform with its defaults, openTSNE's settings)
 
 
 # --- umap-learn ---------------------------------------------------------------------------------
@@ -621,11 +617,35 @@ class _OpenTSNEEmbedding(np.ndarray):
     """openTSNE's ``TSNEEmbedding``: the map as an array; its further optimisation and its
     placing of new points are not in mlnotes (they skip)."""
 
-    def transform(self, *args, **kwargs):
-        _skip("openTSNE's TSNEEmbedding.transform (t-SNE of new points)")
+    # --- issue 35 (engineer t35): openTSNE's transform and prepare_partial -> mlnotes'
+    # TSNE.transform. Same names where the concept is the same: perplexity, initialization
+    # ('median', 'weighted', an array) -> init, n_iter -> max_iter (0: the start, which is
+    # prepare_partial), exaggeration -> exaggeration (openTSNE's default 1.5 passed on),
+    # learning_rate (openTSNE's scale; mlnotes' gradient carries the factor (dof + 1) / dof).
+    # mlnotes' transform has no early-exaggeration phase and fixes openTSNE's default momentum
+    # 0.8 and gradient clip 0.25, and starts from its 3 x perplexity neighbours: other values skip.
+    estimator = None  # the fitted mlnotes.TSNE, set by _OpenTSNENative.fit
 
-    def prepare_partial(self, *args, **kwargs):
-        _skip("openTSNE's TSNEEmbedding.prepare_partial (t-SNE of new points)")
+    def transform(self, X, perplexity=5, initialization="median", k=25, learning_rate=0.1,
+                  early_exaggeration=4, early_exaggeration_iter=0, exaggeration=1.5,
+                  n_iter=250, initial_momentum=0.8, final_momentum=0.8, max_grad_norm=0.25,
+                  max_step_norm=None):
+        if early_exaggeration_iter:
+            _skip("an early-exaggeration phase in t-SNE's transform")
+        if (final_momentum, max_grad_norm, max_step_norm, k) != (0.8, 0.25, None, 25):
+            _skip("transform's momentum, gradient and step clipping or k other than openTSNE's "
+                  "defaults")
+        est = self.estimator
+        lr = learning_rate if learning_rate == "auto" else \
+            learning_rate * est.dof / (est.dof + 1.0)
+        init = initialization if isinstance(initialization, str) else np.asarray(initialization)
+        return est.transform(X, perplexity=perplexity, init=init, max_iter=n_iter,
+                             learning_rate=lr, exaggeration=exaggeration or 1.0)
+
+    def prepare_partial(self, X, initialization="median", k=25, perplexity=5):
+        return self.transform(X, perplexity=perplexity, initialization=initialization, k=k,
+                              n_iter=0)
+    # --- end of issue 35's block
 
     def optimize(self, *args, **kwargs):
         _skip("openTSNE's TSNEEmbedding.optimize (resuming the optimisation step by step)")
@@ -640,7 +660,9 @@ class _OpenTSNENative(OpenTSNE):
     returns the embedding (an array), as openTSNE's own API does."""
 
     def fit(self, X, y=None):
-        return np.asarray(self._fit(X, "fit_transform")).view(_OpenTSNEEmbedding)
+        embedding = np.asarray(self._fit(X, "fit_transform")).view(_OpenTSNEEmbedding)
+        embedding.estimator = self.estimator_  # issue 35: its transform
+        return embedding
 
     def prepare_initial(self, X, *args, **kwargs):
         _skip("openTSNE's TSNE.prepare_initial (the start, optimised step by step)")

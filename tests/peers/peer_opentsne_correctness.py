@@ -7,7 +7,9 @@
 #   renaming (n_iter -> max_iter - exaggeration_iter, early_exaggeration_iter ->
 #   exaggeration_iter, initialization -> init, negative_gradient_method 'bh' -> mlnotes'
 #   approximate gradient 'fft'); fit returns the embedding (an array), as openTSNE's does.
-#   The embedding's transform / prepare_partial / optimize / affinities, TSNE.prepare_initial,
+#   The embedding's transform / prepare_partial -> mlnotes.TSNE.transform (n_iter -> max_iter,
+#   initialization -> init, n_iter=0 for prepare_partial; see the shim). Its optimize /
+#   affinities, TSNE.prepare_initial,
 #   openTSNE.affinity, openTSNE.initialization, TSNEEmbedding, callbacks and metrics other than
 #   Euclidean -> skip (not in mlnotes).
 # Deliberate differences: tests/peers/README.md.

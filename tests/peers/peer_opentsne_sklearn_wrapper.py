@@ -5,7 +5,7 @@
 # Mapping (tests/peers/_shim.py): openTSNE.sklearn.TSNE -> mlnotes.TSNE (n_iter ->
 #   max_iter - exaggeration_iter, early_exaggeration_iter -> exaggeration_iter,
 #   initialization -> init, negative_gradient_method 'bh' -> mlnotes' approximate gradient
-#   'fft'); transform of new points -> skip (mlnotes' t-SNE has none).
+#   'fft'); transform of new points -> mlnotes.TSNE.transform.
 # Deliberate differences: tests/peers/README.md.
 
 import unittest

@@ -5,7 +5,8 @@
 # assertion and tolerance is upstream's. Mapping (tests/peers/_shim.py does the renaming):
 #   sklearn.manifold.TSNE -> mlnotes.TSNE (method 'exact' -> 'exact', 'barnes_hut' -> 'fft',
 #     mlnotes' approximate gradient); trustworthiness -> mlnotes.metrics.trustworthiness;
-#     the private _t_sne / _barnes_hut_tsne / _utils functions -> skip
+#     the private _t_sne / _barnes_hut_tsne / _utils functions -> skip; sparse input is
+#     passed on (mlnotes.TSNE takes it; the shim's trustworthiness densifies it)
 # Deliberate differences: tests/peers/README.md.
 
 import re
