@@ -547,7 +547,7 @@ def component_start(P, X, n_components, labels, rng):
     gaps = np.linalg.norm(meta[:, None] - meta[None], axis=2)
     np.fill_diagonal(gaps, np.inf)
     radius = gaps.min() / 2 if gaps.min() > 0 else 1.0  # centres that coincide: unit discs
-    Z = np.empty((len(X), n_components))
+    Z = np.empty((X.shape[0], n_components))
     for c in range(n_parts):
         members = np.flatnonzero(labels == c)
         if len(members) > n_components + 2:
@@ -621,12 +621,12 @@ def _check_precomputed_knn(knn, n_samples, k):
         raise ValueError("precomputed_knn's rows must be sorted nearest first; sort each row "
                          "of knn_dists (and knn_indices with it).")
     is_self = ind == np.arange(n_samples)[:, None]
-    missing = np.flatnonzero(~(is_self & (dist == 0)).any(axis=1))
+    missing = np.flatnonzero(~is_self.any(axis=1))
     if missing.size:
         raise ValueError(
-            f"precomputed_knn's row {missing[0]} does not list point {missing[0]} itself at "
-            "distance 0; as in umap-learn, each row starts with the point itself (its own "
-            "nearest neighbour): prepend it."
+            f"precomputed_knn's row {missing[0]} does not list point {missing[0]} itself; as "
+            "in umap-learn, each row starts with the point itself (its own nearest neighbour, "
+            "at distance 0): prepend it."
         )
     first_self = is_self & (np.cumsum(is_self, axis=1) == 1)
     return ind[~first_self].reshape(n_samples, k - 1), dist[~first_self].reshape(n_samples, k - 1)
@@ -735,8 +735,8 @@ class UMAP(Estimator):
         (:mod:`mlnotes.umap_supervised`).
     precomputed_knn : tuple or None, default=None
         ``(knn_indices, knn_dists)`` (a third item, umap-learn's search index, is ignored):
-        each point's nearest neighbours with the point itself first at distance 0, as
-        umap-learn's ``nearest_neighbors`` returns, at least ``n_neighbors`` per row; the graph
+        each point's nearest neighbours with the point itself among them (first, at distance 0, as
+        umap-learn's ``nearest_neighbors`` returns), at least ``n_neighbors`` per row; the graph
         is built from the first ``n_neighbors`` instead of a search. :meth:`transform` still
         searches the training data, in ``metric``: give the metric the neighbours were found in.
     random_state : int, Generator or None, default=None

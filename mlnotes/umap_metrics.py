@@ -53,6 +53,7 @@ INNER_PRODUCT_METRICS = ("euclidean", "sqeuclidean", "cosine", "correlation")
 UMAP_METRICS = ("euclidean", "sqeuclidean", "manhattan", "chebyshev", "minkowski", "cosine",
                 "correlation", "canberra", "braycurtis", "hamming", "hellinger") + BINARY_METRICS
 METRIC_KWDS = {"minkowski": ("p",)}
+COSINE_ROUND_OFF = 8 * np.finfo(float).eps  # below this 1 - cos is round-off: parallel rows
 BLOCK_ENTRIES = 2**22  # distances are computed in row blocks of about this many entries
 
 
@@ -114,7 +115,9 @@ def umap_distances(X: ArrayLike, Y: ArrayLike | None = None, *, metric: object =
                          "there is nothing to compute.")
     sparse = sp.issparse(X) or (Y is not None and sp.issparse(Y))
     X = _check_data(X, name, sparse)
-    Y = X if Y is None else _check_data(Y, name, sparse, what="Y")
+    if Y is None:  # (the Euclidean diagonal is then exactly 0)
+        return _distances(X, None, name, dict(metric_kwds or {}))
+    Y = _check_data(Y, name, sparse, what="Y")
     if Y.shape[1] != X.shape[1]:
         raise ValueError(
             f"X has {X.shape[1]} features but Y has {Y.shape[1]}; both need the same columns."
@@ -138,11 +141,13 @@ def _check_data(X, name, sparse, what="X"):
 
 
 def _distances(X, Y, name, kwds):
-    """The (N, M) distances, no checks (the estimator checked its input once)."""
-    if callable(name):
-        return _callable_distances(X, Y, name, kwds)
+    """The (N, M) distances, no checks (the estimator checked its input once); ``Y=None``:
+    ``X`` against itself."""
     if name == "euclidean":
         return pairwise_distances(X, Y)
+    Y = X if Y is None else Y
+    if callable(name):
+        return _callable_distances(X, Y, name, kwds)
     if name == "sqeuclidean" and sp.issparse(X):
         return _sparse_squared_distances(X, Y)
     if name in ("cosine", "correlation"):
@@ -181,6 +186,7 @@ def _cosine(X, Y, centred):
     zy = ny <= 1e-24 * np.maximum(scale_y, np.finfo(float).tiny)
     norm = np.sqrt(np.outer(np.where(zx, 1.0, nx), np.where(zy, 1.0, ny)))
     D = np.clip(1.0 - dot / norm, 0.0, 2.0)
+    D[D <= COSINE_ROUND_OFF] = 0.0  # 1 - cos of parallel vectors is 0 up to a few ulps
     D[zx, :] = 1.0
     D[:, zy] = 1.0
     D[np.ix_(zx, zy)] = 0.0
@@ -254,7 +260,19 @@ def metric_kneighbors(X, n_neighbors, Y=None, *, metric="euclidean", metric_kwds
         if self_query:  # a point is not its own neighbour
             D[np.arange(stop - start), np.arange(start, stop)] = np.inf
         ind[start:stop], dist[start:stop] = knn_from_distances(D, n_neighbors, exclude_self=False)
+    if isinstance(metric, str) and metric in ("euclidean", "sqeuclidean"):
+        dist = _exact_squared(Q, X, ind)  # the expansion's round-off (1e-8) gone: twins at 0
+        dist = np.sqrt(dist) if metric == "euclidean" else dist
     return ind, dist
+
+
+def _exact_squared(Q, X, ind):
+    r""":math:`\|q_i - x_{j}\|^2` for the pairs ``(i, ind[i, :])``, from the differences."""
+    rows = np.repeat(np.arange(Q.shape[0]), ind.shape[1])
+    diff = Q[rows] - X[ind.ravel()]
+    sq = _row_norms2(sp.csr_matrix(diff)) if sp.issparse(diff) else np.einsum("ij,ij->i",
+                                                                              diff, diff)
+    return sq.reshape(ind.shape)
 
 
 def precomputed_kneighbors(D, n_neighbors, *, exclude_self):
