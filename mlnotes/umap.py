@@ -61,6 +61,7 @@ from .base import Estimator
 from .graphs import DisconnectedGraphWarning, _kneighbors, _stacklevel_outside_package
 from .spectral import bottom_eigenpairs, flip_signs
 from .umap_metrics import (
+    ALIASES,
     BINARY_METRICS,
     INNER_PRODUCT_METRICS,
     check_umap_metric,
@@ -703,7 +704,7 @@ class UMAP(Estimator):
         number of samples is reduced to it, with a warning (as umap-learn does).
     metric : str or callable, default="euclidean"
         The distance the neighbours are found in (step 1 needs nothing else): a name of
-        :data:`mlnotes.umap_metrics.UMAP_METRICS` (``"manhattan"``, ``"chebyshev"``,
+        ``mlnotes.umap_metrics.UMAP_METRICS`` (``"manhattan"``, ``"chebyshev"``,
         ``"minkowski"``, ``"cosine"``, ``"correlation"``, ...), a function ``f(x, y) -> float``
         of two vectors (called on every pair: for small data), or ``"precomputed"``: ``X`` is
         then an ``(N, N)`` distance matrix (dense, or sparse with absent entries meaning "not
@@ -781,6 +782,12 @@ class UMAP(Estimator):
         self.target_weight = target_weight
         self.precomputed_knn = precomputed_knn
         self.random_state = random_state
+
+    def _tags(self):
+        precomputed = isinstance(self.metric, str) and self.metric == "precomputed"
+        sparse = isinstance(self.metric, str) and (
+            precomputed or ALIASES.get(self.metric, self.metric) in INNER_PRODUCT_METRICS)
+        return {"input_tags.pairwise": precomputed, "input_tags.sparse": sparse}
 
     def _check_params(self, N):
         check_positive(self.n_neighbors, "n_neighbors", integer=True)

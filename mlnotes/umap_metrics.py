@@ -101,7 +101,7 @@ def umap_distances(X: ArrayLike, Y: ArrayLike | None = None, *, metric: object =
     Y : ndarray or scipy.sparse matrix of shape (M, D), optional
         Defaults to ``X``.
     metric : str or callable
-        A name of :data:`UMAP_METRICS` (or an alias), or ``f(x, y) -> float``.
+        A name of ``UMAP_METRICS`` (or an alias), or ``f(x, y) -> float``.
     metric_kwds : dict, optional
         ``{"p": p}`` for ``"minkowski"``.
 
@@ -263,6 +263,8 @@ def metric_kneighbors(X, n_neighbors, Y=None, *, metric="euclidean", metric_kwds
     if isinstance(metric, str) and metric in ("euclidean", "sqeuclidean"):
         dist = _exact_squared(Q, X, ind)  # the expansion's round-off (1e-8) gone: twins at 0
         dist = np.sqrt(dist) if metric == "euclidean" else dist
+        order = np.argsort(dist, axis=1, kind="stable")  # near-ties may swap: sorted again
+        ind, dist = np.take_along_axis(ind, order, axis=1), np.take_along_axis(dist, order, 1)
     return ind, dist
 
 
