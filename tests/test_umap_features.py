@@ -74,17 +74,19 @@ def test_sparse_rows_give_the_dense_distances():
         umap_distances(sp.csr_matrix(X), metric="manhattan")
 
 
-def test_graph_in_a_metric_equals_umap_learns(blobs):
-    """umap-learn below 4 096 points computes scikit-learn's pairwise distances in the metric
-    and builds its graph from them as precomputed: the same graph from mlnotes' distances."""
-    umap_ = pytest.importorskip("umap.umap_")
-    from sklearn.metrics import pairwise_distances
+def test_graph_in_a_metric_is_built_on_scikit_learns_neighbours(blobs):
+    """The neighbours scikit-learn finds in the metric, through the graph construction that
+    tests/test_umap.py checks against umap-learn's (umap-learn, below 4 096 points, also builds
+    its graph from scikit-learn's pairwise distances in the metric)."""
+    from sklearn.neighbors import NearestNeighbors
 
-    for metric in ("manhattan", "cosine", "correlation"):
+    k = 15
+    for metric in ("manhattan", "cosine", "correlation", "chebyshev"):
         model = _quiet(ml.UMAP(metric=metric, n_epochs=1, random_state=0), blobs)
-        D = pairwise_distances(blobs, metric=metric)
-        G = umap_.fuzzy_simplicial_set(D, 15, 0, "precomputed")[0]
-        assert abs(G - model.graph_).max() < 1e-5, metric
+        dist, ind = NearestNeighbors(n_neighbors=k - 1, metric=metric).fit(blobs).kneighbors()
+        P, rho, sigma = ml.umap.fuzzy_graph_from_knn(ind, dist, k)
+        assert abs(P - model.graph_).max() < 1e-10, metric  # (round-off of the distances)
+        assert np.allclose(rho, model.rho_) and np.allclose(sigma, model.sigma_)
 
 
 def test_callable_and_precomputed_metrics_give_the_named_metrics_graph(blobs):
