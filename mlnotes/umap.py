@@ -39,6 +39,12 @@ eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
 New points (:meth:`UMAP.transform`) get memberships to their nearest training points by the same
 equations, start at the membership-weighted mean of those points' places, and are optimised with
 the training map held fixed. A new point equal to a training point lands on that point's place.
+
+Step 1 reads only each point's nearest neighbours and their distances, so the metric is free
+(:mod:`mlnotes.umap_metrics`: named metrics, callables, precomputed distances, sparse rows;
+:func:`fuzzy_graph_from_knn` for neighbours found elsewhere). Labels enter as a second fuzzy set
+intersected with the graph (:mod:`mlnotes.umap_supervised`), and :func:`inverse_map` estimates
+data points for places in the map by a local linear regression.
 """
 
 import warnings
