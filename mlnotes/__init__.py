@@ -68,8 +68,8 @@ _ESTIMATORS = {
 _OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "kernel_pca",
-    "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "autoencoder", "metrics", "plotting",
-    "widgets", "homework",
+    "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "umap_metrics", "umap_supervised",
+    "autoencoder", "metrics", "plotting", "widgets", "homework",
 )
 
 __all__ = sorted(_ESTIMATORS) + sorted(_OTHER) + list(_SUBMODULES)
