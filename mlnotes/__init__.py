@@ -69,8 +69,8 @@ _ESTIMATORS = {
 _OTHER = {"DisconnectedGraphWarning": "graphs"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "nonmetric",
-    "kernel_pca", "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "autoencoder",
-    "metrics", "plotting", "widgets", "homework",
+    "kernel_pca", "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "umap_metrics",
+    "umap_supervised", "autoencoder", "metrics", "plotting", "widgets", "homework",
 )
 
 __all__ = sorted(_ESTIMATORS) + sorted(_OTHER) + list(_SUBMODULES)

@@ -39,6 +39,12 @@ eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
 New points (:meth:`UMAP.transform`) get memberships to their nearest training points by the same
 equations, start at the membership-weighted mean of those points' places, and are optimised with
 the training map held fixed. A new point equal to a training point lands on that point's place.
+
+Step 1 reads only each point's nearest neighbours and their distances, so the metric is free
+(:mod:`mlnotes.umap_metrics`: named metrics, callables, precomputed distances, sparse rows;
+:func:`fuzzy_graph_from_knn` for neighbours found elsewhere). Labels enter as a second fuzzy set
+intersected with the graph (:mod:`mlnotes.umap_supervised`), and :func:`inverse_map` estimates
+data points for places in the map by a local linear regression.
 """
 
 import warnings
@@ -48,6 +54,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
+from scipy.spatial import cKDTree
 
 from ._typing import ArrayLike, FloatArray, IntArray, Matrix, Seed, Self, Sparse
 from ._validation import (
@@ -61,6 +68,15 @@ from ._validation import (
 from .base import Estimator
 from .graphs import DisconnectedGraphWarning, _kneighbors, _stacklevel_outside_package
 from .spectral import bottom_eigenpairs, flip_signs
+from .umap_metrics import (
+    ALIASES,
+    BINARY_METRICS,
+    INNER_PRODUCT_METRICS,
+    check_umap_metric,
+    metric_kneighbors,
+    precomputed_kneighbors,
+)
+from .umap_supervised import categorical_intersection, check_labels
 
 # Step 1: the bisection for sigma_i (the values umap-learn uses, so that the graphs agree).
 SIGMA_TOL = 1e-5  # stop when |sum_j exp(...) - log2 k| is below this
@@ -79,6 +95,7 @@ INIT_BOX = 10.0  # the start map fills [0, INIT_BOX] in each coordinate
 INIT_NOISE = 1e-4  # jitter of the spectral start (separates points with equal coordinates)
 TRANSFORM_EPOCHS_FRACTION = 3  # new points: a third of the training epochs
 INIT_METHODS = ("spectral", "pca", "random")
+INVERSE_RIDGE = 1e-3  # inverse_transform: ridge on the slope, relative to the neighbours' spread
 
 
 # --- step 1: the fuzzy graph ---------------------------------------------------------------------
@@ -216,11 +233,48 @@ def fuzzy_graph(X: ArrayLike, n_neighbors: int) -> tuple[Sparse, FloatArray, Flo
 
 
 def _fuzzy_graph(X, k):
-    ind = _kneighbors(X, k - 1)
-    diff = X[ind] - X[:, None, :]
-    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    return _graph_from_knn(*_euclidean_knn(X, k - 1), k)
+
+
+def _euclidean_knn(X, m, Y=None):
+    """The ``m`` nearest training rows (of ``X``, for each row of ``Y``, or of ``X`` itself)
+    and their Euclidean distances, computed pair by pair (exact)."""
+    ind = _kneighbors(X, m, Y)
+    diff = X[ind] - (X if Y is None else Y)[:, None, :]
+    return ind, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+
+def fuzzy_graph_from_knn(knn_indices: ArrayLike, knn_dists: ArrayLike,
+                         n_neighbors: int) -> tuple[sp.csr_matrix, FloatArray, FloatArray]:
+    """Step 1 from given neighbours: any metric's, a search the user ran, umap-learn's.
+
+    Parameters
+    ----------
+    knn_indices : ndarray of shape (N, n_neighbors - 1)
+        Each point's nearest neighbours (the point itself left out), nearest first.
+    knn_dists : ndarray of shape (N, n_neighbors - 1)
+        Their distances, in any metric, sorted along each row.
+    n_neighbors : int
+        ``k``, counting the point itself.
+
+    Returns
+    -------
+    P, rho, sigma
+        As :func:`fuzzy_graph`.
+    """
+    ind = np.asarray(knn_indices)
+    dist = check_array(knn_dists, name="knn_dists")
+    if ind.shape != dist.shape:
+        raise ValueError(f"knn_indices has shape {ind.shape} but knn_dists {dist.shape}; "
+                         "they must match (one distance per neighbour).")
+    if (dist < 0).any():
+        raise ValueError("knn_dists must be non-negative (they are distances to neighbours).")
+    return _graph_from_knn(ind, dist, n_neighbors)
+
+
+def _graph_from_knn(ind, dist, k):
     rho, sigma = _smooth_knn_distances(dist, k)
-    return fuzzy_union(ind, membership_strengths(dist, rho, sigma), len(X)), rho, sigma
+    return fuzzy_union(ind, membership_strengths(dist, rho, sigma), len(ind)), rho, sigma
 
 
 def _check_umap_neighbors(n_neighbors, n_samples):
@@ -494,7 +548,9 @@ def component_start(P: Sparse, X: ArrayLike, n_components: int, labels: IntArray
     disc radius is half the smallest distance between two centres, so no two overlap.
     """
     n_parts = labels.max() + 1
-    centres = np.array([X[labels == c].mean(axis=0) for c in range(n_parts)])
+    # (np.asarray(...).ravel(): a sparse matrix's mean is a 1 x D matrix)
+    centres = np.array([np.asarray(X[labels == c].mean(axis=0)).ravel()
+                        for c in range(n_parts)])
     if n_parts > n_components:
         meta = _pca_start(centres, n_components)
     else:  # too few centres for principal components: a regular polygon's corners
@@ -505,7 +561,7 @@ def component_start(P: Sparse, X: ArrayLike, n_components: int, labels: IntArray
     gaps = np.linalg.norm(meta[:, None] - meta[None], axis=2)
     np.fill_diagonal(gaps, np.inf)
     radius = gaps.min() / 2 if gaps.min() > 0 else 1.0  # centres that coincide: unit discs
-    Z = np.empty((len(X), n_components))
+    Z = np.empty((X.shape[0], n_components))
     for c in range(n_parts):
         members = np.flatnonzero(labels == c)
         if len(members) > n_components + 2:
@@ -536,6 +592,113 @@ def _n_components_of(P):
     return n, labels
 
 
+def _check_precomputed_knn(knn, n_samples, k):
+    """umap-learn's ``precomputed_knn=(knn_indices, knn_dists[, search_index])``, checked:
+    the ``k - 1`` neighbours of each point after the point itself, or None if not given."""
+    if knn is None:
+        return None
+    if not isinstance(knn, (tuple, list)) or len(knn) not in (2, 3):
+        raise ValueError(
+            "precomputed_knn must be a tuple (knn_indices, knn_dists) or (knn_indices, "
+            f"knn_dists, search_index) as umap-learn's nearest_neighbors returns, got {knn!r}."
+        )
+    ind, dist = knn[0], knn[1]
+    if ind is None and dist is None:
+        return None  # umap-learn's default (None, None, None)
+    if ind is None or dist is None:
+        raise ValueError("precomputed_knn needs both knn_indices and knn_dists; one is None.")
+    ind = np.asarray(ind)
+    dist = check_array(dist, name="precomputed_knn's knn_dists")
+    if ind.ndim != 2 or ind.dtype.kind not in "iu":
+        raise ValueError(f"precomputed_knn's knn_indices must be a 2-D integer array (one row of "
+                         f"neighbour indices per sample), got dtype {ind.dtype} and shape "
+                         f"{ind.shape}.")
+    if ind.shape != dist.shape:
+        raise ValueError(f"precomputed_knn's knn_indices has shape {ind.shape} but knn_dists "
+                         f"{dist.shape}; they must match.")
+    if ind.shape[0] != n_samples:
+        raise ValueError(f"precomputed_knn has {ind.shape[0]} rows but X has {n_samples} "
+                         "samples: compute the neighbours of the data you fit.")
+    if ind.shape[1] < k:
+        raise ValueError(
+            f"precomputed_knn holds {ind.shape[1]} neighbours per point (the point itself "
+            f"counted) but n_neighbors={k} needs {k}: compute at least n_neighbors neighbours "
+            f"or lower n_neighbors to {ind.shape[1]}."
+        )
+    ind, dist = ind[:, :k], dist[:, :k]
+    if ind.min() < 0 or ind.max() >= n_samples:
+        raise ValueError(f"precomputed_knn's knn_indices must lie in [0, {n_samples - 1}] (rows "
+                         "of X); -1 marks a neighbour the search did not find: search further.")
+    if (dist < 0).any():
+        raise ValueError("precomputed_knn's knn_dists must be non-negative.")
+    if (np.diff(dist, axis=1) < 0).any():
+        raise ValueError("precomputed_knn's rows must be sorted nearest first; sort each row "
+                         "of knn_dists (and knn_indices with it).")
+    is_self = ind == np.arange(n_samples)[:, None]
+    missing = np.flatnonzero(~is_self.any(axis=1))
+    if missing.size:
+        raise ValueError(
+            f"precomputed_knn's row {missing[0]} does not list point {missing[0]} itself; as "
+            "in umap-learn, each row starts with the point itself (its own nearest neighbour, "
+            "at distance 0): prepend it."
+        )
+    first_self = is_self & (np.cumsum(is_self, axis=1) == 1)
+    return ind[~first_self].reshape(n_samples, k - 1), dist[~first_self].reshape(n_samples, k - 1)
+
+
+def inverse_map(Z: ArrayLike, embedding: ArrayLike, X: ArrayLike, n_neighbors: int, a: float,
+                b: float) -> FloatArray:
+    r"""Points of the data space for places ``Z`` of a UMAP map: a local linear regression.
+
+    For a place :math:`z`, its ``n_neighbors`` nearest training places :math:`z_j` get UMAP's
+    own map similarity as weights, :math:`w_j = 1 / (1 + a\,\|z - z_j\|^{2b})`, and the
+    estimate is the intercept :math:`c` of the weighted least-squares fit of the training
+    points by an affine function of the map,
+
+    .. math:: \min_{c,\,B}\; \sum_j w_j \,\bigl\|x_j - c - B^\top (z_j - z)\bigr\|^2
+              + \lambda \|B\|_F^2 ,
+
+    a small ridge :math:`\lambda` (``INVERSE_RIDGE`` times the weighted spread of the
+    :math:`z_j - z`) keeping the slope defined when the neighbours are nearly collinear. Without
+    the slope :math:`B` this is the weighted mean :math:`\sum_j w_j x_j / \sum_j w_j`; the slope
+    removes the mean's first-order bias where the neighbours are not spread evenly around
+    :math:`z` (at the map's edges). The estimate is an affine combination of the neighbours'
+    :math:`x_j` (its coefficients sum to 1), so it lies in their affine hull: on data from a
+    plane it lies on the plane. With fewer neighbours than ``n_components + 2`` the slope is
+    dropped.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (M, n_components)
+    embedding, X : the training map (N, n_components) and data (N, D)
+    n_neighbors : int
+    a, b : float
+        The fitted constants of the map's similarity.
+
+    Returns
+    -------
+    X_new : ndarray of shape (M, D)
+    """
+    Z = check_array(Z, name="Z")
+    k = min(int(n_neighbors), len(embedding))
+    dist, ind = cKDTree(embedding).query(Z, k=k)
+    dist, ind = dist.reshape(len(Z), k), ind.reshape(len(Z), k)
+    w = low_dimensional_similarity(dist, a, b)
+    L = embedding.shape[1]
+    if k < L + 2:  # too few neighbours for a slope: the weighted mean
+        return np.einsum("mj,mjd->md", w, X[ind]) / w.sum(axis=1, keepdims=True)
+    delta = embedding[ind] - Z[:, None, :]  # (M, k, L): z_j - z
+    A = np.concatenate([np.ones((len(Z), k, 1)), delta], axis=2)  # (M, k, L + 1): [1, z_j - z]
+    AtW = np.swapaxes(A * w[:, :, None], 1, 2)  # (M, L + 1, k)
+    M = AtW @ A
+    spread = np.einsum("mj,mjl,mjl->m", w, delta, delta) / (L * w.sum(axis=1))
+    ridge = INVERSE_RIDGE * np.maximum(spread, np.finfo(float).tiny)
+    M[:, 1:, 1:] += ridge[:, None, None] * np.eye(L)
+    # the intercept's row of M^{-1} A^T W: the affine weights of the neighbours
+    coeff = np.linalg.solve(M, AtW)[:, 0, :]  # (M, k)
+    return np.einsum("mj,mjd->md", coeff, X[ind])
+
+
 class UMAP(Estimator):
     r"""Uniform Manifold Approximation and Projection (McInnes, Healy & Melville 2018).
 
@@ -552,6 +715,17 @@ class UMAP(Estimator):
         Neighbourhood size, counting the point itself (umap-learn's convention). Larger values
         keep more of the large-scale structure; smaller ones resolve finer detail. More than the
         number of samples is reduced to it, with a warning (as umap-learn does).
+    metric : str or callable, default="euclidean"
+        The distance the neighbours are found in (step 1 needs nothing else): a name of
+        ``mlnotes.umap_metrics.UMAP_METRICS`` (``"manhattan"``, ``"chebyshev"``,
+        ``"minkowski"``, ``"cosine"``, ``"correlation"``, ...), a function ``f(x, y) -> float``
+        of two vectors (called on every pair: for small data), or ``"precomputed"``: ``X`` is
+        then an ``(N, N)`` distance matrix (dense, or sparse with absent entries meaning "not
+        a neighbour") and :meth:`transform` takes the ``(M, N)`` distances of new points to
+        the training points. Sparse data works with ``"euclidean"``, ``"sqeuclidean"``,
+        ``"cosine"`` and ``"correlation"``.
+    metric_kwds : dict or None, default=None
+        The metric's parameters: ``{"p": 3}`` for ``"minkowski"`` (umap-learn's name).
     min_dist : float, default=0.1
         Distance in the map below which points count as "as close as possible".
     spread : float, default=1.0
@@ -566,8 +740,19 @@ class UMAP(Estimator):
         The start: Laplacian eigenmaps of the fuzzy graph, the principal components, or
         uniform in the box; scaled into :math:`[0, 10]` per coordinate. "spectral" on a
         disconnected graph lays out each component on its own and places them by the
-        principal components of their centres (:func:`component_start`), with a
-        :class:`DisconnectedGraphWarning`.
+        principal components of their centres (:func:`component_start`; with
+        ``metric="precomputed"`` the rows of the distance matrix stand for the points), with
+        a :class:`DisconnectedGraphWarning`.
+    target_weight : float in [0, 1], default=0.5
+        Supervised UMAP (``fit(X, y)``): how strongly the labels cut the graph; an edge between
+        two labels keeps a fraction :math:`e^{-2.5/(1 - w)}` of its weight
+        (:mod:`mlnotes.umap_supervised`).
+    precomputed_knn : tuple or None, default=None
+        ``(knn_indices, knn_dists)`` (a third item, umap-learn's search index, is ignored):
+        each point's nearest neighbours with the point itself among them (first, at distance 0, as
+        umap-learn's ``nearest_neighbors`` returns), at least ``n_neighbors`` per row; the graph
+        is built from the first ``n_neighbors`` instead of a search. :meth:`transform` still
+        searches the training data, in ``metric``: give the metric the neighbours were found in.
     random_state : int, Generator or None, default=None
         Seeds the negative samples and the start's jitter: the same seed gives the same map.
 
@@ -575,12 +760,14 @@ class UMAP(Estimator):
     ----------
     embedding_ : ndarray of shape (N, n_components)
     graph_ : scipy.sparse.csr_matrix of shape (N, N)
-        The fuzzy union :math:`p_{ij}` (step 1).
+        The fuzzy union :math:`p_{ij}` (step 1); after ``fit(X, y)``, its intersection with
+        the labels' graph.
     rho_, sigma_ : ndarrays of shape (N,)
     a_, b_ : float
         The fitted constants of :math:`q` (step 2).
     n_epochs_ : int
-    X_fit_ : ndarray of shape (N, p)
+    X_fit_ : ndarray or sparse matrix of shape (N, p)
+        The training data (the distance matrix for ``metric="precomputed"``).
 
     Examples
     --------
@@ -591,18 +778,29 @@ class UMAP(Estimator):
     (300, 2)
     """
 
-    def __init__(self, n_components=2, *, n_neighbors=15, min_dist=0.1, spread=1.0,
-                 n_epochs=None, learning_rate=1.0, negative_sample_rate=5, init="spectral",
-                 random_state=None):
+    def __init__(self, n_components=2, *, n_neighbors=15, metric="euclidean", metric_kwds=None,
+                 min_dist=0.1, spread=1.0, n_epochs=None, learning_rate=1.0,
+                 negative_sample_rate=5, init="spectral", target_weight=0.5,
+                 precomputed_knn=None, random_state=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
+        self.metric = metric
+        self.metric_kwds = metric_kwds
         self.min_dist = min_dist
         self.spread = spread
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
         self.negative_sample_rate = negative_sample_rate
         self.init = init
+        self.target_weight = target_weight
+        self.precomputed_knn = precomputed_knn
         self.random_state = random_state
+
+    def _tags(self):
+        precomputed = isinstance(self.metric, str) and self.metric == "precomputed"
+        sparse = isinstance(self.metric, str) and (
+            precomputed or ALIASES.get(self.metric, self.metric) in INNER_PRODUCT_METRICS)
+        return {"input_tags.pairwise": precomputed, "input_tags.sparse": sparse}
 
     def _check_params(self, N):
         check_positive(self.n_neighbors, "n_neighbors", integer=True)
@@ -630,15 +828,51 @@ class UMAP(Estimator):
                     f"init='spectral' needs n_components <= n_samples - 2 = {N - 2} (the "
                     "constant eigenvector is skipped); use fewer components or init='pca'."
                 )
+            if self.init == "pca" and self._metric == "precomputed":
+                raise ValueError("init='pca' needs the data's coordinates, and with "
+                                 "metric='precomputed' there are only distances; use "
+                                 "init='spectral' or 'random'.")
         return k, d, n_epochs
+
+    def _check_input(self, X, *, copy):
+        """The data (or the distance matrix), checked once at the door."""
+        if self._metric == "precomputed":
+            return _check_precomputed_distances(X, copy=copy)
+        sparse = sp.issparse(X)
+        if sparse and not self._is_inner_product_metric():
+            raise TypeError(
+                f"metric={self.metric!r} needs dense rows, and X is sparse; use one of "
+                f"{', '.join(INNER_PRODUCT_METRICS)} (computed from sparse inner products) or "
+                "convert the data with X.toarray() if it fits in memory."
+            )
+        X = check_array(X, min_samples=1, accept_sparse=True, copy=copy)
+        if isinstance(self._metric, str) and self._metric == "hellinger" and (
+                (X.data if sparse else X) < 0).any():
+            raise ValueError("metric='hellinger' compares distributions: the data must be "
+                             "non-negative (counts or frequencies); take abs() or use 'cosine'.")
+        return X
+
+    def _is_inner_product_metric(self):
+        return isinstance(self._metric, str) and self._metric in INNER_PRODUCT_METRICS
+
+    def _neighbours(self, X, m, Y=None):
+        """The ``m`` nearest training points of each row of ``Y`` (of ``X`` itself, a point
+        not its own neighbour, when ``Y`` is None), and their distances in ``metric``."""
+        metric = self._metric
+        if isinstance(metric, str) and metric == "precomputed":
+            return precomputed_kneighbors(X if Y is None else Y, m, exclude_self=Y is None)
+        if isinstance(metric, str) and metric == "euclidean" and not sp.issparse(X) and (
+                Y is None or not sp.issparse(Y)):
+            return _euclidean_knn(X, m, Y)  # a k-d tree, or brute force in blocks
+        return metric_kneighbors(X, m, Y, metric=metric, metric_kwds=self.metric_kwds)
 
     def _start(self, X, P, d, rng):
         init = self.init
         if not isinstance(init, str):
             Z0 = check_array(init, name="init")
-            if Z0.shape != (len(X), d):
-                raise ValueError(f"init has shape {Z0.shape}; expected ({len(X)}, {d}), one row "
-                                 "per sample and one column per component.")
+            if Z0.shape != (X.shape[0], d):
+                raise ValueError(f"init has shape {Z0.shape}; expected ({X.shape[0]}, {d}), one "
+                                 "row per sample and one column per component.")
             return Z0.copy()
         if init == "spectral":
             n_parts, labels = _n_components_of(P)
@@ -658,16 +892,39 @@ class UMAP(Estimator):
                 Z0 = component_start(P, X, d, labels, rng)
             return _scale_to_box(Z0) + rng.normal(scale=INIT_NOISE, size=Z0.shape)
         if init == "pca":
-            return _scale_to_box(_pca_start(X, d))
-        return rng.uniform(0.0, INIT_BOX, size=(len(X), d))
+            return _scale_to_box(_sparse_pca_start(X, d) if sp.issparse(X)
+                                 else _pca_start(X, d))
+        return rng.uniform(0.0, INIT_BOX, size=(X.shape[0], d))
 
-    def fit(self, X: ArrayLike, y: object = None) -> Self:
-        """Build the fuzzy graph of ``X`` (N x p) and optimise the map."""
-        X = check_array(X, min_samples=2)
-        N = len(X)
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> Self:
+        """Build the fuzzy graph of ``X`` (N x p; or its distances, for
+        ``metric="precomputed"``) and optimise the map.
+
+        With labels ``y`` (one per sample, integers or strings, ``-1`` for unlabelled), the
+        graph is first intersected with the labels' graph (supervised UMAP,
+        :func:`mlnotes.umap_supervised.categorical_intersection`).
+        """
+        self._metric = check_umap_metric(self.metric, self.metric_kwds)
+        X = self._check_input(X, copy=True)  # owned: kept as X_fit_
+        N = X.shape[0]
+        if N < 2:
+            raise ValueError(f"X has {N} sample(s) (shape={X.shape}) while a minimum of 2 is "
+                             "required; pass at least 2 samples (rows).")
         k, d, n_epochs = self._check_params(N)
+        codes = None
+        if y is not None:
+            w = check_positive(self.target_weight, "target_weight", allow_zero=True)
+            if w > 1:
+                raise ValueError(f"target_weight must lie in [0, 1] (1: labels cut every "
+                                 f"cross-label edge), got {w!r}.")
+            codes, _ = check_labels(y, N)
         rng = check_random_state(self.random_state)
-        self.graph_, self.rho_, self.sigma_ = _fuzzy_graph(X, k)
+        knn = _check_precomputed_knn(self.precomputed_knn, N, k)
+        if knn is None:
+            knn = self._neighbours(X, k - 1)
+        self.graph_, self.rho_, self.sigma_ = _graph_from_knn(*knn, k)
+        if codes is not None:
+            self.graph_ = categorical_intersection(self.graph_, codes, float(self.target_weight))
         self.a_, self.b_ = fit_ab(self.min_dist, self.spread)
         Z0 = self._start(X, self.graph_, d, rng)
         self.embedding_ = optimize_layout(
@@ -676,42 +933,51 @@ class UMAP(Estimator):
             negative_sample_rate=int(self.negative_sample_rate), random_state=rng,
         )
         self.n_epochs_ = n_epochs
-        self.X_fit_ = X.copy()  # owned: check_array returns float64 input itself, not a copy
+        self.X_fit_ = X
         return self
 
-    def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
-        """Fit and return the map ``Z`` of shape (N, n_components)."""
-        return self.fit(X).embedding_
+    def fit_transform(self, X: ArrayLike, y: ArrayLike | None = None) -> FloatArray:
+        """Fit (on labels ``y`` too, if given) and return the map ``Z`` of shape
+        (N, n_components)."""
+        return self.fit(X, y).embedding_
 
     def transform(self, X: ArrayLike) -> FloatArray:
         r"""Place new points in the fitted map, which stays fixed.
 
         Each new point :math:`y` gets memberships :math:`p_{j|y}` to its ``n_neighbors - 1``
-        nearest training points (the same :math:`\rho, \sigma` equations as a training point),
-        starts at the membership-weighted mean of their places, and is optimised for a third of
-        the training epochs against the fixed map. A new point equal to a training point lands
-        on that point's place.
+        nearest training points in ``metric`` (the same :math:`\rho, \sigma` equations as a
+        training point), starts at the membership-weighted mean of their places, and is
+        optimised for a third of the training epochs against the fixed map. A new point at
+        distance 0 from a training point lands on that point's place.
 
         Parameters
         ----------
-        X : ndarray of shape (M, p)
+        X : ndarray or sparse matrix of shape (M, p)
+            New data; for ``metric="precomputed"``, the ``(M, N)`` distances from the new
+            points to the N training points.
 
         Returns
         -------
         Z : ndarray of shape (M, n_components)
         """
         check_is_fitted(self, "embedding_")
-        Y = check_n_features(X, self.X_fit_.shape[1], estimator=self)
-        Xf, k = self.X_fit_, min(int(self.n_neighbors), len(self.X_fit_))
+        Xf = self.X_fit_
+        N = Xf.shape[0]
+        if self._metric == "precomputed":
+            Y = _check_new_distances(X, N)
+        else:
+            Y = self._check_input(X, copy=False)
+            if Y.shape[1] != Xf.shape[1]:
+                Y = check_n_features(Y, Xf.shape[1], estimator=self, accept_sparse=True)
+        k = min(int(self.n_neighbors), N)
         m = max(k - 1, 1)
-        ind = _kneighbors(Xf, m, Y)
-        diff = Xf[ind] - Y[:, None, :]
-        dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        ind, dist = self._neighbours(Xf, m, Y)
         rho, sigma = _smooth_knn_distances(dist, max(k, 2))
         W = membership_strengths(dist, rho, sigma)
         Z0 = np.einsum("ij,ijk->ik", W, self.embedding_[ind]) / W.sum(axis=1, keepdims=True)
-        rows = np.repeat(np.arange(len(Y)), m)
-        P = sp.csr_matrix((W.ravel(), (rows, ind.ravel())), shape=(len(Y), len(Xf)))
+        M = Y.shape[0]
+        rows = np.repeat(np.arange(M), m)
+        P = sp.csr_matrix((W.ravel(), (rows, ind.ravel())), shape=(M, N))
         epochs = max(1, self.n_epochs_ // TRANSFORM_EPOCHS_FRACTION)
         Z = optimize_layout(P, Z0, self.a_, self.b_, n_epochs=epochs,
                             learning_rate=float(self.learning_rate),
@@ -720,3 +986,84 @@ class UMAP(Estimator):
         twin = dist[:, 0] == 0  # a training point given again keeps its place
         Z[twin] = self.embedding_[ind[twin, 0]]
         return Z
+
+    def inverse_transform(self, Z: ArrayLike) -> FloatArray:
+        r"""Points of the data space for places in the map: a local linear regression.
+
+        For a place :math:`z`, the ``n_neighbors`` nearest training places :math:`z_j`, weighted
+        by the map's similarity :math:`w_j = 1/(1 + a\|z - z_j\|^{2b})`, and the intercept
+        :math:`c` of the weighted least-squares affine fit
+        :math:`\min_{c, B} \sum_j w_j \|x_j - c - B^\top (z_j - z)\|^2` (a small ridge on
+        :math:`B`): the weighted mean of the neighbours' data, corrected to first order
+        (:func:`inverse_map`). The result is an affine combination of training points, so on
+        data from a plane it lies on the plane. umap-learn starts from a weighted mean too
+        (over a Delaunay neighbourhood) and then optimises the new points in the data space
+        against the fuzzy graph; mlnotes stops at the regression, which needs no iteration and
+        is exact wherever the map is locally affine.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (M, n_components)
+
+        Returns
+        -------
+        X_new : ndarray of shape (M, n_features)
+        """
+        check_is_fitted(self, "embedding_")
+        if self._metric == "precomputed":
+            raise ValueError("inverse_transform needs the training data's coordinates, and with "
+                             "metric='precomputed' the model has only distances; fit on the "
+                             "data with its metric instead.")
+        if sp.issparse(self.X_fit_):
+            raise ValueError("inverse_transform is not available for sparse training data (its "
+                             "result, a weighted mean of rows, is dense); fit on X.toarray().")
+        if isinstance(self._metric, str) and self._metric in BINARY_METRICS:
+            raise ValueError(f"inverse_transform is not available for metric={self.metric!r}: "
+                             "an average of binary vectors is not a binary vector.")
+        Z = check_n_features(Z, self.embedding_.shape[1], name="Z", estimator=self)
+        return inverse_map(Z, self.embedding_, self.X_fit_, self.n_neighbors, self.a_, self.b_)
+
+
+def _check_precomputed_distances(D, *, copy):
+    """An (N, N) distance matrix, dense or sparse, non-negative and finite."""
+    name = "the precomputed distance matrix"
+    D = check_array(D, name=name, accept_sparse=True, copy=copy)
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(
+            f"metric='precomputed' needs a square (n_samples x n_samples) distance matrix, got "
+            f"shape {D.shape}; pass the data with a metric (e.g. metric='euclidean') instead."
+        )
+    if ((D.data if sp.issparse(D) else D) < 0).any():
+        raise ValueError(f"{name} has negative entries; distances must be >= 0.")
+    return D
+
+
+def _check_new_distances(D, n_train):
+    """The (M, N) distances of new points to the N training points."""
+    D = check_array(D, name="X", accept_sparse=True)
+    if D.shape[1] != n_train:
+        raise ValueError(
+            f"With metric='precomputed', transform takes the (n_new, n_train) distances from "
+            f"the new points to the {n_train} training points, got shape {D.shape}: compute "
+            "the distances to the training points (not the new data itself)."
+        )
+    if ((D.data if sp.issparse(D) else D) < 0).any():
+        raise ValueError("the distances to the training points have negative entries; "
+                         "distances must be >= 0.")
+    return D
+
+
+def _sparse_pca_start(X, n_components):
+    """:func:`_pca_start` for sparse rows: the top singular vectors of the centred matrix,
+    applied as an operator (the centred matrix is never formed)."""
+    from scipy.sparse.linalg import LinearOperator, svds
+
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    centred = LinearOperator(
+        X.shape, dtype=float,
+        matvec=lambda v: X @ np.ravel(v) - mean @ np.ravel(v),
+        rmatvec=lambda u: X.T @ np.ravel(u) - mean * np.sum(u),
+    )
+    U, s, _ = svds(centred, k=n_components, random_state=0)
+    order = np.argsort(s)[::-1]
+    return flip_signs(U[:, order] * s[order])

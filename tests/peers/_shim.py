@@ -511,19 +511,34 @@ class OpenTSNE(_Wrapper):
 
 
 # --- umap-learn ---------------------------------------------------------------------------------
-class UMAP(_Wrapper):
-    """umap-learn's ``UMAP`` names for mlnotes.UMAP (Euclidean input metric, n_neighbors,
-    n_components, min_dist, spread, n_epochs, learning_rate, negative_sample_rate, init,
-    random_state; ``embedding_``, ``graph_``, ``a_``, ``b_``; transform). umap-learn's other
-    options skip the case when set away from their defaults: another metric or output metric,
-    supervised fit(X, y), inverse_transform, densMAP, precomputed_knn, sparse input, the
-    graph-union knobs (set_op_mix_ratio, local_connectivity, repulsion_strength), a/b given,
-    transform_mode='graph', update. Options that only choose how umap-learn computes the same
-    thing (n_jobs, low_memory, force_approximation_algorithm, verbose, transform_seed,
-    transform_queue_size, angular_rp_forest, tqdm_kwds; n_jobs -1 or 1) are accepted:
-    mlnotes' neighbours are exact."""
+# umap-learn's metrics mlnotes does not offer (a name outside both lists goes to mlnotes, which
+# refuses it with a ValueError, as umap-learn does)
+UMAP_METRICS_NOT_IN_MLNOTES = (
+    "haversine", "seuclidean", "standardised_euclidean", "mahalanobis", "wminkowski",
+    "weighted_minkowski", "ll_dirichlet", "symmetric_kl", "poincare", "kulsinski", "russellrao",
+    "sokalmichener", "levenshtein", "wasserstein", "wasserstein-1d", "circular_kantorovich",
+    "bit_hamming", "bit_jaccard", "hyperboloid", "gaussian_energy", "spherical_gaussian_energy",
+    "tsss", "true_angular",
+)
+UMAP_SPARSE_METRICS = ("euclidean", "l2", "sqeuclidean", "cosine", "correlation", "precomputed")
 
-    _missing = ("inverse_transform", "update")
+
+class UMAP(_Wrapper):
+    """umap-learn's ``UMAP`` names for mlnotes.UMAP (n_neighbors, n_components, metric and
+    metric_kwds, min_dist, spread, n_epochs, learning_rate, negative_sample_rate, init,
+    target_weight, precomputed_knn, random_state; ``embedding_``, ``graph_``, ``a_``, ``b_``;
+    fit(X, y) with categorical labels, transform, inverse_transform; sparse input with the
+    metrics of sparse inner products and sparse precomputed distances). umap-learn's other
+    options skip the case when set away from their defaults: a metric mlnotes does not offer,
+    another output metric, densMAP, the graph-union knobs (set_op_mix_ratio,
+    local_connectivity, repulsion_strength), a/b given, transform_mode='graph', a target
+    metric other than 'categorical' (or target_n_neighbors), unique / disconnection_distance,
+    update. Options that only choose how umap-learn computes the same thing (n_jobs, low_memory,
+    force_approximation_algorithm, verbose, transform_seed, transform_queue_size,
+    angular_rp_forest, tqdm_kwds; n_jobs -1 or 1) are accepted: mlnotes' neighbours are
+    exact."""
+
+    _missing = ("update",)
 
     def __init__(self, n_neighbors=15, n_components=2, metric="euclidean", metric_kwds=None,
                  output_metric="euclidean", output_metric_kwds=None, n_epochs=None,
@@ -542,15 +557,12 @@ class UMAP(_Wrapper):
                 setattr(self, name, value)
 
     def _build(self):
-        if self.metric != "euclidean":
-            _skip(f"UMAP(metric={self.metric!r}) (mlnotes.UMAP is Euclidean)")
+        if isinstance(self.metric, str) and self.metric in UMAP_METRICS_NOT_IN_MLNOTES:
+            _skip(f"UMAP(metric={self.metric!r})")
         if self.output_metric != "euclidean":
             _skip(f"UMAP(output_metric={self.output_metric!r})")
         if self.densmap or self.output_dens:
             _skip("densMAP (UMAP(densmap=True / output_dens=True))")
-        if self.precomputed_knn is not None and any(
-                v is not None for v in self.precomputed_knn):
-            _skip("UMAP(precomputed_knn=...)")
         if (self.set_op_mix_ratio, self.local_connectivity, self.repulsion_strength) != (
                 1.0, 1.0, 1.0):
             _skip("UMAP's set_op_mix_ratio, local_connectivity or repulsion_strength")
@@ -560,55 +572,174 @@ class UMAP(_Wrapper):
             _skip(f"UMAP(transform_mode={self.transform_mode!r})")
         if self.unique or self.disconnection_distance is not None:
             _skip("UMAP(unique=True) or disconnection_distance")
-        if self.metric_kwds or self.output_metric_kwds:
-            _skip("UMAP(metric_kwds=...)")
-        if (self.target_n_neighbors, self.target_metric, self.target_metric_kwds,
-                self.target_weight) != (-1, "categorical", None, 0.5):
-            _skip("supervised UMAP's target_n_neighbors, target_metric or target_weight")
+        if self.output_metric_kwds:
+            _skip("UMAP(output_metric_kwds=...)")
+        if (self.target_n_neighbors, self.target_metric, self.target_metric_kwds) != (
+                -1, "categorical", None):
+            _skip("supervised UMAP's target_n_neighbors, target_metric other than "
+                  "'categorical', or target_metric_kwds")
         if self.n_jobs not in (-1, 1, None):
             _skip(f"UMAP(n_jobs={self.n_jobs!r}) (mlnotes.UMAP has no n_jobs; it runs in "
                   "one process)")
         init = self.init
         if isinstance(init, str) and init == "tswspectral":  # an unknown name: mlnotes refuses it
             _skip("UMAP(init='tswspectral') (tree-whitened spectral start)")
+        knn = self.precomputed_knn
+        if knn is not None and all(v is None for v in knn):
+            knn = None  # umap-learn's default (None, None, None)
         return ml.UMAP(n_components=self.n_components, n_neighbors=self.n_neighbors,
-                       min_dist=self.min_dist, spread=self.spread, n_epochs=self.n_epochs,
+                       metric=self.metric, metric_kwds=self.metric_kwds, min_dist=self.min_dist,
+                       spread=self.spread, n_epochs=self.n_epochs,
                        learning_rate=self.learning_rate,
                        negative_sample_rate=self.negative_sample_rate, init=init,
+                       target_weight=self.target_weight, precomputed_knn=knn,
                        random_state=self.random_state)
 
     def _input(self, X):
         import scipy.sparse as sp
 
-        if sp.issparse(X):
-            _skip("UMAP on sparse input")
+        if sp.issparse(X) and self.metric not in UMAP_SPARSE_METRICS:
+            _skip(f"UMAP on sparse input with metric={self.metric!r} (mlnotes: the metrics of "
+                  "sparse inner products)")
         return X
 
+    def _fit(self, X, how, y=None):
+        est = self._build()
+        out = getattr(est, how)(self._input(X), y)
+        self.estimator_ = est
+        for name, value in vars(est).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, self._renamed.get(name, name), value)
+        return out
+
     def fit(self, X, y=None, **kwargs):
-        if y is not None:
-            _skip("supervised UMAP (fit(X, y))")
         if kwargs:
             _skip(f"UMAP.fit({', '.join(kwargs)}=...)")
-        return super().fit(X)
+        self._fit(X, "fit", y)
+        return self
 
     def fit_transform(self, X, y=None, **kwargs):
-        if y is not None:
-            _skip("supervised UMAP (fit_transform(X, y))")
         if kwargs:
             _skip(f"UMAP.fit_transform({', '.join(kwargs)}=...)")
-        return super().fit_transform(X)
+        return self._fit(X, "fit_transform", y)
 
     def transform(self, X):
-        import scipy.sparse as sp
-
-        if sp.issparse(X):
-            _skip("UMAP.transform of sparse input")
         return super().transform(X)
 
+    def inverse_transform(self, X):
+        return self.estimator_.inverse_transform(X)
 
-nearest_neighbors = missing("umap-learn's nearest_neighbors function (precomputed_knn)")
+
+def nearest_neighbors(X, n_neighbors, metric, metric_kwds, angular, random_state,
+                      low_memory=True, use_pynndescent=True, n_jobs=-1, verbose=False):
+    """umap-learn's ``nearest_neighbors``: each point's ``n_neighbors`` nearest, itself first
+    at distance 0 (mlnotes' exact search in the metric; no search index: None)."""
+    from mlnotes.umap_metrics import check_umap_metric, metric_kneighbors
+
+    name = check_umap_metric(metric, metric_kwds)
+    X = np.asarray(X, dtype=float)
+    ind, dist = metric_kneighbors(X, n_neighbors - 1, metric=name, metric_kwds=metric_kwds)
+    n = X.shape[0]
+    return (np.hstack([np.arange(n)[:, None], ind]), np.hstack([np.zeros((n, 1)), dist]), None)
+
+
+class _SkipOnUse:
+    """Stands for a umap-learn table mlnotes has no counterpart of: reading it skips."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __getitem__(self, key):
+        _skip(self.what)
+
+    def __iter__(self):
+        _skip(self.what)
+
+    def __contains__(self, key):
+        _skip(self.what)
+
+
+class _UmapMetricTable(dict):
+    """umap-learn's ``named_distances``: name -> f(x, y), each mlnotes' UMAP metric on one
+    pair (``mlnotes.umap_metrics.umap_distances``); a name mlnotes does not offer skips."""
+
+    def __init__(self, sparse=False):
+        super().__init__()
+        self.sparse = sparse
+
+    def __contains__(self, name):
+        """True for a metric mlnotes offers (on sparse rows, for the sparse table); any other
+        name skips (upstream asserts membership before it compares)."""
+        from mlnotes.umap_metrics import INNER_PRODUCT_METRICS, UMAP_METRICS
+
+        if name not in (INNER_PRODUCT_METRICS if self.sparse else UMAP_METRICS):
+            _skip(f"umap-learn's metric {name!r}{' on sparse rows' if self.sparse else ''}")
+        return True
+
+    def __getitem__(self, name):
+        assert name in self
+        return self._sparse_pair(name) if self.sparse else self._pair(name)
+
+    @staticmethod
+    def _pair(name):
+        from mlnotes.umap_metrics import umap_distances
+
+        def d(x, y):
+            return umap_distances(np.atleast_2d(x), np.atleast_2d(y), metric=name)[0, 0]
+
+        return d
+
+    @staticmethod
+    def _sparse_pair(name):
+        """umap-learn's sparse signature f(ind1, data1, ind2, data2[, n_features])."""
+        import scipy.sparse as sp
+
+        from mlnotes.umap_metrics import umap_distances
+
+        def d(ind1, data1, ind2, data2, n_features=None):
+            n = n_features or int(max(np.max(ind1, initial=-1), np.max(ind2, initial=-1)) + 1)
+            n = max(n, 1)
+            x = sp.csr_matrix((data1, ind1, [0, len(ind1)]), shape=(1, n))
+            y = sp.csr_matrix((data2, ind2, [0, len(ind2)]), shape=(1, n))
+            return umap_distances(x, y, metric=name)[0, 0]
+
+        return d
+
+
+def _pairwise_special_metric(X, Y=None, metric="hellinger", kwds=None):
+    """umap-learn's ``distances.pairwise_special_metric``: Hellinger distances (mlnotes'
+    ``hellinger``); its other special metrics skip."""
+    from mlnotes.umap_metrics import umap_distances
+
+    if metric != "hellinger":
+        _skip(f"umap-learn's special metric {metric!r}")
+    return umap_distances(np.asarray(X, dtype=float),
+                          None if Y is None else np.asarray(Y, dtype=float), metric="hellinger")
+
+
+umap_distances = SimpleNamespace(
+    named_distances=_UmapMetricTable(),
+    named_distances_with_gradients=_SkipOnUse(
+        "umap-learn's metrics with gradients (for its output metrics)"),
+    pairwise_special_metric=_pairwise_special_metric,
+    standardised_euclidean=missing("the metric 'seuclidean'"),
+    weighted_minkowski=missing("the metric 'weighted_minkowski'"),
+    mahalanobis=missing("the metric 'mahalanobis'"),
+    haversine=missing("the metric 'haversine'"),
+    levenshtein=missing("umap-learn's string metric levenshtein"),
+    levenshtein_myers_ascii=missing("umap-learn's string metric levenshtein"),
+)
+umap_sparse = SimpleNamespace(
+    sparse_named_distances=_UmapMetricTable(sparse=True),
+    sparse_need_n_features=("hamming", "matching", "kulsinski", "rogerstanimoto", "russellrao",
+                            "sokalmichener", "correlation"),  # (umap-learn's list)
+    sparse_hellinger=missing("the metric 'hellinger' on sparse rows"),
+    sparse_ll_dirichlet=missing("umap-learn's special metric 'll_dirichlet'"),
+)
+
+
 component_layout = missing("umap-learn's spectral.component_layout")
-pairwise_special_metric = missing("umap-learn's distances.pairwise_special_metric")
+pairwise_special_metric = _pairwise_special_metric
 disconnected_vertices = missing("umap-learn's utils.disconnected_vertices")
 
 

@@ -4,11 +4,14 @@
 # BSD-3-Clause licence: see THIRD_PARTY_NOTICES.md. Changes: only the import lines, as listed
 # here; every test body, assertion and tolerance is upstream's. The fixtures (iris, nn_data,
 # iris_model, ...) are umap-learn's conftest's, in tests/peers/conftest.py.
-# Mapping (tests/peers/_shim.py): umap.UMAP -> mlnotes.UMAP (Euclidean metric, n_neighbors,
-#   n_components, min_dist, spread, n_epochs, learning_rate, negative_sample_rate, init,
-#   random_state; embedding_, graph_, a_, b_; transform); other metrics, output_metric,
-#   supervised fit(X, y), inverse_transform, update, densMAP, precomputed_knn, sparse input,
-#   set_op_mix_ratio / local_connectivity / repulsion_strength, a / b, transform_mode='graph'
+# Mapping (tests/peers/_shim.py): umap.UMAP -> mlnotes.UMAP (n_neighbors, n_components,
+#   metric and metric_kwds (the metrics of mlnotes.umap_metrics, callables, 'precomputed'),
+#   min_dist, spread, n_epochs, learning_rate, negative_sample_rate, init, target_weight,
+#   precomputed_knn, random_state; embedding_, graph_, a_, b_; fit(X, y) with categorical
+#   labels, transform, inverse_transform; sparse input with euclidean, cosine, correlation or
+#   precomputed distances); umap-learn's metrics mlnotes does not offer, output_metric, other
+#   target metrics, update, densMAP, set_op_mix_ratio / local_connectivity /
+#   repulsion_strength, a / b, transform_mode='graph', unique / disconnection_distance
 #   -> skip with the reason; umap-learn's helper functions -> skip.
 #   sklearn's trustworthiness stays the judge (scikit-learn's, not mlnotes').
 # Deliberate differences: tests/peers/README.md.
