@@ -26,11 +26,19 @@ NOT_READ = {"errata"}  # quotes the notes' own letters
 MATH_RE = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 # text inside these commands is words, not symbols (\text{t-SNE} has no t)
 WORDS_RE = re.compile(r"\\(?:text|mathrm|operatorname|label|ref|eq)\s*\{[^{}]*\}")
+# other alphabets are other symbols (the manifold \mathcal M is not the matrix M, \mathbb R not
+# R), and the F of the Frobenius norm is a name, not a symbol
+ALPHABETS_RE = re.compile(r"\\(?:mathcal|mathbb|mathscr|mathfrak)\s*\{?[A-Za-z]\}?")
+FROBENIUS_RE = re.compile(r"(\\rVert|\\Vert|\\\|)\s*_\{?F\}?")
 SECTION = "## Symbols with more than one meaning"
 
 
 def _math(text):
-    return [WORDS_RE.sub(" ", m.group(1) or m.group(2)) for m in MATH_RE.finditer(text)]
+    maths = []
+    for m in MATH_RE.finditer(text):
+        tex = FROBENIUS_RE.sub(r"\1", m.group(1) or m.group(2))
+        maths.append(ALPHABETS_RE.sub(" ", WORDS_RE.sub(" ", tex)))
+    return maths
 
 
 def _symbol_regex(tex):
@@ -92,6 +100,27 @@ def test_reused_symbol_is_listed_where_it_occurs(label):
                              "appendix does not list for it: add the chapter and its meaning")
     assert listed <= using | NOT_READ, (f"{label} is listed for {sorted(listed - using)}, which "
                                         "do not use it: remove them from the appendix")
+
+
+def _book_wide_rows():
+    text = APPENDIX.read_text(encoding="utf-8")
+    block = text.split("## The book-wide choices", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and re.fullmatch(r"\$[^$]+\$", cells[0]):
+            rows[cells[0].strip("$")] = cells[1]
+    assert len(rows) >= 8, "the table of book-wide choices is unexpectedly short"
+    return rows
+
+
+def test_book_wide_letter_is_reused_only_where_its_row_says_so():
+    reused = {sym for symbols, _, _ in ROWS.values() for sym in symbols}
+    for letter, means in _book_wide_rows().items():
+        if letter in reused:
+            assert "notation-reused" in means, (
+                f"${letter}$ is a book-wide choice with one meaning, yet it is listed among the "
+                "symbols with more than one meaning: say so in its row of 'The book-wide choices'")
 
 
 def test_count():
