@@ -781,7 +781,7 @@ def graph_from_sparse_distances(G, *, n_neighbors=None, radius=None, name=PRECOM
     (:func:`nearest_from_sparse`); for ``radius`` the stored edges of length at most
     ``radius``. So ``KNeighborsTransformer(n_neighbors=k, mode="distance")`` followed by
     ``n_neighbors=k`` gives :func:`knn_graph`'s graph of the data. An edge stored with two
-    different lengths raises a ``ValueError`` (:func:`_check_symmetric_lengths`).
+    different lengths (beyond round-off) raises a ``ValueError``.
     """
     if (n_neighbors is None) == (radius is None):
         raise ValueError(
