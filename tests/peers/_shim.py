@@ -101,8 +101,6 @@ class PCA(_Wrapper):
         self.random_state = random_state
 
     def _build(self):
-        if isinstance(self.n_components, str):
-            _skip(f"PCA(n_components={self.n_components!r}) (Minka's MLE)")
         if self.svd_solver not in PCA_SOLVERS:
             raise ValueError(f"svd_solver must be one of {PCA_SOLVERS}, got {self.svd_solver!r}")
         return ml.PCA(n_components=self.n_components, whiten=self.whiten)
@@ -112,6 +110,17 @@ class PCA(_Wrapper):
 
     def _after_fit(self, est, X):
         self.n_samples_ = np.shape(X)[0]
+
+
+# --- issue 35 (s35): Minka's choice of dimension, scikit-learn's private helpers ---------------
+def _assess_dimension(spectrum, rank, n_samples):
+    """scikit-learn's private ``_assess_dimension``: mlnotes.pca.mle_log_evidence."""
+    return ml.pca.mle_log_evidence(spectrum, rank, n_samples)
+
+
+def _infer_dimension(spectrum, n_samples):
+    """scikit-learn's private ``_infer_dimension``: mlnotes.pca.mle_dimension."""
+    return ml.pca.mle_dimension(spectrum, n_samples)
 
 
 class KernelPCA(_Wrapper):
