@@ -162,13 +162,6 @@ class KernelPCA(_Wrapper):
                             alpha=self.alpha, fit_inverse_transform=self.fit_inverse_transform,
                             eigen_solver=solver)
 
-    def _input(self, X):
-        import scipy.sparse as sp
-
-        if sp.issparse(X):
-            _skip("KernelPCA on sparse input")
-        return X
-
     def inverse_transform(self, X):
         if not self.fit_inverse_transform:
             from sklearn.exceptions import NotFittedError
