@@ -112,7 +112,7 @@ def laplacian(W, *, kind="unnormalized"):
     return sp.csr_matrix(sp.eye(len(deg)) - left @ W @ right)
 
 
-def check_affinity(W, *, name=PRECOMPUTED_AFFINITY):
+def check_affinity(W: ArrayLike, *, name: str = PRECOMPUTED_AFFINITY) -> sp.csr_matrix:
     r"""A precomputed affinity (weight) matrix :math:`W`, dense or sparse: square, finite,
     :math:`w_{ij} \ge 0` and symmetric (up to the round-off of its dtype); returned as a
     float64 CSR matrix, symmetrised, with its diagonal removed.
@@ -247,8 +247,9 @@ class LaplacianEigenmaps(Estimator):
         Heat-kernel width; None gives binary weights.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
     affinity : {"nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"}
-        What ``fit`` takes, as scikit-learn's ``SpectralEmbedding``: by default the data (the graph and
-        weights above); ``"precomputed"``: the weights :math:`W` themselves, an ``N x N``
+        What ``fit`` takes, as scikit-learn's ``SpectralEmbedding``: by default the data
+        (the graph and weights above); ``"precomputed"``: the weights :math:`W` themselves, an
+        ``N x N``
         dense or sparse affinity matrix (symmetric, :math:`\ge 0`, its diagonal ignored; see
         :func:`spectral_embedding`; ``n_neighbors``, ``radius`` and ``t`` are not used);
         ``"precomputed_nearest_neighbors"``: a sparse neighbours graph of *distances*
@@ -391,11 +392,7 @@ class LaplacianEigenmaps(Estimator):
         else:
             why = f"heat-kernel weights exp(-d^2 / t) that all underflow to 0 with t={self.t:g}"
             fix = "increase t (e.g. to the median squared edge length) or use t=None"
-        raise ValueError(
-            f"Point(s) {lonely[:5].tolist()} have degree 0 ({why}), so the constraint "
-            f"Z^T D Z = I does not involve them and the generalised eigenproblem L v = lambda "
-            f"D v has no solution; {fix}, or remove those points."
-        )
+        _check_degrees(self.affinity_matrix_, why, fix)
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_

@@ -687,7 +687,8 @@ PRECOMPUTED_GRAPH = "the precomputed neighbours graph"
 PRECOMPUTED_SYMMETRY_RTOL = 1e-5  # G[i, j] and G[j, i] may differ by round-off (float32: 1e-7)
 
 
-def check_sparse_distances(G, *, name=PRECOMPUTED_GRAPH, n_columns=None, copy=False):
+def check_sparse_distances(G: sp.spmatrix, *, name: str = PRECOMPUTED_GRAPH,
+                           n_columns: int | None = None, copy: bool = False) -> sp.csr_matrix:
     r"""A sparse matrix of distances: finite, :math:`\ge 0`, as float64 CSR with sorted
     indices (a copy if ``copy``). A stored entry is an edge, an explicit zero included (a
     duplicate point, or the point itself); a missing entry is no edge.
@@ -726,7 +727,8 @@ def _stored_rows(G, *, exclude_self):
     return coo.row[keep], coo.col[keep], coo.data[keep]
 
 
-def nearest_from_sparse(G, n_neighbors, *, exclude_self=True, name=PRECOMPUTED_GRAPH):
+def nearest_from_sparse(G: sp.csr_matrix, n_neighbors: int, *, exclude_self: bool = True,
+                        name: str = PRECOMPUTED_GRAPH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row's ``n_neighbors`` shortest stored edges of the sparse distances ``G``
     (ties by column index), as directed edges ``(rows, cols, lengths)``.
 
@@ -773,7 +775,9 @@ def _check_symmetric_lengths(G, name):
         )
 
 
-def graph_from_sparse_distances(G, *, n_neighbors=None, radius=None, name=PRECOMPUTED_GRAPH):
+def graph_from_sparse_distances(G: sp.spmatrix, *, n_neighbors: int | None = None,
+                                radius: float | None = None,
+                                name: str = PRECOMPUTED_GRAPH) -> sp.csr_matrix:
     """The kNN ("or") or epsilon graph of points given by a sparse graph of distances ``G``:
     :func:`knn_graph`'s and :func:`epsilon_graph`'s graphs, from the edges ``G`` stores.
 
@@ -802,8 +806,10 @@ def graph_from_sparse_distances(G, *, n_neighbors=None, radius=None, name=PRECOM
     return _symmetrise(n, rows, cols, lengths, "or")
 
 
-def cross_graph_from_sparse(G_new, n_train, *, n_neighbors=None, radius=None,
-                            name="the distances to the training points"):
+def cross_graph_from_sparse(G_new: sp.spmatrix, n_train: int, *, n_neighbors: int | None = None,
+                            radius: float | None = None,
+                            name: str = "the distances to the training points",
+                            ) -> sp.csr_matrix:
     """:func:`cross_graph` from the sparse ``(M, N)`` distances of new points to the
     training points (``KNeighborsTransformer.transform``): each row's ``n_neighbors``
     shortest stored edges, or those within ``radius``."""
@@ -818,7 +824,7 @@ def cross_graph_from_sparse(G_new, n_train, *, n_neighbors=None, radius=None,
     return sp.csr_matrix((lengths, (rows, cols)), shape=G_new.shape)
 
 
-def precomputed_graph_fix(n_neighbors=None, radius=None):
+def precomputed_graph_fix(n_neighbors: int | None = None, radius: float | None = None) -> str:
     """The remedy for a disconnected precomputed graph (no points to search for a k)."""
     more = ("more neighbours per row" if radius is None else "a larger radius")
     return (f"build the graph with {more} (n_neighbors={n_neighbors}, radius={radius} used "

@@ -57,7 +57,9 @@ from .spectral import (
 )
 
 
-def sparse_kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1):
+def sparse_kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: str = "rbf",
+                         gamma: float | None = None, degree: int = 3,
+                         coef0: float = 1) -> FloatArray:
     r""":func:`~mlnotes.kernels.kernel_matrix` for sparse rows (either side, or both).
 
     The named kernels see the data only through inner products :math:`x^\top y` (linear,
