@@ -141,7 +141,9 @@ def check_affinity(W: ArrayLike, *, name: str = PRECOMPUTED_AFFINITY) -> sp.csr_
     scale = float(abs(A).max()) if A.nnz else 0.0
     diff = abs(A - A.T)
     if diff.nnz and diff.max() > np.sqrt(eps) * scale:
-        i, j = (int(v) for v in np.unravel_index(np.argmax(diff.toarray()), A.shape))
+        coo = diff.tocoo()
+        at = int(np.argmax(coo.data))
+        i, j = int(coo.row[at]), int(coo.col[at])
         raise ValueError(
             f"{name} is not symmetric: entry ({i}, {j}) = {A[i, j]:.6g} but ({j}, {i}) = "
             f"{A[j, i]:.6g}; the graph of a Laplacian is undirected. Symmetrise it, e.g. "
@@ -163,7 +165,7 @@ def _embed(W, n_components, *, norm_laplacian=True, skip=1, solver="auto"):
 
 
 def _check_degrees(W, why, fix):
-    """Refuse a point of degree 0: :math:`Z^\top D Z = I` does not involve it."""
+    r"""Refuse a point of degree 0: :math:`Z^\top D Z = I` does not involve it."""
     degree = np.asarray(W.sum(axis=1)).ravel()
     lonely = np.flatnonzero(degree == 0)
     if len(lonely):
@@ -249,9 +251,9 @@ class LaplacianEigenmaps(Estimator):
     affinity : {"nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"}
         What ``fit`` takes, as scikit-learn's ``SpectralEmbedding``: by default the data
         (the graph and weights above); ``"precomputed"``: the weights :math:`W` themselves, an
-        ``N x N``
-        dense or sparse affinity matrix (symmetric, :math:`\ge 0`, its diagonal ignored; see
-        :func:`spectral_embedding`; ``n_neighbors``, ``radius`` and ``t`` are not used);
+        ``N x N`` dense or sparse affinity matrix (symmetric, :math:`\ge 0`, its diagonal
+        ignored; see :func:`spectral_embedding`; ``n_neighbors``, ``radius`` and ``t`` are not
+        used);
         ``"precomputed_nearest_neighbors"``: a sparse neighbours graph of *distances*
         (scikit-learn's ``KNeighborsTransformer(mode="distance")``), from whose stored edges
         the kNN graph (each row's ``n_neighbors`` shortest, "or" rule) or the epsilon graph
@@ -317,7 +319,8 @@ class LaplacianEigenmaps(Estimator):
         if self.affinity == "precomputed":
             W = check_affinity(X)
             self.n_neighbors_ = None
-            what, fix = "The graph of the precomputed affinity matrix", "add edges between its pieces"
+            what = "The graph of the precomputed affinity matrix"
+            fix = "add edges between its pieces"
             why, cure = "no edge of positive weight in the affinity matrix", "give them edges"
         else:
             n = X.shape[0] if getattr(X, "ndim", 0) == 2 else 0
@@ -377,7 +380,7 @@ class LaplacianEigenmaps(Estimator):
         return self
 
     def _check_no_isolated_points(self, X, D=None):
-        """A point of degree 0 (no edge, or every weight underflowing) is a component of its
+        r"""A point of degree 0 (no edge, or every weight underflowing) is a component of its
         own that :math:`Z^\top D Z = I` does not constrain: the problem has no solution."""
         degree = np.asarray(self.affinity_matrix_.sum(axis=1)).ravel()
         if degree.min() > 0:
