@@ -114,6 +114,20 @@ def test_eigenmaps_pipeline_equals_eigenmaps_on_the_data(curve, t):
                                atol=1e-9)
 
 
+def test_eigenmaps_radius_graph_and_bad_input(curve):
+    X, _ = curve
+    r = 0.9
+    G = RadiusNeighborsTransformer(radius=r, mode="distance").fit_transform(X)
+    Z = ml.LaplacianEigenmaps(n_neighbors=None, radius=r, t=0.5,
+                              affinity="precomputed_nearest_neighbors").fit_transform(G)
+    np.testing.assert_allclose(
+        Z, ml.LaplacianEigenmaps(n_neighbors=None, radius=r, t=0.5).fit_transform(X), atol=1e-9)
+    with pytest.raises(TypeError, match="must be a scipy.sparse matrix"):
+        ml.LaplacianEigenmaps(affinity="precomputed_nearest_neighbors").fit(G.toarray())
+    with pytest.raises(ValueError, match="affinity must be one of"):
+        ml.LaplacianEigenmaps(affinity="rbf").fit(X)
+
+
 def test_eigenmaps_precomputed_affinity_matches_scikit_learn(curve):
     from sklearn.manifold import SpectralEmbedding
 
