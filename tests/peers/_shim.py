@@ -429,8 +429,9 @@ class SpectralEmbedding(_Wrapper):
     # (gamma=None: 1 / n_features, scikit-learn's default); eigen_solver 'lobpcg' is an
     # approximate solver of the same eigenproblem, answered by mlnotes' exact one (as the
     # randomized solvers above); 'amg' needs pyamg, a callable affinity is not in mlnotes.
-    # With 'precomputed_nearest_neighbors' scikit-learn's n_neighbors counts the point itself
-    # (its graph's rows hold the point and n_neighbors - 1 others), mlnotes' does not: k - 1.
+    # scikit-learn's n_neighbors counts the point itself (with 'nearest_neighbors' and
+    # 'precomputed_nearest_neighbors' alike: its graph's rows hold the point and
+    # n_neighbors - 1 others), mlnotes' does not: k - 1 (None: each library's default).
     # affinity_matrix_ is exposed dense where scikit-learn's is (a dense affinity: 'rbf', or
     # 'precomputed' given an array); mlnotes drops its diagonal (self-loops weigh nothing in
     # the Laplacian's quadratic form).
@@ -448,7 +449,7 @@ class SpectralEmbedding(_Wrapper):
     def _build(self):
         solver = _spectral_solver(self.eigen_solver)
         k = self.n_neighbors
-        if self.affinity == "precomputed_nearest_neighbors" and k is not None:
+        if k is not None:
             k -= 1
         if self.affinity in ("nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"):
             return ml.LaplacianEigenmaps(n_components=self.n_components, n_neighbors=k,
