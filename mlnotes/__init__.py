@@ -65,8 +65,8 @@ _ESTIMATORS = {
     "UMAP": "umap",
     "DiffusionMap": "diffusion",
 }
-# Other public names (warnings) -> module that defines them.
-_OTHER = {"DisconnectedGraphWarning": "graphs"}
+# Other public names (a warning, a function) -> module that defines them.
+_OTHER = {"DisconnectedGraphWarning": "graphs", "spectral_embedding": "eigenmaps"}
 _SUBMODULES = (
     "base", "datasets", "graphs", "kernels", "spectral", "pca", "mds", "smacof", "nonmetric",
     "kernel_pca", "isomap", "lle", "eigenmaps", "diffusion", "sne", "umap", "umap_metrics",

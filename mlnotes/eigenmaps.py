@@ -41,12 +41,16 @@ from ._validation import (
 from .base import Estimator
 from .graphs import (
     BRUTE_BLOCK_ENTRIES,
+    PRECOMPUTED_GRAPH,
     SPECTRAL_CONSEQUENCE,
     _smallest_connecting_from_distances,
+    check_connected,
+    graph_from_sparse_distances,
     nearest_neighbors,
     neighbourhood_graph,
     neighbourhood_graph_from_distances,
     pairwise_distances,
+    precomputed_graph_fix,
     same_rows,
     smallest_connecting_radius,
     squared_distances,
@@ -54,6 +58,8 @@ from .graphs import (
 from .spectral import TRIVIAL_SKIPPED, bottom_eigenpairs, check_solver, flip_signs
 
 LAPLACIANS = ("unnormalized", "sym", "rw")
+AFFINITIES = ("nearest_neighbors", "precomputed", "precomputed_nearest_neighbors")
+PRECOMPUTED_AFFINITY = "the precomputed affinity matrix"
 TIE_RTOL = 1e-9  # new points: a distance within this fraction of a neighbour radius counts as in
 NYSTROM_MIN_GAP = 1e-10  # transform needs |1 - lambda| above this for every eigenvalue used
 DEFAULT_NEIGHBOUR_FRACTION = 10  # n_neighbors=None: k = max(N // 10, 1), SpectralEmbedding's
@@ -106,6 +112,126 @@ def laplacian(W: Matrix, *, kind: str = "unnormalized") -> Sparse:
     return sp.csr_matrix(sp.eye(len(deg)) - left @ W @ right)
 
 
+def check_affinity(W: ArrayLike, *, name: str = PRECOMPUTED_AFFINITY) -> sp.csr_matrix:
+    r"""A precomputed affinity (weight) matrix :math:`W`, dense or sparse: square, finite,
+    :math:`w_{ij} \ge 0` and symmetric (up to the round-off of its dtype); returned as a
+    float64 CSR matrix, symmetrised, with its diagonal removed.
+
+    A self-loop :math:`w_{ii}` adds nothing to :math:`z^\top L z = \tfrac12 \sum_{ij}
+    w_{ij} (z_i - z_j)^2` (its term is :math:`(z_i - z_i)^2 = 0`) but would add to the degree
+    :math:`d_i`; so it is dropped (a kernel matrix has :math:`k(x, x) = 1` there; scikit-learn's
+    ``spectral_embedding`` ignores the diagonal too).
+    """
+    dtype = getattr(W, "dtype", np.dtype(np.float64))
+    # the symmetry tolerance: the round-off of the input's precision (float32: sqrt(eps) 3e-4)
+    eps = np.finfo(dtype if np.issubdtype(dtype, np.floating) else np.float64).eps
+    A = check_array(W, name=name, min_samples=2, accept_sparse=True, copy=True)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(
+            f"{name} must be square (n_samples x n_samples) but has shape {A.shape}: it holds "
+            "the weight w_ij between every two points i and j."
+        )
+    A = sp.csr_matrix(A)
+    if A.nnz and A.data.min() < 0:
+        raise ValueError(
+            f"{name} has negative entries (the most negative {A.data.min():.6g}); affinities "
+            "are weights w_ij >= 0 (a similarity, e.g. exp(-d^2 / t)), not distances or "
+            "correlations. For a graph of distances use affinity='precomputed_nearest_neighbors'."
+        )
+    scale = float(abs(A).max()) if A.nnz else 0.0
+    diff = abs(A - A.T)
+    if diff.nnz and diff.max() > np.sqrt(eps) * scale:
+        coo = diff.tocoo()
+        at = int(np.argmax(coo.data))
+        i, j = int(coo.row[at]), int(coo.col[at])
+        raise ValueError(
+            f"{name} is not symmetric: entry ({i}, {j}) = {A[i, j]:.6g} but ({j}, {i}) = "
+            f"{A[j, i]:.6g}; the graph of a Laplacian is undirected. Symmetrise it, e.g. "
+            "(W + W.T) / 2."
+        )
+    A = sp.csr_matrix((A + A.T) / 2)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return A
+
+
+def _embed(W, n_components, *, norm_laplacian=True, skip=1, solver="auto"):
+    r"""Steps 2 and 3 from the weights ``W`` (symmetric, no self-loops): the ``n_components``
+    bottom eigenpairs of :math:`L v = \lambda D v` (``norm_laplacian``; :math:`V^\top D V = I`)
+    or of :math:`L v = \lambda v` (:math:`V^\top V = I`), after the ``skip`` smallest."""
+    L = laplacian(W)
+    D = sp.diags(L.diagonal()) if norm_laplacian else None  # degrees: L = D - W, no self-loops
+    return bottom_eigenpairs(L, n_components, B=D, skip=skip, solver=solver)
+
+
+def _check_degrees(W, why, fix):
+    r"""Refuse a point of degree 0: :math:`Z^\top D Z = I` does not involve it."""
+    degree = np.asarray(W.sum(axis=1)).ravel()
+    lonely = np.flatnonzero(degree == 0)
+    if len(lonely):
+        raise ValueError(
+            f"Point(s) {lonely[:5].tolist()} have degree 0 ({why}), so the constraint "
+            f"Z^T D Z = I does not involve them and the generalised eigenproblem L v = lambda "
+            f"D v has no solution; {fix}, or remove those points."
+        )
+
+
+def spectral_embedding(adjacency: ArrayLike, n_components: int = 8, *,
+                       norm_laplacian: bool = True, drop_first: bool = True,
+                       eigen_solver: str = "auto") -> FloatArray:
+    r"""Laplacian eigenmaps of a graph given by its weights: steps 2 and 3 of the recipe.
+
+    With :math:`W` = ``adjacency`` (symmetric, :math:`w_{ij} \ge 0`, the diagonal ignored:
+    :func:`check_affinity`), the degrees :math:`D = \operatorname{diag}(\sum_j w_{ij})` and
+    :math:`L = D - W`, the embedding is the bottom of :math:`L v = \lambda D v` with
+    :math:`V^\top D V = I` (``norm_laplacian=True``: solved through
+    :math:`L_{sym} = D^{-1/2} L D^{-1/2}`), or of :math:`L v = \lambda v` with
+    :math:`V^\top V = I` (``norm_laplacian=False``). ``drop_first`` skips the trivial
+    solution, the constant vector of eigenvalue 0. The same function as scikit-learn's
+    ``spectral_embedding`` (whose ``eigen_solver`` names approximate solvers; here every solve
+    is exact), equal to it up to the sign of each column.
+
+    Parameters
+    ----------
+    adjacency : ndarray or sparse matrix of shape (N, N)
+        The affinity matrix :math:`W` (e.g. a kernel matrix, or a kNN graph of weights).
+    n_components : int, default=8
+    norm_laplacian : bool, default=True
+    drop_first : bool, default=True
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+
+    Returns
+    -------
+    embedding : ndarray of shape (N, n_components)
+        Largest-magnitude entry of each column positive (:func:`~mlnotes.spectral.flip_signs`).
+
+    Warns
+    -----
+    mlnotes.DisconnectedGraphWarning
+        If the graph of :math:`W` is disconnected (one zero eigenvalue per component).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlnotes.eigenmaps import spectral_embedding
+    >>> W = np.ones((4, 4))  # the complete graph on 4 points
+    >>> spectral_embedding(W, n_components=3, drop_first=False).std(axis=0)[0] < 1e-12
+    np.True_
+    """
+    check_solver(eigen_solver, "eigen_solver")
+    W = check_affinity(adjacency, name="adjacency")
+    skip = 1 if drop_first else 0
+    check_n_components(n_components, W.shape[0] - skip,
+                       what=TRIVIAL_SKIPPED if drop_first else "n_samples")
+    check_connected(W, None, consequence=SPECTRAL_CONSEQUENCE, warn=True,
+                    what="The graph of the affinity matrix", fix="add edges between its pieces")
+    if norm_laplacian:
+        _check_degrees(W, "no edge of positive weight", "give them edges")
+    _, V = _embed(W, n_components, norm_laplacian=norm_laplacian, skip=skip,
+                  solver=eigen_solver)
+    return flip_signs(V)
+
+
 class LaplacianEigenmaps(Estimator):
     r"""Laplacian eigenmaps.
 
@@ -122,6 +248,18 @@ class LaplacianEigenmaps(Estimator):
     t : float or None, default=None
         Heat-kernel width; None gives binary weights.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    affinity : {"nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"}
+        What ``fit`` takes, as scikit-learn's ``SpectralEmbedding``: by default the data
+        (the graph and weights above); ``"precomputed"``: the weights :math:`W` themselves, an
+        ``N x N`` dense or sparse affinity matrix (symmetric, :math:`\ge 0`, its diagonal
+        ignored; see :func:`spectral_embedding`; ``n_neighbors``, ``radius`` and ``t`` are not
+        used);
+        ``"precomputed_nearest_neighbors"``: a sparse neighbours graph of *distances*
+        (scikit-learn's ``KNeighborsTransformer(mode="distance")``), from whose stored edges
+        the kNN graph (each row's ``n_neighbors`` shortest, "or" rule) or the epsilon graph
+        (``radius``) is taken and weighted as above, so that with
+        ``KNeighborsTransformer(n_neighbors=k, mode="distance")`` the pipeline gives the
+        embedding of ``LaplacianEigenmaps(n_neighbors=k)``. Neither has ``transform``.
 
     Warns
     -----
@@ -159,23 +297,64 @@ class LaplacianEigenmaps(Estimator):
     """
 
     def __init__(self, n_components=2, *, n_neighbors=None, radius=None, t=None,
-                 eigen_solver="auto"):
+                 eigen_solver="auto", affinity="nearest_neighbors"):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.t = t
         self.eigen_solver = eigen_solver
+        self.affinity = affinity
 
     def _tags(self):
-        return {"input_tags.sparse": True}
+        return {"input_tags.sparse": True,
+                "input_tags.pairwise": self.affinity in AFFINITIES[1:]}
+
+    def _default_n_neighbors(self, n):
+        if self.n_neighbors is None and self.radius is None:
+            return max(n // DEFAULT_NEIGHBOUR_FRACTION, 1)
+        return self.n_neighbors
+
+    def _fit_precomputed(self, X):
+        """``affinity="precomputed"`` or ``"precomputed_nearest_neighbors"``."""
+        if self.affinity == "precomputed":
+            W = check_affinity(X)
+            self.n_neighbors_ = None
+            what = "The graph of the precomputed affinity matrix"
+            fix = "add edges between its pieces"
+            why, cure = "no edge of positive weight in the affinity matrix", "give them edges"
+        else:
+            n = X.shape[0] if getattr(X, "ndim", 0) == 2 else 0
+            self.n_neighbors_ = self._default_n_neighbors(n)
+            G = graph_from_sparse_distances(X, n_neighbors=self.n_neighbors_,
+                                            radius=self.radius)
+            W = heat_kernel_weights(G, self.t)
+            what = PRECOMPUTED_GRAPH.capitalize()
+            fix = precomputed_graph_fix(self.n_neighbors_, self.radius)
+            why = ("no stored edge within the radius" if self.radius is not None else
+                   f"heat-kernel weights exp(-d^2 / t) that all underflow to 0 with t={self.t}")
+            cure = ("increase radius" if self.radius is not None
+                    else "increase t (e.g. to the median squared edge length) or use t=None")
+        check_n_components(self.n_components, W.shape[0] - 1, what=TRIVIAL_SKIPPED)
+        self.affinity_matrix_ = W
+        check_connected(W, None, consequence=SPECTRAL_CONSEQUENCE, warn=True, what=what,
+                        fix=fix)
+        _check_degrees(W, why, cure)
+        self.eigenvalues_, V = _embed(W, self.n_components, solver=self.eigen_solver)
+        self.embedding_ = flip_signs(V)
+        return self
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
-        X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
         check_solver(self.eigen_solver, "eigen_solver")
+        if self.affinity not in AFFINITIES:
+            raise ValueError(
+                f"affinity must be one of {', '.join(map(repr, AFFINITIES))}, got "
+                f"{self.affinity!r}."
+            )
+        if self.affinity != "nearest_neighbors":
+            return self._fit_precomputed(X)
+        X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
         check_n_components(self.n_components, X.shape[0] - 1, what=TRIVIAL_SKIPPED)
-        self.n_neighbors_ = self.n_neighbors
-        if self.n_neighbors is None and self.radius is None:
-            self.n_neighbors_ = max(X.shape[0] // DEFAULT_NEIGHBOUR_FRACTION, 1)
+        self.n_neighbors_ = self._default_n_neighbors(X.shape[0])
         # sparse data: the graph from the full distance matrix (sparse products)
         dist = pairwise_distances(X) if sp.issparse(X) else None
         if dist is None:
@@ -187,10 +366,8 @@ class LaplacianEigenmaps(Estimator):
                                                    consequence=SPECTRAL_CONSEQUENCE, warn=True)
         self.affinity_matrix_ = heat_kernel_weights(G, self.t)
         self._check_no_isolated_points(X, dist)
-        L = laplacian(self.affinity_matrix_)
-        D = sp.diags(L.diagonal())  # degrees: L = D - W and W has no self-loops
-        self.eigenvalues_, V = bottom_eigenpairs(L, self.n_components, B=D, skip=1,
-                                                 solver=self.eigen_solver)
+        self.eigenvalues_, V = _embed(self.affinity_matrix_, self.n_components,
+                                      solver=self.eigen_solver)
         self.embedding_ = flip_signs(V)
         self.X_fit_ = X
         if self.radius is None and dist is not None:  # k-th smallest off-diagonal distance
@@ -203,7 +380,7 @@ class LaplacianEigenmaps(Estimator):
         return self
 
     def _check_no_isolated_points(self, X, D=None):
-        """A point of degree 0 (no edge, or every weight underflowing) is a component of its
+        r"""A point of degree 0 (no edge, or every weight underflowing) is a component of its
         own that :math:`Z^\top D Z = I` does not constrain: the problem has no solution."""
         degree = np.asarray(self.affinity_matrix_.sum(axis=1)).ravel()
         if degree.min() > 0:
@@ -218,11 +395,7 @@ class LaplacianEigenmaps(Estimator):
         else:
             why = f"heat-kernel weights exp(-d^2 / t) that all underflow to 0 with t={self.t:g}"
             fix = "increase t (e.g. to the median squared edge length) or use t=None"
-        raise ValueError(
-            f"Point(s) {lonely[:5].tolist()} have degree 0 ({why}), so the constraint "
-            f"Z^T D Z = I does not involve them and the generalised eigenproblem L v = lambda "
-            f"D v has no solution; {fix}, or remove those points."
-        )
+        _check_degrees(self.affinity_matrix_, why, fix)
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> FloatArray:
         return self.fit(X).embedding_
@@ -261,6 +434,12 @@ class LaplacianEigenmaps(Estimator):
         Z : ndarray of shape (M, n_components)
         """
         check_is_fitted(self, "embedding_")
+        if self.affinity != "nearest_neighbors":
+            raise ValueError(
+                f"transform places new points by their weights to the training points, which "
+                f"affinity={self.affinity!r} does not define from data; fit on the data "
+                "(affinity='nearest_neighbors'), or embed all the points in one fit."
+            )
         Y = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True)
         if np.any(np.abs(1.0 - self.eigenvalues_) < NYSTROM_MIN_GAP):
             raise ValueError(

@@ -167,14 +167,19 @@ def nearest_neighbors(X: ArrayLike | Sparse, n_neighbors: int,
 
 def _symmetrise(n, rows, cols, lengths, mode):
     """Undirected graph from directed edges: keep a pair if it appears in either direction
-    ("or") or in both ("and"); stored in both directions, zero lengths kept as explicit edges."""
+    ("or") or in both ("and"); stored in both directions, zero lengths kept as explicit edges.
+    A pair stored with two lengths (a precomputed graph's round-off) keeps the shorter, as a
+    shortest path would."""
     r = np.concatenate([rows, cols])
     c = np.concatenate([cols, rows])
     d = np.concatenate([lengths, lengths])
-    key, first, count = np.unique(r * n + c, return_index=True, return_counts=True)
-    keep = count >= (2 if mode == "and" else 1)
-    key, first = key[keep], first[keep]
-    return sp.csr_matrix((d[first], (key // n, key % n)), shape=(n, n))
+    key = r.astype(np.int64) * n + c
+    order = np.lexsort((d, key))  # by pair, shortest first
+    key, d = key[order], d[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    count = np.diff(np.r_[first, len(key)])
+    keep = first[count >= (2 if mode == "and" else 1)]
+    return sp.csr_matrix((d[keep], (key[keep] // n, key[keep] % n)), shape=(n, n))
 
 
 def knn_graph(X: ArrayLike | Sparse, n_neighbors: int, *, mode: str = "or") -> Sparse:
@@ -430,8 +435,9 @@ def _stacklevel_outside_package():
 
 
 def check_connected(G: Sparse, X: ArrayLike | Sparse | None, *, n_neighbors: int | None = None,
-                    radius: float | None = None, consequence: str = GEODESIC_CONSEQUENCE, warn: bool = False,
-                    distances: FloatArray | None = None) -> Sparse:
+                    radius: float | None = None, consequence: str = GEODESIC_CONSEQUENCE,
+                    warn: bool = False, distances: FloatArray | None = None,
+                    fix: str | None = None, what: str | None = None) -> Sparse:
     """Refuse (or, with ``warn=True``, warn about) a disconnected neighbourhood graph ``G`` of
     ``X``.
 
@@ -441,27 +447,30 @@ def check_connected(G: Sparse, X: ArrayLike | Sparse | None, *, n_neighbors: int
     result is undefined on a disconnected graph (Isomap: infinite geodesic distances) raises a
     ``ValueError``; a spectral method, whose eigenproblem still has a solution, passes
     ``warn=True`` and gets a :class:`DisconnectedGraphWarning` (as scikit-learn's
-    ``SpectralEmbedding`` warns).
+    ``SpectralEmbedding`` warns). A graph given as such (a precomputed graph, no points to
+    search) passes its own ``what`` (the graph's name) and ``fix`` (the remedy).
     """
     n_components, labels = connected_components(G)
     if n_components == 1:
         return G
     sizes = np.sort(np.bincount(labels))[::-1]
     shown = ", ".join(str(int(s)) for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
-    if distances is not None:
-        least = _smallest_connecting_from_distances(distances, radius)
-    else:
-        least = smallest_connecting_k(X) if radius is None else smallest_connecting_radius(X)
-    if radius is None:
-        what = f"The {n_neighbors}-nearest-neighbour graph"
-        fix = f"increase n_neighbors to at least {least}"
-    else:
-        what = f"The radius-{radius:g} neighbourhood graph"
-        fix = f"increase radius to at least {least:.6g}"
+    if fix is None:
+        if distances is not None:
+            least = _smallest_connecting_from_distances(distances, radius)
+        else:
+            least = smallest_connecting_k(X) if radius is None else smallest_connecting_radius(X)
+        if radius is None:
+            fix = (f"increase n_neighbors to at least {least} (the smallest value that "
+                   "connects it)")
+        else:
+            fix = f"increase radius to at least {least:.6g} (the smallest value that connects it)"
+    if what is None:
+        what = (f"The {n_neighbors}-nearest-neighbour graph" if radius is None
+                else f"The radius-{radius:g} neighbourhood graph")
     message = (
         f"{what} is disconnected: it has {n_components} connected components (sizes {shown}), "
-        f"so {consequence}; {fix} (the smallest value that connects it), or remove the "
-        "outlying points"
+        f"so {consequence}; {fix}, or remove the outlying points"
     )
     if not warn:
         raise ValueError(message + ".")
@@ -681,3 +690,155 @@ def neighbourhood_graph_from_distances(D: ArrayLike, *, n_neighbors: int | None 
     G = graph_from_distances(D, n_neighbors=n_neighbors, radius=radius)
     return check_connected(G, None, n_neighbors=n_neighbors, radius=radius,
                            consequence=consequence, warn=warn, distances=D)
+
+
+# ---------------------------------------------------------------------------------------------
+# A precomputed sparse neighbours graph (scikit-learn's KNeighborsTransformer(mode="distance"),
+# kneighbors_graph(mode="distance"), radius_neighbors_graph): step 1 done by someone else.
+
+PRECOMPUTED_GRAPH = "the precomputed neighbours graph"
+PRECOMPUTED_SYMMETRY_RTOL = 1e-5  # G[i, j] and G[j, i] may differ by round-off (float32: 1e-7)
+
+
+def check_sparse_distances(G: sp.spmatrix, *, name: str = PRECOMPUTED_GRAPH,
+                           n_columns: int | None = None, copy: bool = False) -> sp.csr_matrix:
+    r"""A sparse matrix of distances: finite, :math:`\ge 0`, as float64 CSR with sorted
+    indices (a copy if ``copy``). A stored entry is an edge, an explicit zero included (a
+    duplicate point, or the point itself); a missing entry is no edge.
+
+    ``n_columns=None`` asks for a square graph on the training points; an integer for the
+    ``(M, n_columns)`` distances of new points to the training points."""
+    if not sp.issparse(G):
+        raise TypeError(f"{name} must be a scipy.sparse matrix, got {type(G).__name__}.")
+    G = check_array(G, name=name, min_samples=1 if n_columns else 2, accept_sparse=True,
+                    copy=copy)
+    if n_columns is None and G.shape[0] != G.shape[1]:
+        raise ValueError(
+            f"{name} must be square (n_samples x n_samples) but has shape {G.shape}; give "
+            "the graph of the training points to themselves, e.g. "
+            "KNeighborsTransformer(mode='distance').fit_transform(X)."
+        )
+    if G.nnz and G.data.min() < 0:
+        i = int(np.argmin(G.data))
+        row = int(np.searchsorted(G.indptr, i, side="right") - 1)
+        raise ValueError(
+            f"{name} has negative entries (the most negative: ({row}, {int(G.indices[i])}) = "
+            f"{G.data[i]:.6g}); its entries are edge lengths (distances), which are >= 0. "
+            "Pass distances (mode='distance'), not similarities or affinities."
+        )
+    if not G.has_sorted_indices:
+        G = G.copy() if not copy else G
+        G.sort_indices()
+    return G
+
+
+def _stored_rows(G, *, exclude_self):
+    """The stored entries of ``G`` as ``(rows, cols, lengths)``, the diagonal left out if
+    ``exclude_self`` (a point is not its own neighbour)."""
+    coo = G.tocoo()
+    keep = coo.row != coo.col if exclude_self else np.ones(coo.nnz, dtype=bool)
+    return coo.row[keep], coo.col[keep], coo.data[keep]
+
+
+def nearest_from_sparse(G: sp.csr_matrix, n_neighbors: int, *, exclude_self: bool = True,
+                        name: str = PRECOMPUTED_GRAPH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's ``n_neighbors`` shortest stored edges of the sparse distances ``G``
+    (ties by column index), as directed edges ``(rows, cols, lengths)``.
+
+    A row may store more edges than that (``KNeighborsTransformer`` stores the point itself
+    and ``n_neighbors`` others; a graph built for a larger ``k`` serves any smaller one) but
+    not fewer: a row with too few raises a ``ValueError`` naming it and the remedy.
+    """
+    rows, cols, lengths = _stored_rows(G, exclude_self=exclude_self)
+    n_rows = G.shape[0]
+    counts = np.bincount(rows, minlength=n_rows)
+    short = np.flatnonzero(counts < n_neighbors)
+    if len(short):
+        besides = " besides the point itself" if exclude_self else ""
+        raise ValueError(
+            f"Row(s) {short[:5].tolist()} of {name} store only {int(counts[short].min())} "
+            f"edge(s){besides}, but n_neighbors={n_neighbors} needs at least {n_neighbors} "
+            "in every row. Build the graph with at least that many neighbours (e.g. "
+            f"KNeighborsTransformer(n_neighbors={n_neighbors}, mode='distance'), which also "
+            "stores each point itself), or lower n_neighbors."
+        )
+    order = np.lexsort((cols, lengths, rows))  # by row, then length, then column
+    rows, cols, lengths = rows[order], cols[order], lengths[order]
+    rank = np.arange(len(rows)) - np.r_[0, np.cumsum(counts)[:-1]][rows]
+    keep = rank < n_neighbors
+    return rows[keep], cols[keep], lengths[keep]
+
+
+def _check_symmetric_lengths(G, name):
+    """Where both ``G[i, j]`` and ``G[j, i]`` are stored they must agree (up to round-off):
+    a distance is symmetric. One direction missing is fine (a kNN relation is not)."""
+    rows, cols, lengths = _stored_rows(G, exclude_self=True)
+    key = np.minimum(rows, cols).astype(np.int64) * G.shape[0] + np.maximum(rows, cols)
+    order = np.argsort(key, kind="stable")
+    key, lengths, rows, cols = key[order], lengths[order], rows[order], cols[order]
+    twice = np.flatnonzero(key[1:] == key[:-1])  # pairs stored in both directions
+    a, b = lengths[twice], lengths[twice + 1]
+    bad = twice[np.abs(a - b) > PRECOMPUTED_SYMMETRY_RTOL * np.maximum(a, b)]
+    if len(bad):
+        i, j = int(rows[bad[0]]), int(cols[bad[0]])
+        raise ValueError(
+            f"{name} is not symmetric: entry ({i}, {j}) = {G[i, j]:.6g} but ({j}, {i}) = "
+            f"{G[j, i]:.6g}. Its entries are distances, the same both ways; build it from a "
+            "metric (KNeighborsTransformer(mode='distance') does), or store one direction only."
+        )
+
+
+def graph_from_sparse_distances(G: sp.spmatrix, *, n_neighbors: int | None = None,
+                                radius: float | None = None,
+                                name: str = PRECOMPUTED_GRAPH) -> sp.csr_matrix:
+    """The kNN ("or") or epsilon graph of points given by a sparse graph of distances ``G``:
+    :func:`knn_graph`'s and :func:`epsilon_graph`'s graphs, from the edges ``G`` stores.
+
+    For ``n_neighbors=k`` every row keeps its ``k`` shortest stored edges to other points
+    (:func:`nearest_from_sparse`); for ``radius`` the stored edges of length at most
+    ``radius``. So ``KNeighborsTransformer(n_neighbors=k, mode="distance")`` followed by
+    ``n_neighbors=k`` gives :func:`knn_graph`'s graph of the data. An edge stored with two
+    different lengths (beyond round-off) raises a ``ValueError``.
+    """
+    if (n_neighbors is None) == (radius is None):
+        raise ValueError(
+            "Give exactly one of n_neighbors and radius (the other must be None), got "
+            f"n_neighbors={n_neighbors!r}, radius={radius!r}; e.g. n_neighbors=None, radius=1.5."
+        )
+    G = check_sparse_distances(G, name=name)
+    _check_symmetric_lengths(G, name)
+    n = G.shape[0]
+    if radius is None:
+        n_neighbors = check_n_neighbors(n_neighbors, n)
+        rows, cols, lengths = nearest_from_sparse(G, n_neighbors, name=name)
+    else:
+        _check_radius(radius)
+        rows, cols, lengths = _stored_rows(G, exclude_self=True)
+        close = lengths <= radius
+        rows, cols, lengths = rows[close], cols[close], lengths[close]
+    return _symmetrise(n, rows, cols, lengths, "or")
+
+
+def cross_graph_from_sparse(G_new: sp.spmatrix, n_train: int, *, n_neighbors: int | None = None,
+                            radius: float | None = None,
+                            name: str = "the distances to the training points",
+                            ) -> sp.csr_matrix:
+    """:func:`cross_graph` from the sparse ``(M, N)`` distances of new points to the
+    training points (``KNeighborsTransformer.transform``): each row's ``n_neighbors``
+    shortest stored edges, or those within ``radius``."""
+    G_new = check_sparse_distances(G_new, name=name, n_columns=n_train)
+    if radius is None:
+        rows, cols, lengths = nearest_from_sparse(G_new, n_neighbors, exclude_self=False,
+                                                  name=name)
+    else:
+        rows, cols, lengths = _stored_rows(G_new, exclude_self=False)
+        close = lengths <= radius
+        rows, cols, lengths = rows[close], cols[close], lengths[close]
+    return sp.csr_matrix((lengths, (rows, cols)), shape=G_new.shape)
+
+
+def precomputed_graph_fix(n_neighbors: int | None = None, radius: float | None = None) -> str:
+    """The remedy for a disconnected precomputed graph (no points to search for a k)."""
+    more = ("more neighbours per row" if radius is None else "a larger radius")
+    return (f"build the graph with {more} (n_neighbors={n_neighbors}, radius={radius} used "
+            "here), or pass the full (dense) distance matrix")

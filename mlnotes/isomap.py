@@ -33,19 +33,25 @@ from ._typing import ArrayLike, FloatArray, Self
 from ._validation import check_array, check_is_fitted, check_n_features
 from .base import Estimator
 from .graphs import (
+    GEODESIC_CONSEQUENCE,
     GEODESIC_METHODS,
     JOINED_CONSEQUENCE,
+    PRECOMPUTED_GRAPH,
+    check_connected,
     check_distances,
     check_metric,
     cross_graph,
     cross_graph_from_distances,
+    cross_graph_from_sparse,
     geodesic_distances,
+    graph_from_sparse_distances,
     join_components,
     join_components_by_distances,
     metric_distances,
     neighbourhood_graph,
     neighbourhood_graph_from_distances,
     pairwise_distances,
+    precomputed_graph_fix,
 )
 from .kernel_pca import gram_embedding
 from .kernels import center_kernel_test, double_center
@@ -81,7 +87,8 @@ class Isomap(Estimator):
         metrics of ``scipy.spatial.distance.cdist`` that scikit-learn's ``Isomap`` documents,
         with the aliases ``"l1"``, ``"manhattan"``, ``"l2"``), a callable ``f(u, v)``, or
         ``"precomputed"``: ``fit`` then takes the ``N x N`` distance matrix and ``transform``
-        the ``M x N`` distances of new points to the training points. scikit-learn's default
+        the ``M x N`` distances of new points to the training points; both may be sparse
+        neighbours graphs instead (see Notes). scikit-learn's default
         is ``"minkowski"`` with ``p=2``, the same distance; here ``p`` goes in
         ``metric_params``. Other metrics than Euclidean (and sparse data) compute the full
         distance matrix once, :math:`O(N^2)` memory like the geodesic distances themselves.
@@ -91,8 +98,22 @@ class Isomap(Estimator):
     Notes
     -----
     Sparse ``X`` (``scipy.sparse``) is accepted with the Euclidean metric: the distances come
-    from sparse products, and new points may be sparse too. float32 input gives float32
-    coordinates (as scikit-learn's ``Isomap``), computed in float64.
+    from sparse products, and new points may be sparse too.
+
+    With ``metric="precomputed"`` a sparse ``X`` is a neighbours graph of distances, step 1
+    done elsewhere: scikit-learn's ``KNeighborsTransformer(mode="distance")`` or
+    ``kneighbors_graph(mode="distance")``. A stored entry is an edge (an explicit zero too: a
+    duplicate point, or the point itself, which is left out); each row keeps its
+    ``n_neighbors`` shortest stored edges to other points (or those within ``radius``), so a
+    graph built for a larger :math:`k` serves any smaller one, and
+    ``make_pipeline(KNeighborsTransformer(n_neighbors=k, mode="distance"),
+    Isomap(n_neighbors=k, metric="precomputed"))`` gives the embedding of
+    ``Isomap(n_neighbors=k)``, ``transform`` included. A row with fewer stored edges, an edge
+    stored with two lengths, or a negative entry raises a ``ValueError``; so does a
+    disconnected graph, which cannot be joined as below without the distances it leaves out.
+
+    float32 input gives float32 coordinates (as scikit-learn's ``Isomap``), computed in
+    float64.
 
     Warns
     -----
@@ -111,7 +132,8 @@ class Isomap(Estimator):
         The unit eigenvectors (``embedding_ = eigenvectors_ * sqrt(eigenvalues_)``); exact
         method only.
     X_fit_ : ndarray of shape (N, D)
-        Training data, for ``transform`` (the distance matrix for ``metric="precomputed"``).
+        Training data, for ``transform`` (the distance matrix for ``metric="precomputed"``;
+        for a sparse neighbours graph, the ``n_neighbors`` graph taken from it).
     graph_ : scipy.sparse.csr_matrix
         The neighbourhood graph (edge lengths), with the joining edges if it was disconnected.
     geodesic_distances_ : ndarray of shape (N, N) or (n_landmarks, N)
@@ -176,7 +198,10 @@ class Isomap(Estimator):
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         metric, by_distances = self._metric()
         precomputed = isinstance(metric, str) and metric == "precomputed"
-        if precomputed:
+        sparse_graph = precomputed and sp.issparse(X)
+        if sparse_graph:  # a neighbours graph: edges stored, the rest missing (not zero)
+            X = graph_from_sparse_distances(X, n_neighbors=self.n_neighbors, radius=self.radius)
+        elif precomputed:
             X = check_distances(X, name="the precomputed distance matrix", copy=True)
         else:
             X = check_array(X, min_samples=2, accept_sparse=True, copy=True)  # kept as X_fit_
@@ -189,7 +214,12 @@ class Isomap(Estimator):
             self.__dict__.pop(name, None)
         if self.n_landmarks is not None:
             L = check_landmarks(self.n_landmarks, self.landmarks, X.shape[0], self.n_components)
-        if by_distances:  # any metric, precomputed distances, sparse data: the full matrix
+        if sparse_graph:
+            self.graph_ = check_connected(
+                X, None, n_neighbors=self.n_neighbors, radius=self.radius,
+                consequence=GEODESIC_CONSEQUENCE, what=PRECOMPUTED_GRAPH.capitalize(),
+                fix=precomputed_graph_fix(self.n_neighbors, self.radius))
+        elif by_distances:  # any metric, precomputed distances, sparse data: the full matrix
             D = X if precomputed else self._distances(X)
             G = neighbourhood_graph_from_distances(D, n_neighbors=self.n_neighbors,
                                                    radius=self.radius,
@@ -252,7 +282,17 @@ class Isomap(Estimator):
         Y = check_n_features(X, self.X_fit_.shape[1], estimator=self, accept_sparse=True,
                              name="the distances to the training points" if precomputed
                              else "X")
-        if getattr(self, "_by_distances", False):
+        if precomputed and sp.issparse(self.X_fit_):  # a neighbours graph: so is Y
+            if not sp.issparse(Y):
+                raise TypeError(
+                    "This Isomap was fitted on a sparse neighbours graph, so transform takes "
+                    "the sparse graph of the new points to the training points (e.g. "
+                    "KNeighborsTransformer(mode='distance').transform(X_new)), got a dense "
+                    "array; pass it as scipy.sparse.csr_matrix(...) if it holds all distances."
+                )
+            E = cross_graph_from_sparse(Y, self.X_fit_.shape[0], n_neighbors=self.n_neighbors,
+                                        radius=self.radius)
+        elif getattr(self, "_by_distances", False):
             D_new = Y if precomputed else self._distances(self.X_fit_, Y)
             if precomputed and D_new.min() < 0:
                 raise ValueError("The distances to the training points must be >= 0.")

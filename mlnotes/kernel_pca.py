@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
 from ._typing import ArrayLike, FloatArray, Self
 from ._validation import (
@@ -45,6 +46,7 @@ from ._validation import (
     describe_negative_eigenvalues,
 )
 from .base import Estimator
+from .graphs import squared_distances
 from .kernels import KERNELS, _gamma, center_kernel, center_kernel_test, kernel_matrix
 from .spectral import (
     check_solver,
@@ -53,6 +55,31 @@ from .spectral import (
     smallest_eigenvalue,
     top_eigenpairs,
 )
+
+
+def sparse_kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: str = "rbf",
+                         gamma: float | None = None, degree: int = 3,
+                         coef0: float = 1) -> FloatArray:
+    r""":func:`~mlnotes.kernels.kernel_matrix` for sparse rows (either side, or both).
+
+    The named kernels see the data only through inner products :math:`x^\top y` (linear,
+    polynomial, sigmoid) or squared distances :math:`\|x - y\|^2` (RBF); both come from one
+    sparse product, so the data are never densified (the ``N x M`` kernel is dense).
+    ``gamma=None`` is :math:`1/D`, as for dense data.
+    """
+    X = sp.csr_matrix(X)
+    Y = X if Y is None else sp.csr_matrix(Y)
+    if kernel == "rbf":
+        return np.exp(-_gamma(X, gamma) * squared_distances(X, Y))
+    G = (X @ Y.T).toarray()  # x_i^T y_j
+    if kernel == "linear":
+        return G
+    if kernel == "poly":
+        check_positive(degree, "degree", integer=True)
+        return (_gamma(X, gamma) * G + coef0) ** degree
+    if kernel == "sigmoid":
+        return np.tanh(_gamma(X, gamma) * G + coef0)
+    raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
 def gram_embedding(K_centered: ArrayLike, n_components: int, *,
@@ -130,6 +157,10 @@ class KernelPCA(Estimator):
     in a feature space. If one of the top ``n_components`` eigenvalues itself is not positive,
     ``fit`` raises a ``ValueError``.
 
+    Sparse ``X`` (``scipy.sparse``) is accepted with a kernel given by name (and sparse new
+    points): the kernel comes from sparse products (:func:`sparse_kernel_matrix`), equal to
+    the dense data's; ``X_fit_`` stays sparse.
+
     float32 input gives float32 coordinates (``transform``, ``fit_transform``), as in
     scikit-learn; the kernel, its eigenproblem and the fitted attributes stay in float64.
     ``alpha`` must be > 0 (scikit-learn also allows 0, where :math:`K_Z` may be singular and
@@ -160,18 +191,29 @@ class KernelPCA(Estimator):
     _preserves_float32 = True  # as scikit-learn's; computed in float64 (base.Estimator)
 
     def _tags(self):
-        return {"input_tags.pairwise": isinstance(self.kernel, str)
-                and self.kernel == "precomputed"}
+        precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        return {"input_tags.pairwise": precomputed,
+                "input_tags.sparse": not precomputed and not callable(self.kernel)}
 
     def _kernel(self, X, Y=None, *, gamma=None):
+        gamma = self.gamma if gamma is None else gamma
+        if sp.issparse(X) or sp.issparse(Y):
+            if callable(self.kernel):
+                raise TypeError(
+                    "A callable kernel is called on pairs of dense rows, but X is sparse; "
+                    "convert it with X.toarray() (if it fits in memory), or choose a kernel "
+                    "by name (those work on sparse rows)."
+                )
+            return sparse_kernel_matrix(X, Y, kernel=self.kernel, gamma=gamma,
+                                        degree=self.degree, coef0=self.coef0)
         if callable(self.kernel):
             from scipy.spatial.distance import cdist
 
             # k(x_i, y_j) for each pair of rows, as scikit-learn calls a callable kernel
             K = cdist(X, X if Y is None else Y, metric=self.kernel, **(self.kernel_params or {}))
             return check_array(K, name="the callable kernel's matrix")
-        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma if gamma is None else
-                             gamma, degree=self.degree, coef0=self.coef0)
+        return kernel_matrix(X, Y, kernel=self.kernel, gamma=gamma, degree=self.degree,
+                             coef0=self.coef0)
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         check_solver(self.eigen_solver, "eigen_solver")
@@ -184,7 +226,8 @@ class KernelPCA(Estimator):
                 )
             K = check_square_symmetric(X, name="the precomputed kernel matrix")
         elif callable(self.kernel) or self.kernel in KERNELS:
-            X = check_array(X, min_samples=2, copy=True)  # kept as X_fit_
+            X = check_array(X, min_samples=2, copy=True,  # kept as X_fit_
+                            accept_sparse=not callable(self.kernel))
             K = self._kernel(X)
         else:
             raise ValueError(
@@ -240,6 +283,7 @@ class KernelPCA(Estimator):
         Z = self.embedding_
         K_Z = self._kernel(Z, gamma=self.gamma_)  # the same kernel (and gamma) on the embedding
         K_Z[np.diag_indices_from(K_Z)] += alpha
+        X = X.toarray() if sp.issparse(X) else X  # the pre-images are dense rows
         self.dual_coef_ = scipy.linalg.solve(K_Z, X, assume_a="pos")
         self.X_transformed_fit_ = Z
 
@@ -278,7 +322,8 @@ class KernelPCA(Estimator):
             K_test = check_n_features(X, len(self.X_fit_), name="the test kernel matrix",
                                       estimator=self)
         else:
-            K_test = self._kernel(check_n_features(X, self.X_fit_.shape[1], estimator=self),
-                                  self.X_fit_)
+            Y = check_n_features(X, self.X_fit_.shape[1], estimator=self,
+                                 accept_sparse=not callable(self.kernel))
+            K_test = self._kernel(Y, self.X_fit_)
         K_test = center_kernel_test(K_test, self._train_means)
         return K_test @ (self.eigenvectors_ / np.sqrt(self.eigenvalues_))

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.special import gammaln
 
 from ._typing import ArrayLike, FloatArray, Self
 from ._validation import check_array, check_is_fitted, check_n_components, check_n_features
@@ -97,6 +98,77 @@ def principal_components(X: ArrayLike, n_components: int) -> tuple[FloatArray, F
     return flip_signs(V).T, np.maximum(variance, 0.0), mean
 
 
+def mle_log_evidence(spectrum: ArrayLike, rank: int, n_samples: int) -> float:
+    r"""Minka's (2000) Laplace approximation to :math:`\log p(X \mid k)`, the evidence for
+    probabilistic PCA with ``rank`` :math:`= k` components.
+
+    With the :math:`d` covariance eigenvalues :math:`\lambda_1 \ge \dots \ge \lambda_d`
+    (``spectrum``), :math:`N` = ``n_samples``, the noise variance
+    :math:`\hat\sigma^2 = \frac{1}{d-k} \sum_{j>k} \lambda_j`, :math:`m = dk - k(k+1)/2`
+    (the dimension of the Stiefel manifold of :math:`k` orthonormal axes) and
+    :math:`\hat\lambda_j = \lambda_j` for :math:`j \le k`, :math:`\hat\sigma^2` beyond,
+
+    .. math::
+        \log p(X \mid k) \approx \log p(U) - \frac N2 \sum_{j=1}^{k} \log \lambda_j
+        - \frac{N(d-k)}{2} \log \hat\sigma^2 + \frac{m+k}{2} \log 2\pi
+        - \frac12 \log |A_Z| - \frac k2 \log N,
+
+    where :math:`\log p(U) = -k \log 2 + \sum_{i=1}^{k} \big(\log\Gamma(\tfrac{d-i+1}{2})
+    - \tfrac{d-i+1}{2} \log \pi\big)` is the uniform prior on the axes and
+    :math:`\log|A_Z| = \sum_{i=1}^{k} \sum_{j=i+1}^{d} \log\big(N (\hat\lambda_j^{-1} -
+    \hat\lambda_i^{-1}) (\lambda_i - \lambda_j)\big)` the curvature of the likelihood in
+    the axes. The eigenvalues' common scale (dividing by :math:`N` or :math:`N - 1`) shifts
+    every :math:`k` equally and does not change the maximiser.
+
+    A direction that carries no variance (:math:`\lambda_k \le \epsilon \lambda_1`, machine
+    :math:`\epsilon`) cannot be a principal axis: its evidence is :math:`-\infty`.
+    :math:`\hat\sigma^2` is floored at :math:`\epsilon \lambda_1` (exactly rank-:math:`k`
+    data have :math:`\hat\sigma^2 = 0`).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        All eigenvalues of the sample covariance, decreasing.
+    rank : int
+        :math:`k`, from 1 to :math:`d - 1` (:math:`\hat\sigma^2` needs a discarded one).
+    n_samples : int
+
+    Returns
+    -------
+    float
+    """
+    lam = np.asarray(spectrum, dtype=float)
+    d, k, N = len(lam), rank, n_samples
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= d - 1:
+        raise ValueError(
+            f"rank={k!r} should be in [1, n_features - 1] = [1, {d - 1}]: the noise variance "
+            "is the mean of the discarded eigenvalues, so at least one must be discarded."
+        )
+    floor = np.finfo(float).eps * max(float(lam[0]), np.finfo(float).tiny)
+    if lam[k - 1] <= floor:
+        return -np.inf
+    sigma2 = max(float(lam[k:].mean()), floor)
+    i = np.arange(1, k + 1)
+    log_prior = -k * np.log(2.0) + np.sum(gammaln((d - i + 1) / 2) - (d - i + 1) / 2 * np.log(np.pi))
+    log_likelihood = -N / 2 * np.sum(np.log(lam[:k])) - N * (d - k) / 2 * np.log(sigma2)
+    m = d * k - k * (k + 1) / 2
+    hat = np.r_[lam[:k], np.full(d - k, sigma2)]
+    rows, cols = np.triu_indices(d, 1)
+    first = rows < k  # pairs i < j with i among the k kept
+    rows, cols = rows[first], cols[first]
+    log_det = np.sum(np.log(N * (1 / hat[cols] - 1 / hat[rows]) * (lam[rows] - lam[cols])))
+    return float(log_prior + log_likelihood + (m + k) / 2 * np.log(2 * np.pi) - log_det / 2
+                 - k / 2 * np.log(N))
+
+
+def mle_dimension(spectrum: ArrayLike, n_samples: int) -> int:
+    r"""The :math:`k` in :math:`1, \dots, d - 1` of largest :func:`mle_log_evidence`: Minka's
+    choice of the number of principal components (``PCA(n_components="mle")``)."""
+    lam = np.asarray(spectrum, dtype=float)
+    evidence = [mle_log_evidence(lam, k, n_samples) for k in range(1, len(lam))]
+    return int(np.argmax(evidence)) + 1
+
+
 class PCA(Estimator):
     r"""Principal component analysis.
 
@@ -108,10 +180,12 @@ class PCA(Estimator):
 
     Parameters
     ----------
-    n_components : int, float in (0, 1) or None, default=2
+    n_components : int, float in (0, 1), "mle" or None, default=2
         The number of components :math:`L`; a float :math:`f`: the fewest components whose
         explained variance ratios sum to more than :math:`f` (scikit-learn's rule:
-        ``n_components=0.95`` keeps 95% of the variance); None: all
+        ``n_components=0.95`` keeps 95% of the variance); ``"mle"``: the :math:`L` of largest
+        evidence under probabilistic PCA, Minka's (2000) Laplace approximation
+        (:func:`mle_log_evidence`; needs :math:`N \ge D` and :math:`D \ge 2`); None: all
         :math:`\min(N, D)` components (:math:`N - 1` when :math:`D \ge N`: the centred data
         have rank :math:`N - 1`, and scikit-learn's :math:`N`-th component is an arbitrary
         direction of zero variance). The number kept is ``n_components_``.
@@ -165,12 +239,17 @@ class PCA(Estimator):
     def _check_n_components(self):
         """``(how many to compute, variance fraction or None)`` from ``n_components``."""
         n = self.n_components
-        if n is None:
+        if n is None or (isinstance(n, str) and n == "mle"):
             return None, None
+        if isinstance(n, str):
+            raise ValueError(
+                f"n_components={n!r} is not a rule mlnotes knows; the one string accepted is "
+                "'mle' (Minka's choice), else pass an integer, a fraction in (0, 1) or None."
+            )
         if isinstance(n, bool) or not isinstance(n, numbers.Real):
             raise TypeError(
-                f"n_components must be a positive integer, a variance fraction in (0, 1) or "
-                f"None, got {n!r}."
+                f"n_components must be a positive integer, a variance fraction in (0, 1), "
+                f"'mle' or None, got {n!r}."
             )
         if isinstance(n, numbers.Integral):
             return n, None
@@ -184,6 +263,9 @@ class PCA(Estimator):
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         X = check_array(X, min_samples=2, accept_sparse=True)
         n, fraction = self._check_n_components()
+        mle = isinstance(self.n_components, str)
+        if mle:
+            self._check_mle(X.shape)
         full = n is None
         if full:
             # all components: min(N, D) as scikit-learn, except that with more features than
@@ -198,10 +280,14 @@ class PCA(Estimator):
         self.explained_variance_ratio_ = self.explained_variance_ / total if total > 0 else (
             np.zeros_like(self.explained_variance_)
         )
+        keep = None
         if fraction is not None:
             # the fewest components whose ratios sum to more than the fraction
             cumulative = np.cumsum(self.explained_variance_ratio_)
             keep = min(int(np.searchsorted(cumulative, fraction, side="right")) + 1, n)
+        elif mle:  # all D eigenvalues were computed (N >= D)
+            keep = mle_dimension(self.explained_variance_, X.shape[0])
+        if keep is not None:
             self.components_ = self.components_[:keep]
             self.explained_variance_ = self.explained_variance_[:keep]
             self.explained_variance_ratio_ = self.explained_variance_ratio_[:keep]
@@ -216,6 +302,22 @@ class PCA(Estimator):
                                 if rest > 0 else 0.0)
         self.embedding_ = self._scale(_centred_product(X, self.mean_, self.components_))
         return self
+
+    @staticmethod
+    def _check_mle(shape):
+        N, D = shape
+        if N < D:
+            raise ValueError(
+                f"n_components='mle' needs at least as many samples as features, got "
+                f"N={N} < D={D}: the covariance then has D - N + 1 zero eigenvalues, which "
+                "no model with isotropic noise explains. Pass an integer or a variance fraction "
+                "(e.g. n_components=0.95) instead."
+            )
+        if D < 2:
+            raise ValueError(
+                "n_components='mle' chooses between 1 and D - 1 components, so it needs at "
+                f"least 2 features, got {D}; with one feature, PCA has one component."
+            )
 
     def _scale(self, Z):
         r"""Whitened scores :math:`z_l / \sqrt{\lambda_l}` (unit variance) if ``whiten``.

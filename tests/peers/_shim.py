@@ -101,8 +101,6 @@ class PCA(_Wrapper):
         self.random_state = random_state
 
     def _build(self):
-        if isinstance(self.n_components, str):
-            _skip(f"PCA(n_components={self.n_components!r}) (Minka's MLE)")
         if self.svd_solver not in PCA_SOLVERS:
             raise ValueError(f"svd_solver must be one of {PCA_SOLVERS}, got {self.svd_solver!r}")
         return ml.PCA(n_components=self.n_components, whiten=self.whiten)
@@ -112,6 +110,17 @@ class PCA(_Wrapper):
 
     def _after_fit(self, est, X):
         self.n_samples_ = np.shape(X)[0]
+
+
+# --- issue 35 (s35): Minka's choice of dimension, scikit-learn's private helpers ---------------
+def _assess_dimension(spectrum, rank, n_samples):
+    """scikit-learn's private ``_assess_dimension``: mlnotes.pca.mle_log_evidence."""
+    return ml.pca.mle_log_evidence(spectrum, rank, n_samples)
+
+
+def _infer_dimension(spectrum, n_samples):
+    """scikit-learn's private ``_infer_dimension``: mlnotes.pca.mle_dimension."""
+    return ml.pca.mle_dimension(spectrum, n_samples)
 
 
 class KernelPCA(_Wrapper):
@@ -152,13 +161,6 @@ class KernelPCA(_Wrapper):
                             degree=self.degree, coef0=self.coef0, kernel_params=self.kernel_params,
                             alpha=self.alpha, fit_inverse_transform=self.fit_inverse_transform,
                             eigen_solver=solver)
-
-    def _input(self, X):
-        import scipy.sparse as sp
-
-        if sp.issparse(X):
-            _skip("KernelPCA on sparse input")
-        return X
 
     def inverse_transform(self, X):
         if not self.fit_inverse_transform:
@@ -218,12 +220,6 @@ class Isomap(_Wrapper):
                          radius=self.radius, path_method=path, eigen_solver=self.eigen_solver,
                          metric=metric, metric_params=params)
 
-    def _input(self, X):
-        import scipy.sparse as sp
-
-        if sp.issparse(X) and self.metric == "precomputed":
-            _skip("a sparse precomputed neighbours graph (KNeighborsTransformer)")
-        return X
 
 
 class LocallyLinearEmbedding(_Wrapper):
@@ -441,22 +437,78 @@ class SpectralEmbedding(_Wrapper):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
 
+    # --- issue 35 (s35): precomputed affinities and neighbours graphs, the rbf affinity ---
+    # affinity='precomputed' and 'precomputed_nearest_neighbors' are mlnotes' own;
+    # affinity='rbf' (W = exp(-gamma |x_i - x_j|^2) between every two points) is mlnotes'
+    # complete graph (radius=inf) with heat-kernel weights of width t = 1 / gamma
+    # (gamma=None: 1 / n_features, scikit-learn's default); eigen_solver 'lobpcg' is an
+    # approximate solver of the same eigenproblem, answered by mlnotes' exact one (as the
+    # randomized solvers above); 'amg' needs pyamg, a callable affinity is not in mlnotes.
+    # scikit-learn's n_neighbors counts the point itself (with 'nearest_neighbors' and
+    # 'precomputed_nearest_neighbors' alike: its graph's rows hold the point and
+    # n_neighbors - 1 others), mlnotes' does not: k - 1 (None: each library's default).
+    # affinity_matrix_ is exposed dense where scikit-learn's is (a dense affinity: 'rbf', or
+    # 'precomputed' given an array); mlnotes drops its diagonal (self-loops weigh nothing in
+    # the Laplacian's quadratic form).
+
+    def _fit(self, X, how):
+        self._n_features = np.shape(X)[1]
+        return super()._fit(X, how)
+
+    def _after_fit(self, est, X):
+        import scipy.sparse as sp
+
+        if self.affinity == "rbf" or (self.affinity == "precomputed" and not sp.issparse(X)):
+            self.affinity_matrix_ = est.affinity_matrix_.toarray()
+
     def _build(self):
-        if self.affinity != "nearest_neighbors":
-            _skip(f"SpectralEmbedding(affinity={self.affinity!r})")
-        if self.eigen_solver not in (None, "arpack"):
-            _skip(f"SpectralEmbedding(eigen_solver={self.eigen_solver!r})")
-        return ml.LaplacianEigenmaps(n_components=self.n_components, n_neighbors=self.n_neighbors,
-                                     eigen_solver="auto" if self.eigen_solver is None
-                                     else self.eigen_solver)
+        solver = _spectral_solver(self.eigen_solver)
+        k = self.n_neighbors
+        if k is not None:
+            k -= 1
+        if self.affinity in ("nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"):
+            return ml.LaplacianEigenmaps(n_components=self.n_components, n_neighbors=k,
+                                         eigen_solver=solver, affinity=self.affinity)
+        if isinstance(self.affinity, str) and self.affinity == "rbf":
+            gamma = 1.0 / self._n_features if self.gamma is None else self.gamma
+            return ml.LaplacianEigenmaps(n_components=self.n_components, n_neighbors=None,
+                                         radius=np.inf, t=1.0 / gamma, eigen_solver=solver)
+        _skip(f"SpectralEmbedding(affinity={self.affinity!r})")
 
     def transform(self, X):
         raise AttributeError("SpectralEmbedding has no transform in scikit-learn")
 
 
-spectral_embedding = missing("the spectral_embedding function (from a precomputed affinity)")
-_graph_connected_component = missing("scikit-learn's private _graph_connected_component")
-_graph_is_connected = missing("scikit-learn's private _graph_is_connected")
+def _spectral_solver(eigen_solver):
+    if eigen_solver == "amg":
+        _skip("SpectralEmbedding(eigen_solver='amg') (pyamg's multigrid preconditioner)")
+    if eigen_solver not in (None, "arpack", "lobpcg"):
+        raise ValueError(f"Unknown value for eigen_solver: {eigen_solver!r}")
+    return "arpack" if eigen_solver == "arpack" else "auto"
+
+
+def spectral_embedding(adjacency, *, n_components=8, eigen_solver=None, random_state=None,
+                       eigen_tol="auto", norm_laplacian=True, drop_first=True):
+    """scikit-learn's ``spectral_embedding``: mlnotes.spectral_embedding."""
+    return ml.spectral_embedding(adjacency, n_components, norm_laplacian=norm_laplacian,
+                                 drop_first=drop_first,
+                                 eigen_solver=_spectral_solver(eigen_solver))
+
+
+def _graph_connected_component(graph, node_id):
+    """scikit-learn's private helper: the component of ``node_id``, by
+    mlnotes.graphs.connected_components."""
+    import scipy.sparse as sp
+
+    _, labels = ml.graphs.connected_components(sp.csr_matrix(graph))
+    return labels == labels[node_id]
+
+
+def _graph_is_connected(graph):
+    """scikit-learn's private helper: whether the graph has one component."""
+    import scipy.sparse as sp
+
+    return ml.graphs.connected_components(sp.csr_matrix(graph))[0] == 1
 
 
 def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean"):

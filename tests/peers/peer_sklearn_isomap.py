@@ -6,6 +6,7 @@
 #   sklearn.manifold.Isomap -> mlnotes.Isomap (path_method 'auto'/'D' -> 'dijkstra', 'FW' -> 'floyd';
 #     metric='minkowski', p -> metric 'euclidean' (p=2) or 'minkowski' with metric_params={'p': p};
 #     dist_matrix_ <- geodesic_distances_, nbrs_graph_ <- graph_)
+#   metric='precomputed' with a sparse graph (KNeighborsTransformer) -> mlnotes' own (issue 35)
 # Deliberate differences: tests/peers/README.md.
 
 import math

@@ -4,7 +4,8 @@
 # THIRD_PARTY_NOTICES.md. Changes: only the import lines, as listed here; every test body,
 # assertion and tolerance is upstream's. Mapping (tests/peers/_shim.py does the renaming):
 #   sklearn.decomposition.PCA -> mlnotes.PCA (svd_solver: every value is mlnotes' exact solver)
-#   _assess_dimension, _infer_dimension (private, Minka's MLE) -> skip
+#   _assess_dimension, _infer_dimension (private, Minka's MLE) -> mlnotes.pca.mle_log_evidence,
+#     mle_dimension
 # Deliberate differences: tests/peers/README.md.
 
 import os
@@ -19,10 +20,7 @@ from sklearn import config_context, datasets
 from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification, make_low_rank_matrix
 from _shim import PCA
-from _shim import missing
-
-_assess_dimension = missing("Minka's MLE of the dimension (_assess_dimension)")
-_infer_dimension = missing("Minka's MLE of the dimension (_infer_dimension)")
+from _shim import _assess_dimension, _infer_dimension
 from sklearn.utils._array_api import (
     _atol_for_type,
     move_to,

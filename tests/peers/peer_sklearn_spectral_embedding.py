@@ -4,8 +4,12 @@
 # THIRD_PARTY_NOTICES.md. Changes: only the import lines, as listed here; every test body,
 # assertion and tolerance is upstream's. Mapping (tests/peers/_shim.py does the renaming):
 #   sklearn.manifold.SpectralEmbedding(affinity='nearest_neighbors') -> mlnotes.LaplacianEigenmaps
-#     (binary kNN weights, as scikit-learn's connectivity graph); other affinities, amg/lobpcg,
-#     spectral_embedding and the private graph helpers -> skip
+#     (binary kNN weights, as scikit-learn's connectivity graph); affinity 'precomputed' and
+#     'precomputed_nearest_neighbors' -> mlnotes' own; n_neighbors - 1 (scikit-learn counts the
+#     point itself); 'rbf' -> the complete graph (radius=inf) with heat weights, t = 1 / gamma;
+#     eigen_solver 'lobpcg' -> mlnotes' exact solver; 'amg' and a callable affinity -> skip
+#   sklearn.manifold.spectral_embedding -> mlnotes.spectral_embedding
+#   _graph_connected_component, _graph_is_connected -> mlnotes.graphs.connected_components
 # Deliberate differences: tests/peers/README.md.
 
 import itertools
