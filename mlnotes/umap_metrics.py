@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from ._typing import ArrayLike, FloatArray
+from ._typing import ArrayLike, FloatArray, IntArray, Sparse
 from ._validation import check_array, check_finite
 from .graphs import _row_norms2, _sparse_squared_distances, pairwise_distances
 
@@ -57,7 +57,7 @@ COSINE_ROUND_OFF = 8 * np.finfo(float).eps  # below this 1 - cos is round-off: p
 BLOCK_ENTRIES = 2**22  # distances are computed in row blocks of about this many entries
 
 
-def check_umap_metric(metric, metric_kwds=None):
+def check_umap_metric(metric: object, metric_kwds: dict | None = None) -> object:
     """The canonical name of ``metric`` (aliases resolved), ``"precomputed"``, or the callable.
 
     Raises a ``ValueError`` naming the metrics offered for anything else, and for keyword
@@ -223,7 +223,8 @@ def _callable_distances(X, Y, f, kwds):
     return D
 
 
-def knn_from_distances(D, n_neighbors, *, exclude_self):
+def knn_from_distances(D: FloatArray, n_neighbors: int, *,
+                       exclude_self: bool) -> tuple[IntArray, FloatArray]:
     """Indices and distances of each row's ``n_neighbors`` smallest entries, nearest first.
 
     With ``exclude_self`` (``D`` square, the training points against themselves) a point is
@@ -238,7 +239,9 @@ def knn_from_distances(D, n_neighbors, *, exclude_self):
     return ind, np.take_along_axis(D, ind, axis=1)
 
 
-def metric_kneighbors(X, n_neighbors, Y=None, *, metric="euclidean", metric_kwds=None):
+def metric_kneighbors(X: ArrayLike | Sparse, n_neighbors: int, Y: ArrayLike | Sparse | None = None, *,
+                      metric: object = "euclidean",
+                      metric_kwds: dict | None = None) -> tuple[IntArray, FloatArray]:
     """The ``n_neighbors`` nearest rows of ``X`` for each row of ``Y`` (of ``X`` itself, a
     point not its own neighbour, when ``Y`` is None) in ``metric``: distances in row blocks of
     about ``BLOCK_ENTRIES`` entries, never the whole matrix at once.
@@ -277,7 +280,8 @@ def _exact_squared(Q, X, ind):
     return sq.reshape(ind.shape)
 
 
-def precomputed_kneighbors(D, n_neighbors, *, exclude_self):
+def precomputed_kneighbors(D: ArrayLike | Sparse, n_neighbors: int, *,
+                           exclude_self: bool) -> tuple[IntArray, FloatArray]:
     """The nearest entries of a precomputed distance matrix, dense or sparse.
 
     In a sparse matrix a stored entry is a distance and an absent one no edge (infinitely
