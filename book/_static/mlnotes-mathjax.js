@@ -10,6 +10,36 @@
  */
 "use strict";
 (function () {
+  /* MathJax 4.1's lazy typesetter (ui/lazy) loses formulas: a formula that comes into view
+   * while a batch is being typeset (lazyIdle is still true until that batch's render ends,
+   * and the render waits for font ranges and TeX extensions to load) is added to the next
+   * batch, but nothing schedules that batch; it waits for another formula to come into view,
+   * which may never happen (the t-SNE page's formulas near 24 500 px on a phone, issue 32).
+   * Here each batch, once rendered, starts the next one if formulas are waiting. The idle
+   * callback also gets a deadline, so that a busy page (a phone loading its images) does not
+   * hold the first screen's formulas back until it is idle. */
+  const IDLE_TIMEOUT_MS = 100;
+  function keepLazyTypesetting(doc) {
+    if (!doc || !(doc.lazySet instanceof Set) || typeof doc.lazyHandleSet !== "function") return;
+    const idle = window.requestIdleCallback
+      ? (f) => window.requestIdleCallback(f, { timeout: IDLE_TIMEOUT_MS })
+      : (f) => setTimeout(f, 10);
+    const next = () => {
+      if (doc.lazySet.size && !doc.lazyIdle) {
+        doc.lazyIdle = true;
+        doc.lazyProcessSet();
+      }
+    };
+    doc.lazyProcessSet = () => idle(() => {
+      doc.lazyHandleSet();  // takes the waiting formulas; lazyIdle stays true until rendered
+      doc.lazyPromise = doc.lazyPromise.then(next, (error) => {
+        console.error(error);
+        doc.lazyIdle = false;
+        next();
+      });
+    });
+  }
+
   const LAZY_MARGIN = "1200px";
   const config = window.MathJax;
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
@@ -34,6 +64,11 @@
     config.options.enableMenu = false;
   }
   config.startup = config.startup || {};
+  const startupReady = config.startup.ready;
+  config.startup.ready = function () {
+    if (startupReady) startupReady(); else MathJax.startup.defaultReady();
+    keepLazyTypesetting(MathJax.startup.document);
+  };
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     performance.mark("mlnotes-typeset-start");
