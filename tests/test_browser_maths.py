@@ -19,9 +19,12 @@ CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid
   through (with the CPU at full speed: the scroll checks what is shown, not how fast);
 * every formula that comes into view is typeset, also on a slow network (each request answers
   ``NETWORK_LATENCY_MS`` late, so formulas come into view while MathJax waits for a font range:
-  MathJax 4.1's lazy typesetter then lost them, in 3 of 5 runs at t-SNE's 24 476 px, until
-  mlnotes-mathjax.js started the waiting batch; the worst wait is recorded; a formula not
-  typeset ``SCROLL_TYPESET_S`` after its scroll fails);
+  MathJax 4.1's own lazy typesetter (ui/lazy, no longer used) then lost them, in 3 of 5 runs at
+  t-SNE's 24 476 px; the worst wait is recorded; a formula not typeset ``SCROLL_TYPESET_S``
+  after its scroll fails);
+* the first screen's maths costs at most ``FIRST_SCREEN_CPU_S`` of a 4x slower phone's time:
+  the main thread's CPU time from navigation start, at full speed, times the slowdown (a
+  measure the machine's load does not move as it moves wall-clock time);
 * the page as served, compressed as a web server sends it, weighs at most ``MAX_SERVED_MB``
   until the reader scrolls (images below the first screens load when they come near).
 
