@@ -52,6 +52,7 @@ TICK_GAP_PT = 4.0  # neighbouring tick labels closer than this (points) are crow
 MAX_TICK_THINNING = 4
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
+MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
 MIN_TICK_KEY = "mlnotes-min-tick-pt"  # PNG text entry: a figure's smallest tick label, in points
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
@@ -250,6 +251,22 @@ def smallest_tick_label_pt(fig: "Figure") -> float:
     return float(min(sizes, default=0.0))
 
 
+def _raise_small_tick_labels(fig):
+    """Tick labels a notebook set smaller than ``MIN_TICK_PT`` (``set_yticklabels(names,
+    fontsize=8)``) are raised to it: below it they are under ``PHONE_MIN_TEXT_PX`` even where
+    the figure is not shrunk. Returns whether any changed."""
+    changed = False
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
+            if axis is None:
+                continue
+            for label in axis.get_ticklabels(which="both"):
+                if label.get_fontsize() < MIN_TICK_PT:
+                    label.set_fontsize(MIN_TICK_PT)
+                    changed = True
+    return changed
+
+
 def phone_width_limit(tick_pt: float) -> float:
     """The widest a saved figure may be (inches) so that tick labels of ``tick_pt`` points are
     ``PHONE_MIN_TEXT_PX`` pixels when it is shrunk to a phone's column (``PHONE_COLUMN_PX``); at
@@ -271,6 +288,8 @@ def _phone_width_png(fig, **kwargs):
 
     _tidy_3d_axes(fig)
     fit_to_width(fig)
+    if _raise_small_tick_labels(fig):
+        _redo_layout(fig)
     _tight_width(fig)  # lays the figure out: its tick labels are written
     # smaller tick labels (3-D axes, a notebook's own size) need a narrower figure on a phone
     tick_pt = smallest_tick_label_pt(fig)
