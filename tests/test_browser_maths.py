@@ -5,13 +5,11 @@ near the screen at load and the others as the reader scrolls toward them; until 
 started the TeX source is hidden (book/_static/mlnotes.css). Here, on a phone (390 x 844) whose
 CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid-tier mobile"):
 
-* the formulas of the first screen are typeset soon after the load event (the target is
-  ``FIRST_SCREEN_TARGET_S``; the time is recorded, and only a delay past ``FIRST_SCREEN_S`` fails,
-  since wall-clock times follow the machine's load; the times from the start of navigation and
-  of the first paint are recorded too: on
-  this shared 2-core machine at 4x, about 6-7 s from navigation, against 9-11 s when every
-  formula is typeset at load; wall-clock times here depend on the machine's load, so the
-  share above is the firm check);
+* the formulas of the first screen are typeset soon after navigation starts (the target is
+  ``FIRST_SCREEN_TARGET_S``): the wall-clock times from the start of navigation, of the first
+  paint and of the load event are recorded, and only a delay past ``FIRST_SCREEN_S`` after the
+  load event fails, since wall-clock times follow the machine's load (this shared 2-core
+  machine, busy: 5-9 s); the firm measure is the main thread's CPU time (below);
 * by then only the formulas near the first screen are typeset (at most ``MAX_TYPESET_SHARE`` of
   the page's);
 * no TeX source is shown at any moment: sampled on every animation frame from the first paint
