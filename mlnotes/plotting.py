@@ -5,12 +5,15 @@ notebook reproduce exactly on another machine (BLAS threads, figure format and s
 figure defaults that stay readable on a phone.
 
 Phone figures. A figure is shown at its own width on a laptop and shrunk to the column on a
-phone (about 358 CSS pixels at a 390 px screen). Text in a figure is sized in points, so what
+phone (about 348 CSS pixels at a 390 px screen). Text in a figure is sized in points, so what
 decides its size on a phone is the ratio of font size to figure width. ``setup_notebook`` sets
 fonts of ``FONT_SIZE`` points (tick labels ``TICK_SIZE``) and renders every inline figure at most
 ``MAX_FIGURE_WIDTH`` inches wide: a wider figure is scaled down (aspect ratio kept, fonts kept
 in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX`` pixels when the
-figure fills a phone's column. Three panels a row is the most that stays readable.
+figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TICK_SIZE_3D``)
+is saved narrower (``phone_width_limit``), so they reach that size too; each saved PNG records
+its smallest tick label in points (the text entry ``MIN_TICK_KEY``), which the browser tests
+read. Three panels a row is the most that stays readable.
 """
 
 import os
@@ -35,16 +38,17 @@ FIG_DPI = 80  # CSS pixels per inch: the size a figure takes on the page
 # Figures are rendered with this many device pixels per CSS pixel, so they stay sharp on 2x
 # (retina) screens; the notebook output records the 1x size, which the book displays.
 PIXEL_RATIO = 2
-# Text sizes (points) and the widest inline figure (inches): 12 pt at 80 dpi is 13.3 px, and a
-# figure of 6.6 in (528 px) shown in a 358 px phone column keeps it at 9 px.
+# Text sizes (points) and the widest inline figure (inches): 12 pt at 80 dpi is 13.3 px; a figure
+# shown in a 346 px phone column keeps it at 9 px if it is at most 6.4 in (512 px) wide
+# (phone_width_limit).
 FONT_SIZE = 12.5
 TICK_SIZE = 12
 SMALL_SIZE = 11  # legends
 TICK_SIZE_3D = 10  # 3-D axes put three sets of tick labels in one small panel
 NBINS_3D = 4
-MAX_FIGURE_WIDTH = 6.6
+MAX_FIGURE_WIDTH = 6.4  # 512 px: 12 pt tick labels are 9 px in a 346 px phone column
 DEFAULT_FIGSIZE = (6.0, 3.8)
-PHONE_COLUMN_PX = 358
+PHONE_COLUMN_PX = 346  # a cell output's width at a 390 px screen: 348.5 px, measured in Chromium
 TIGHT_PAD = 0.1  # inches the inline backend pads a cropped figure with (savefig.pad_inches)
 TITLE_ROOM = 1.0  # an axes title may be as wide as its axes, then it wraps
 FIT_PASSES = 3
@@ -52,6 +56,8 @@ TICK_GAP_PT = 4.0  # neighbouring tick labels closer than this (points) are crow
 MAX_TICK_THINNING = 4
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
+MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
+MIN_TICK_KEY = "mlnotes-min-tick-pt"  # PNG text entry: a figure's smallest tick label, in points
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
@@ -233,6 +239,47 @@ def _tight_width(fig):
     return fig.get_tightbbox(renderer).width + 2 * TIGHT_PAD
 
 
+def smallest_tick_label_pt(fig: "Figure") -> float:
+    """The size (points) of the smallest tick label drawn in ``fig`` (colour bars and 3-D axes
+    included; 0.0 when it has none). Tick labels are written when the figure is laid out, so
+    call it after a layout (``_tight_width``)."""
+    sizes = []
+    for ax in fig.axes:
+        if not (ax.axison or ax.name == "3d"):  # a 3-D axes draws its own axis lines
+            continue
+        for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
+            if axis is None or not axis.get_visible():
+                continue
+            sizes += [label.get_fontsize() for label in axis.get_ticklabels()
+                      if label.get_visible() and label.get_text().strip()]
+    return float(min(sizes, default=0.0))
+
+
+def _raise_small_tick_labels(fig):
+    """Tick labels a notebook set smaller than ``MIN_TICK_PT`` (``set_yticklabels(names,
+    fontsize=8)``) are raised to it: below it they are under ``PHONE_MIN_TEXT_PX`` even where
+    the figure is not shrunk. Returns whether any changed."""
+    changed = False
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
+            if axis is None:
+                continue
+            for label in axis.get_ticklabels(which="both"):
+                if label.get_fontsize() < MIN_TICK_PT:
+                    label.set_fontsize(MIN_TICK_PT)
+                    changed = True
+    return changed
+
+
+def phone_width_limit(tick_pt: float) -> float:
+    """The widest a saved figure may be (inches) so that tick labels of ``tick_pt`` points are
+    ``PHONE_MIN_TEXT_PX`` pixels when it is shrunk to a phone's column (``PHONE_COLUMN_PX``); at
+    most ``MAX_FIGURE_WIDTH``. 12 pt: 6.4 in; the 3-D axes' 10 pt: 5.3 in."""
+    if tick_pt <= 0:
+        return MAX_FIGURE_WIDTH
+    return min(MAX_FIGURE_WIDTH, PHONE_COLUMN_PX * tick_pt / (72 * PHONE_MIN_TEXT_PX))
+
+
 def _phone_width_png(fig, **kwargs):
     """IPython's retina PNG of ``fig``, saved at most ``MAX_FIGURE_WIDTH`` inches wide.
 
@@ -245,17 +292,28 @@ def _phone_width_png(fig, **kwargs):
 
     _tidy_3d_axes(fig)
     fit_to_width(fig)
+    if _raise_small_tick_labels(fig):
+        _redo_layout(fig)
+    _tight_width(fig)  # lays the figure out: its tick labels are written
+    # smaller tick labels (3-D axes, a notebook's own size) need a narrower figure on a phone
+    tick_pt = smallest_tick_label_pt(fig)
+    limit = phone_width_limit(tick_pt)
+    fit_to_width(fig, max_width=limit)
     for _ in range(FIT_PASSES):
         if fit_titles(fig):
             _redo_layout(fig)
         if thin_crowded_ticks(fig):
             _redo_layout(fig)
         saved = _tight_width(fig)
-        if saved <= MAX_FIGURE_WIDTH + 0.01:
+        if saved <= limit + 0.01:
             break
         width = fig.get_size_inches()[0]
-        fit_to_width(fig, max_width=width * MAX_FIGURE_WIDTH / saved)
-    return retina_figure(fig, base64=True, **kwargs)
+        fit_to_width(fig, max_width=width * limit / saved)
+    # the smallest tick label's size goes into the PNG (a tEXt entry): the browser tests read
+    # it to work out how large the tick labels are shown on a phone (points x FIG_DPI / 72 x
+    # the image's shown width / its own width)
+    metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{tick_pt:.2f}"}
+    return retina_figure(fig, base64=True, metadata=metadata, **kwargs)
 
 
 def _use_retina_figures():

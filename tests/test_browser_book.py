@@ -20,6 +20,9 @@ built here if absent) and each width this asserts:
 * every content image has alt text that is not a file path, and at least twice the pixels of
   its displayed width (sharp on 2x screens); it is drawn with its own aspect ratio (within
   ``MAX_STRETCH``), and its "Enlarge" badge does not cover it;
+* on a phone, every figure's tick labels are shown at least 9 px tall (the smallest tick
+  label's points, which mlnotes.plotting writes into each PNG, times the figure's shown width
+  over its own: ``_small_tick_labels``);
 * code cut at the right edge on a phone shows the scroll cue (edge shadows);
 * no raw TeX reaches a reader: the text of the page outside typeset maths and code, its
   sidebars and drawers, and the column names of stacked tables have no TeX control word and no
@@ -470,6 +473,39 @@ def _check_figure_zoom(pw_page):
     return problems
 
 
+# Figures as shown: each output image's source, shown width and own width (CSS px)
+FIGURES_JS = """() => Array.from(document.querySelectorAll('.bd-article .cell_output img'))
+  .filter(i => i.naturalWidth && i.getBoundingClientRect().width > 40)
+  .map(i => ({src: new URL(i.currentSrc || i.src).pathname, shown: i.getBoundingClientRect().width,
+              natural: i.naturalWidth}))"""
+
+
+def _small_tick_labels(pw_page):
+    """Figures whose tick labels are shown smaller than ``PHONE_MIN_TEXT_PX``: the smallest tick
+    label's size in points (written into each PNG by mlnotes.plotting, ``MIN_TICK_KEY``) at
+    FIG_DPI, times the figure's shown width over its own (``PIXEL_RATIO`` image pixels a CSS
+    pixel). A figure saved before mlnotes.plotting wrote its size is not measured (its tick
+    size is not known); re-executing the notebooks writes it into every figure."""
+    from PIL import Image
+
+    from mlnotes import plotting
+
+    small = []
+    for fig in pw_page.evaluate(FIGURES_JS):
+        path = HTML / fig["src"].lstrip("/")
+        if path.suffix != ".png" or not path.is_file():
+            continue
+        with Image.open(path) as png:
+            points = float(png.info.get(plotting.MIN_TICK_KEY, 0))
+        if points <= 0:  # no tick labels (a picture, a diagram), or not recorded
+            continue
+        shown_px = (points * plotting.FIG_DPI / 72 * fig["shown"]
+                    / (fig["natural"] / plotting.PIXEL_RATIO))
+        if shown_px < plotting.PHONE_MIN_TEXT_PX - 0.05:
+            small.append(f"{path.name}: {points:g} pt tick labels shown at {shown_px:.1f} px")
+    return small
+
+
 @pytest.mark.parametrize("width", [PHONE, LAPTOP], ids=["390px", "1366px"])
 @pytest.mark.parametrize("page", PAGES)
 def test_page(page, width, site, browser):
@@ -541,6 +577,8 @@ def test_page(page, width, site, browser):
         if width == PHONE:
             problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
             problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
+            small = _small_tick_labels(pw_page)
+            problems += [f"tick labels too small on a phone: {p}" for p in small[:6]]
         # every request the page made (fonts and scripts MathJax loads late included) is in
         # and recorded above before the page closes
         pw_page.wait_for_load_state("networkidle")

@@ -19,6 +19,9 @@ theorems, outputs and an explorer, the notation appendix, a chapter with exercis
   the "Contents" drawer closes after a tap on a section, shrunk figures carry an "Enlarge" mark,
   a solution's title is short;
 * the theme button switches light <-> dark on the first tap;
+* at 390 px a display formula broken into lines is broken only between top-level terms: never
+  inside brackets or a norm, never before punctuation, never leaving a left-hand side at the end
+  of a line;
 * at 1366 px MathJax breaks a display formula only where the column is too narrow: the width it
   measured for every formula is the width the formula really has (a flex row once made it
   measure a fifth of the column and break aligned formulas into fragments).
@@ -109,6 +112,67 @@ EQUATIONS_JS = r"""
   })
 """
 
+# Where MathJax broke display formulas into lines (book/_static/mlnotes-mathjax.js chooses the
+# places it may): each broken line stack's lines, and the faults among them: a norm or absolute
+# value (bars) or a \left...\right group split across lines, a line that starts with (or is
+# only) punctuation, and a left-hand side left at the end of a line whose next line starts with
+# its relation. (A formula may break inside plain brackets, at an operator: some are wider than
+# a phone inside them.)
+BREAKS_JS = r"""
+() => {
+  const REL = /^[=<>≤≥≈≃≅≡∼∝⊂⊆∈]/;
+  const pairs = [['‖', '‖']];  // a bar | is also a conditional (p_{j|i}): not checked
+  const count = (text, ch) => text.split(ch).length - 1;
+  const faults = [];
+  let broken = 0;
+  document.querySelectorAll('.bd-article div.math mjx-container[display="true"] mjx-linestack')
+    .forEach(stack => {
+      const lines = Array.from(stack.querySelectorAll(':scope > mjx-linebox'))
+        .map(b => b.textContent.replace(/[\u2061-\u2064\s]/g, ''));
+      if (lines.length < 2) return;
+      broken += 1;
+      const math = stack.closest('mjx-container').querySelector('mjx-math');
+      const tex = (math.getAttribute('data-latex') || '').trim().replace(/\s+/g, ' ').slice(0, 80);
+      const whole = lines.join('');
+      for (const [open, close] of pairs) {
+        const balanced = open === close ? count(whole, open) % 2 === 0
+                                        : count(whole, open) === count(whole, close);
+        if (!balanced) continue;  // KL(P ‖ Q): a single bar, not a norm
+        if (lines.some(l => open === close ? count(l, open) % 2 : count(l, open) !== count(l, close)))
+          faults.push(`a norm split across lines: ${tex}`);
+      }
+      // a \left...\right group is one element; broken, its pieces sit in two line boxes
+      const groups = new Map();
+      stack.querySelectorAll(':scope > mjx-linebox').forEach((box, k) => {
+        box.querySelectorAll('[data-latex^="\\left"]').forEach(g => {
+          const key = g.getAttribute('data-latex');
+          if (!groups.has(key)) groups.set(key, new Set());
+          groups.get(key).add(k);
+        });
+      });
+      groups.forEach((boxes, key) => {
+        if (boxes.size > 1) faults.push(`${key.slice(0, 30)} split across lines: ${tex}`);
+      });
+      lines.forEach((line, i) => {
+        if (i > 0 && /^[,;.:]/.test(line)) faults.push(`a line starts with punctuation: ${tex}`);
+        const next = lines[i + 1];
+        if (next && REL.test(next)) {
+          let comma = -1, depth = 0;  // the last comma outside brackets
+          Array.from(line).forEach((ch, k) => {
+            if ('([{'.includes(ch)) depth += 1;
+            else if (')]}'.includes(ch)) depth = Math.max(0, depth - 1);
+            else if (ch === ',' && depth === 0) comma = line.slice(0, k).length;
+          });
+          const tail = comma >= 0 ? line.slice(comma + 1) : '';
+          if (tail && !/[=<>≤≥≈≃≅≡∼]/.test(tail) && /[=<>≤≥≈≃≅≡∼]/.test(line.slice(0, comma)))
+            faults.push(`a left-hand side left at the end of a line ("${tail}"): ${tex}`);
+        }
+      });
+    });
+  return {broken, faults};
+}
+"""
+
 STYLE_JS = r"""
 () => {
   const obj = Array.from(document.querySelectorAll('.bd-article div.admonition'))
@@ -126,8 +190,9 @@ STYLE_JS = r"""
 
 @pytest.mark.slow
 def test_display_equations_fit_a_phone(site, browser):
-    """Every toc page at 390 px: at most 10 display equations scroll, none in a statement."""
-    found, styles = {}, {}
+    """Every toc page at 390 px: at most 10 display equations scroll, none in a statement; the
+    formulas broken into lines are broken only where their meaning holds (``BREAKS_JS``)."""
+    found, styles, faults, broken = {}, {}, [], 0
     context, pw_page = _open(browser, site, "book/intro.html", PHONE)
     try:
         for page in _toc_pages():
@@ -138,8 +203,15 @@ def test_display_equations_fit_a_phone(site, browser):
             if wide:
                 found[page] = wide
             styles[page] = pw_page.evaluate(STYLE_JS)
+            breaks = pw_page.evaluate(BREAKS_JS)
+            broken += breaks["broken"]
+            faults += [f"{page}: {f}" for f in breaks["faults"]]
     finally:
         context.close()
+    # formulas broken into lines keep their meaning: the test can fail only if some are broken
+    assert broken >= 20, f"only {broken} display formulas broken into lines at 390 px"
+    assert not faults, (f"{len(faults)} bad line breaks in {broken} broken formulas at 390 px:\n  "
+                        + "\n  ".join(faults[:12]))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "equations-390.json").write_text(json.dumps(found, indent=1, ensure_ascii=False))
     total = sum(len(v) for v in found.values())

@@ -343,14 +343,28 @@ def lazy_images(html_text):
     return IMG_TAG_RE.sub(one, html_text)
 
 
+SEARCH_SCRIPT_RE = re.compile(
+    r'<script src="(?P<src>[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
+    r'searchindex\.js))"></script>')
+
+
+def defer_search_scripts(html_text):
+    """The page with pydata-sphinx-theme's search scripts deferred: the theme loads Sphinx's
+    search tools and the whole search index (250 KB) on every page, in the head, where they
+    stop the page from being parsed (and its maths typeset) until they have loaded and run; the
+    search box needs them only once it is opened. Deferred, they keep their order."""
+    return SEARCH_SCRIPT_RE.sub(r'<script defer="defer" src="\g<src>"></script>', html_text)
+
+
 def _drop_fontawesome_js(app, exception):
     """fontawesome.js (1.5 MB) draws a dozen icons; mlnotes.css draws them with the theme's web
-    font instead, so every built page loses the script. Images load lazily (``lazy_images``)."""
+    font instead, so every built page loses the script. Images load lazily (``lazy_images``);
+    the search scripts are deferred (``defer_search_scripts``)."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        trimmed = lazy_images(drop_fontawesome_js(text))
+        trimmed = defer_search_scripts(lazy_images(drop_fontawesome_js(text)))
         if trimmed != text:
             page.write_text(trimmed, encoding="utf-8")
 

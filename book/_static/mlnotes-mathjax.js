@@ -1,45 +1,248 @@
 /* Maths readable at first paint (issue 32): the page's own MathJax configuration (_config.yml,
- * mathjax3_config, written into the page just before this script) gets MathJax's lazy
- * typesetting, so that only the formulas on or near the screen are typeset at load and the rest
- * as the reader scrolls (each LAZY_MARGIN before it comes into view). A formula not yet typeset
- * is an empty placeholder, never TeX source; mlnotes.css also hides the TeX source until MathJax
- * has started. Printing typesets everything first (MathJax does so on "beforeprint").
+ * mathjax3_config, written into the page just before this script) is changed so that MathJax
+ * typesets only the formulas on or near the screen at load (LAZY_MARGIN around it), and the
+ * others as the reader scrolls toward them.
  *
- * localStorage "mlnotes-typeset" = "all" typesets every formula at load, as before: the browser
- * tests that measure every equation of a page and the PDF printer (.dev/pdf.py) set it.
+ * How: MathJax starts without typesetting the page (startup.typeset = false); an
+ * IntersectionObserver watches every formula (the ".math" elements Sphinx writes) and hands
+ * those that come near the screen to MathJax.typesetPromise in batches, one batch after the
+ * other. MathJax's own lazy component (ui/lazy) is not used: it first runs its whole pipeline
+ * over every formula of the page (finding, measuring and inserting a placeholder for each: on
+ * t-SNE's page, 508 formulas, about 2 s of a phone's CPU before the first screen could be
+ * typeset), and it lost formulas that came into view while a batch waited for a font range
+ * (t-SNE's page near 24 500 px, in 3 of 5 scrolls on a slow network).
+ *
+ * The first screen's batch is the page's first typeset (performance marks
+ * "mlnotes-typeset-start"/"-end"; the class "mlnotes-maths-pending" on <html> until it is done).
+ * A formula not yet typeset shows no TeX source: mlnotes.css makes its text transparent (class
+ * "mlnotes-maths-lazy" on <html>). The page's table of contents (a drawer on a phone, hidden,
+ * so never "near the screen") is typeset right after the first screen. Printing typesets
+ * everything ("beforeprint").
+ *
+ * localStorage "mlnotes-typeset" = "all" typesets every formula at load: the browser tests that
+ * measure every equation of a page and the PDF printer (.dev/pdf.py) set it.
  */
 "use strict";
 (function () {
   const LAZY_MARGIN = "1200px";
+  const ALWAYS = "#pst-secondary-sidebar .math, .bd-toc .math";
   const config = window.MathJax;
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
-  document.documentElement.classList.add("mlnotes-maths-pending");
+  const root = document.documentElement;
+  root.classList.add("mlnotes-maths-pending");
   let all = false;
   try {
     all = localStorage.getItem("mlnotes-typeset") === "all";
   } catch (error) {
     all = false;  // storage blocked: lazy typesetting, as for any reader
   }
-  config.loader = config.loader || {};
   config.options = config.options || {};
-  if (!all) {
-    config.loader.load = (config.loader.load || []).concat(["ui/lazy"]);
-    config.options.lazyMargin = LAZY_MARGIN;
-    // the page's table of contents (a drawer on a phone) shows its headings' maths at once
-    config.options.lazyAlwaysTypeset = ["#pst-secondary-sidebar", ".bd-toc"];
-  }
+  config.startup = config.startup || {};
   // On a touch screen a long press opened MathJax's menu, half off a phone's screen: no menu
   // there (a mouse keeps it: right-click, "Show Math As TeX").
   if (window.matchMedia && window.matchMedia("(hover: none) and (pointer: coarse)").matches) {
     config.options.enableMenu = false;
   }
-  config.startup = config.startup || {};
+  const lazy = !all && typeof IntersectionObserver !== "undefined";
+  if (lazy) {
+    config.startup.typeset = false;
+    root.classList.add("mlnotes-maths-lazy");
+  }
+
+  /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
+     formulas near the screen at the start are typeset. */
+  function typesetNearScreen() {
+    const waiting = new Set();
+    let running = null;
+    let firstScreen = null;
+    const firstDone = new Promise((resolve) => { firstScreen = resolve; });
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting) waiting.add(entry.target); else waiting.delete(entry.target);
+      }
+      if (!running) running = next();
+    }, { rootMargin: LAZY_MARGIN });
+    // batches run one after the other; formulas arriving during one wait for the next
+    function next() {
+      if (!waiting.size) {
+        firstScreen();
+        return null;
+      }
+      const batch = Array.from(waiting);
+      waiting.clear();
+      batch.forEach((el) => observer.unobserve(el));
+      return MathJax.typesetPromise(batch).catch((error) => console.error(error)).then(() => {
+        firstScreen();
+        running = next();
+        return running;
+      });
+    }
+    document.querySelectorAll(".math").forEach((el) => {
+      if (!el.closest(ALWAYS.replace(/ \.math/g, ""))) observer.observe(el);
+    });
+    // the table of contents once the first screen is typeset
+    firstDone.then(() => {
+      const always = Array.from(document.querySelectorAll(ALWAYS));
+      if (always.length) MathJax.typesetPromise(always).catch((error) => console.error(error));
+    });
+    let printed = false;
+    window.addEventListener("beforeprint", () => {
+      if (printed) return;
+      printed = true;
+      observer.disconnect();
+      MathJax.typesetPromise().catch((error) => console.error(error));
+    });
+    return firstDone;
+  }
+
+  /* Where MathJax may break a display formula that is too wide for a phone (it picks among the
+     allowed places by its own penalties). Its defaults broke inside norms and brackets, split
+     a left-hand side, and put a lone comma on a line. Allowed here: a relation or operator at
+     the top of the formula (outside every bracket, norm and \left...\right group), never an
+     operator of a left-hand side (before the row's first relation), never before punctuation
+     or after a formula's final punctuation; a wide space between two formulas (\quad,
+     \qquad) is a good place. Written as MathML attributes (linebreak, linebreakstyle) by a
+     filter on each formula's MathML tree, so the TeX source stays as the authors wrote it. */
+  function tidyLineBreaks(args) {
+    try {
+      markBreaks(args.data && args.data.root ? args.data.root : args.math.root);
+    } catch (error) {
+      console.warn("mlnotes: line-break places left to MathJax:", error);  // never lose a formula
+    }
+  }
+  function markBreaks(data) {
+    const CLASS = MathJax._.core.MmlTree.MmlNode.TEXCLASS;
+    const OPENS = { "(": ")", "[": "]", "{": "}", "\u27E8": "\u27E9", "\u230A": "\u230B",
+                    "\u2308": "\u2309" };
+    const CLOSES = new Set(Object.values(OPENS));
+    const BARS = new Set(["|", "\u2016", "\u2225"]);
+    const PUNCT = /^[,;.:]$/;
+    const noBreak = (node) => node.walkTree((n) => {
+      if (n.isKind("mo") || n.isKind("mspace")) n.attributes.set("linebreak", "nobreak");
+    });
+    // the bracket a child stands for: an operator's text, or \big( (a group around one)
+    const fenceText = (n) => {
+      while (n && !n.isKind("mo") && n.childNodes && n.childNodes.length === 1) n = n.childNodes[0];
+      return n && n.isKind("mo") ? n.getText() : null;
+    };
+    const wide = (n) => n.isKind("mspace") && /^\s*(1|2)em$|quad/.test(String(n.attributes.get("width")));
+    function row(node) {
+      // thin spaces and invisible operators (a product's "times") are never break places
+      node.childNodes.forEach((n) => {
+        if (n && ((n.isKind("mspace") && !wide(n))
+                  || (n.isKind("mo") && /^[\u2061-\u2064]?$/.test(n.getText())))) {
+          n.attributes.set("linebreak", "nobreak");
+        }
+      });
+      const kids = node.childNodes.filter((n) => n && (!n.isKind("mspace") || wide(n)));
+      // a left-hand side: what comes before the first relation of its part of the row (parts
+      // are separated by wide spaces: "a = b, \qquad c + d = e" has two)
+      const lhs = new Array(kids.length).fill(false);
+      let start = 0;
+      kids.forEach((n, i) => {
+        const end = wide(n) || i === kids.length - 1;
+        if (!end) return;
+        const part = kids.slice(start, i + 1);
+        const rel = part.findIndex((m) => m.isKind("mo") && m.texClass === CLASS.REL);
+        for (let k = 0; k < rel; k++) lhs[start + k] = true;
+        // a later part's first relation: a break there would leave its left-hand side at the
+        // end of the line before (the wide space before it is the place to break)
+        if (rel >= 0 && start > 0) lhs[start + rel] = true;
+        start = i + 1;
+      });
+      const bars = [];
+      let depth = 0;
+      kids.forEach((child, i) => {
+        const t = fenceText(child);
+        if (!child.isKind("mo") && t !== null && (OPENS[t] !== undefined || CLOSES.has(t))) {
+          noBreak(child);  // \big( and \big): a bracket in a group of its own
+          depth = Math.max(0, depth + (OPENS[t] !== undefined ? 1 : -1));
+          return;
+        }
+        if (child.isKind("mo")) {
+          const opening = OPENS[t] !== undefined || (child.texClass === CLASS.OPEN && !BARS.has(t))
+            || (BARS.has(t) && child.texClass !== CLASS.CLOSE && bars[bars.length - 1] !== t);
+          const closing = !opening && (CLOSES.has(t) || child.texClass === CLASS.CLOSE
+            || (BARS.has(t) && bars[bars.length - 1] === t));
+          if (opening) {
+            // before a bracket at the top (a product's next factor): only as a last resort,
+            // MathJax prefers relations and operators
+            if (depth > 0 || lhs[i]) child.attributes.set("linebreak", "nobreak");
+            else child.attributes.set("linebreakstyle", "before");  // never just after it
+            depth += 1;
+            if (BARS.has(t)) bars.push(t);
+            return;
+          }
+          if (closing) {
+            child.attributes.set("linebreak", "nobreak");
+            depth = Math.max(0, depth - 1);
+            if (BARS.has(t) && bars[bars.length - 1] === t) bars.pop();
+            return;
+          }
+          const punct = PUNCT.test(t) || child.texClass === CLASS.PUNCT;
+          // inside a norm or absolute value: never; inside brackets: at an operator (a
+          // formula too wide for a phone may need it), never at a comma of a tuple
+          if (bars.length > 0 || lhs[i] || (depth > 0 && punct)) {
+            child.attributes.set("linebreak", "nobreak");
+          } else if (punct) {
+            child.attributes.set("linebreakstyle", "after");
+            if (i === kids.length - 1) child.attributes.set("linebreak", "nobreak");
+          }
+          return;
+        }
+        // \bigl( ... \bigr): a group whose class is OPEN or CLOSE
+        if (child.texClass === CLASS.OPEN || child.texClass === CLASS.CLOSE) {
+          noBreak(child);
+          depth = Math.max(0, depth + (child.texClass === CLASS.OPEN ? 1 : -1));
+          return;
+        }
+        if (wide(child)) {
+          if (depth === 0 && i > 0 && i < kids.length - 1) child.attributes.set("linebreak", "goodbreak");
+          return;
+        }
+        if (depth > 0 || (child.isKind("mrow") && child.texClass === CLASS.INNER)) {
+          noBreak(child);  // inside brackets, or a \left...\right group
+        } else if (child.isKind("mrow") || child.isInferred) {
+          row(child);
+        } else if (child.isKind("mstyle") || child.isKind("mpadded")) {
+          child.childNodes.forEach((c) => row(c));
+        } else if (child.isKind("mtable")) {
+          table(child);
+        } else {
+          noBreak(child);  // scripts, fractions, roots: one unit
+        }
+      });
+    }
+    // a relation at the top of a cell (not one inside a subscript: \sum_{n \le d})
+    const hasRelation = (node) => node.childNodes.some((n) => n && (
+      (n.isKind("mo") && n.texClass === CLASS.REL)
+      || ((n.isInferred || n.isKind("mrow") || n.isKind("mstyle")) && hasRelation(n))));
+    // aligned rows: a cell that is only a left-hand side (the relation starts the next cell)
+    // stays whole; the other cells break like rows
+    function table(node) {
+      node.childNodes.forEach((tr) => {
+        const cells = tr.isKind("mlabeledtr") ? tr.childNodes.slice(1) : tr.childNodes;
+        cells.forEach((td, k) => {
+          if (k === 0 && cells.length > 1 && !hasRelation(td)) noBreak(td);
+          else td.childNodes.forEach((c) => row(c));
+        });
+      });
+    }
+    data.childNodes.forEach((n) => (n.isKind("mtable") ? table(n) : row(n)));
+  }
+  const startupReady = config.startup.ready;
+  config.startup.ready = function () {
+    if (startupReady) startupReady(); else MathJax.startup.defaultReady();
+    MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
+  };
+
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     performance.mark("mlnotes-typeset-start");
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
-    return Promise.resolve(done).then((value) => {
-      document.documentElement.classList.remove("mlnotes-maths-pending");
+    return Promise.resolve(done).then((value) =>
+      Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) => {
+      root.classList.remove("mlnotes-maths-pending");
       performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset
       return value;
     });

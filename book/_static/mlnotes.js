@@ -109,13 +109,15 @@ function mlnotesPatchSearch() {
 }
 
 function mlnotesMarkWideInlineMath() {
-  document.querySelectorAll(".bd-article mjx-container:not([display])").forEach((el) => {
-    el.classList.remove("mlnotes-wide-inline");
+  const formulas = Array.from(document.querySelectorAll(".bd-article mjx-container:not([display])"));
+  // measured as if unmarked (a marked formula scrolls inside a box of the column's width), then
+  // marked, all at once: one layout, not one per formula
+  formulas.forEach((el) => el.classList.remove("mlnotes-wide-inline"));
+  const wide = formulas.filter((el) => {
     const block = el.closest("p, li, dd, td, th, div, figcaption, span.caption-text") || el.parentElement;
-    if (el.getBoundingClientRect().width > block.clientWidth + 1) {
-      el.classList.add("mlnotes-wide-inline");
-    }
+    return el.getBoundingClientRect().width > block.clientWidth + 1;
   });
+  wide.forEach((el) => el.classList.add("mlnotes-wide-inline"));
 }
 
 function mlnotesZoomDialog() {
@@ -328,12 +330,19 @@ function mlnotesBackdrop(el) {
   return getComputedStyle(document.body).backgroundColor;
 }
 
+/* Every box is measured first, then marked: a mark written between two measurements would make
+   the browser lay the page out again for each box (seconds on a phone's CPU for a long page). */
 function mlnotesMarkScrollBoxes() {
-  document.querySelectorAll(MLNOTES_SCROLL_BOXES).forEach((el) => {
+  const boxes = Array.from(document.querySelectorAll(MLNOTES_SCROLL_BOXES)).map((el) => {
     const overflows = el.scrollWidth > el.clientWidth + 1;
+    return [el, overflows, overflows ? mlnotesBackdrop(el) : null];
+  });
+  boxes.forEach(([el, overflows, cover]) => {
     el.classList.toggle("mlnotes-overflows", overflows);
     if (overflows) {
-      el.style.setProperty("--mlnotes-cover", mlnotesBackdrop(el));
+      if (el.style.getPropertyValue("--mlnotes-cover") !== cover) {
+        el.style.setProperty("--mlnotes-cover", cover);
+      }
     } else {
       el.style.removeProperty("--mlnotes-cover");
     }
