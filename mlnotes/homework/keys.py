@@ -3,10 +3,12 @@
 The key is a Python source defining ``REFERENCES = {question name: function}`` (each called with
 a case's inputs, the student's variant under ``_variant``) and ``CATALOGUE = {question name:
 [(label, function), ...]}`` (realistic wrong answers, for the tests of the checker). It is
-stored as ``data/graded-key.enc`` beside this module: a JSON record of the key-derivation
-settings, its salt and a Fernet token (AES-128-CBC with HMAC-SHA256, from the ``cryptography``
-package; no home-made cryptography). The Fernet key is derived from the course's passphrase with
-scrypt (n = 2^15, r = 8, p = 1), a fresh 16-byte salt per encryption.
+stored as ``data/graded-key.enc`` beside this module (a course's own assignment folder stores
+its key the same way, e.g. ``key.enc``, named in its ``assignment.toml``: :mod:`~.folder`): a
+JSON record of the key-derivation settings, its salt and a Fernet token (AES-128-CBC with
+HMAC-SHA256, from the ``cryptography`` package; no home-made cryptography). The Fernet key is
+derived from the course's passphrase with scrypt (n = 2^15, r = 8, p = 1), a fresh 16-byte salt
+per encryption.
 
 The passphrase comes from, in this order: :func:`use_key_file` (the grader's ``--key-file``),
 the file named by ``MLNOTES_HOMEWORK_KEY_FILE``, the variable ``MLNOTES_HOMEWORK_PASSPHRASE``.
