@@ -24,6 +24,7 @@ checking (:func:`self_test`), releasing (:func:`release`) and grading an assignm
 """
 
 import ast
+import copy
 import importlib.util
 import json
 import math
@@ -526,7 +527,7 @@ def _key_answer(q, inputs):
     from . import keys
 
     try:
-        answer = q.reference(**inputs)
+        answer = q.reference(**copy.deepcopy(inputs))  # the key may not change them
         return q.shape_answer(to_plain(answer)), answer
     except keys.KeyUnavailable as exc:
         why = keys.FOR_INSTRUCTORS if str(exc) == keys.NO_PASSPHRASE else str(exc)
