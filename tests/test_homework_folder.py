@@ -296,3 +296,25 @@ def test_a_submission_cannot_read_the_assignment_folder(work, made, tmp_path):
 
     private = Grader(load_assignment(work), seed=0).private
     assert str(work.resolve()) in private and str((made[0] / "secret").resolve()) in private
+
+
+def test_a_folders_bundle_grades_as_gradescope_would(work, made, tmp_path):
+    """The autograder bundle of a course's folder carries the folder (never its notebook) and
+    grades a correct submission with full marks, with the passphrase the instructor added."""
+    pytest.importorskip("IPython")
+    from test_homework_graded import _run_bundle
+
+    from mlnotes.homework.gradescope import build_bundle
+
+    zip_path = build_bundle(load_assignment(work), tmp_path / "autograder.zip",
+                            include_passphrase=True)
+    nb = json.loads((work / "distances.ipynb").read_text())
+    key = (made[0] / "secret" / "key.py").read_text().split("\n\nREFERENCES")[0]
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if "def squared_distances(" in source or "def gaussian_affinities(" in source:
+            cell["source"] = key if "def squared_distances(" in source else ""
+    (tmp_path / "ada.ipynb").write_text(json.dumps(nb))
+    results, _ = _run_bundle(tmp_path, zip_path, tmp_path / "ada.ipynb", "ada@example.org")
+    assert results["score"] == 5, results
+    assert [t["name"] for t in results["tests"]] == ["distances.squared", "distances.affinities"]
