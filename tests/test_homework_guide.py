@@ -21,7 +21,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "book" / "homework" / "instructors.md"
-FILE_BLOCK = re.compile(r"```\{code-block\} \w+\n:caption: (\S+)\n\n(.*?)\n```", re.S)
+# a file shown in several blocks: the later ones are captioned "PATH (continued)"
+FILE_BLOCK = re.compile(r"```\{code-block\} \w+\n:caption: (\S+)[^\n]*\n\n(.*?)\n```", re.S)
 BASH_BLOCK = re.compile(r"```bash\n(.*?)\n```", re.S)
 
 pytest.importorskip("IPython")
@@ -29,8 +30,11 @@ pytest.importorskip("cryptography")
 
 
 def guide_files(text):
-    """``{relative path: content}`` of the files the guide shows."""
-    return {path: body + "\n" for path, body in FILE_BLOCK.findall(text)}
+    """``{relative path: content}`` of the files the guide shows (a file's blocks joined)."""
+    files = {}
+    for path, body in FILE_BLOCK.findall(text):
+        files[path] = files.get(path, "") + ("\n\n" if path in files else "") + body + "\n"
+    return files
 
 
 def guide_commands(text):
