@@ -28,6 +28,7 @@ import copy
 import importlib.util
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -86,20 +87,22 @@ class Assignment:
     notebook: Path
     questions: dict
     points: dict
-    key: Path = None
-    checks: Path = None
+    key: Path | None = None
+    checks: Path | None = None
     data: list = field(default_factory=list)
+    # the stub's parameters of each question the folder defines (checked against its inputs)
+    arguments: dict = field(default_factory=dict)
 
     @property
-    def graded(self):
+    def graded(self) -> bool:
         """Whether its key is encrypted (the graded set, or a course's own folder)."""
         return self.key is not None
 
     @property
-    def shipped(self):
+    def shipped(self) -> bool:
         return _inside(self.folder, SHIPPED)
 
-    def private(self):
+    def private(self) -> list[Path]:
         """The folders graded code may never read: the folder (its key, its checks) and the
         key's folder; the package's own shipped folders hold no secret (their key is
         encrypted) and are hidden with the package."""
@@ -113,14 +116,14 @@ def _inside(path, folder):
     return path == folder or folder in path.parents
 
 
-def shipped_names():
+def shipped_names() -> list[str]:
     """The names of the assignments shipped with the package (their folders' names)."""
     if not SHIPPED.is_dir():
         return []
     return sorted(p.name for p in SHIPPED.iterdir() if (p / SPEC).is_file())
 
 
-def shipped_folder(name):
+def shipped_folder(name: str) -> Path:
     """The folder of shipped assignment ``name``; an :class:`AssignmentError` listing them."""
     if name not in shipped_names():
         raise AssignmentError(f"no assignment called {name!r}; the assignments are: "
@@ -129,7 +132,7 @@ def shipped_folder(name):
     return SHIPPED / name
 
 
-def read_spec(folder):
+def read_spec(folder: str | os.PathLike) -> dict:
     """The parsed ``assignment.toml`` of ``folder`` (a dict), or an :class:`AssignmentError`."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -163,7 +166,7 @@ def _file(folder, spec, what, how):
     return path
 
 
-def load_assignment(folder, *, need_notebook=False):
+def load_assignment(folder: str | os.PathLike, *, need_notebook: bool = False) -> Assignment:
     """Read and check the assignment folder ``folder``: an :class:`Assignment`.
 
     Everything that can be checked without the passphrase is: the specification, each
@@ -199,9 +202,11 @@ def load_assignment(folder, *, need_notebook=False):
     if not isinstance(tables, list) or not tables:
         raise AssignmentError(f"{where} lists no question: add a [[questions]] table per "
                               "question, with its name and points (see the guide)")
-    questions, points = {}, {}
+    questions: dict[str, Question] = {}
+    points: dict[str, float] = {}
+    arguments: dict[str, list[str]] = {}
     for k, table in enumerate(tables, 1):
-        question, value = _question(table, k, where, checks, key)
+        question, value, params = _question(table, k, where, checks, key)
         if question.name in questions:
             raise AssignmentError(f"{where}: question {question.name!r} is listed twice: "
                                   "list each question once")
@@ -211,8 +216,10 @@ def load_assignment(folder, *, need_notebook=False):
                                   f"ask for def {question.function}(...): give each its own "
                                   "function name")
         questions[question.name], points[question.name] = question, value
+        if params is not None:
+            arguments[question.name] = params
     assignment = Assignment(name, folder, str(spec.get("title", name)), notebook, questions,
-                            points, key, checks_path, data)
+                            points, key, checks_path, data, arguments)
     if need_notebook or notebook.exists():
         check_notebook(assignment)
     return assignment
@@ -253,7 +260,8 @@ def _number(value):
 
 
 def _question(table, k, where, checks, key):
-    """``(Question, points)`` from the ``k``-th ``[[questions]]`` table."""
+    """``(Question, points, the stub's parameters or None)`` from the ``k``-th
+    ``[[questions]]`` table."""
     from .bank import QUESTIONS
 
     if not isinstance(table, dict):
@@ -287,11 +295,13 @@ def _question(table, k, where, checks, key):
 
         if key is not None and isinstance(question.reference, GradedReference):
             question = replace(question, reference=GradedReference(name, key))
-        return question, value
-    return _own_question(table, name, where, checks, key), value
+        return question, value, None
+    question, params = _own_question(table, name, where, checks, key)
+    return question, value, params
 
 
 def _own_question(table, name, where, checks, key):
+    """``(Question, the stub's parameters)`` of a question the folder defines."""
     from .bank import QUESTIONS
     from .bank._common import compare_close, fixed_tolerance
     from .keys import GradedReference
@@ -376,8 +386,7 @@ def _own_question(table, name, where, checks, key):
         reference=GradedReference(name, key), compare=compare_close,
         tolerance=fixed_tolerance(float(rtol)), outputs=tuple(outputs),
         properties=tuple(properties), mistakes=tuple(mistakes), n_cases=cases, conceal=conceal)
-    object.__setattr__(question, "_params", params)  # the stub's arguments (self_test)
-    return question
+    return question, params
 
 
 def _signature(signature, function, what):
@@ -401,7 +410,7 @@ def _property(fn, name):
 
 # --- the notebook ------------------------------------------------------------------------------
 
-def notebook_code(path):
+def notebook_code(path: str | os.PathLike) -> list[str]:
     """The sources of the code cells of the notebook ``path``, or an :class:`AssignmentError`."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -417,7 +426,7 @@ def notebook_code(path):
                               f"({type(exc).__name__}): save it again from Jupyter") from None
 
 
-def check_notebook(assignment):
+def check_notebook(assignment: Assignment) -> None:
     """Every question's function has a stub (a ``def`` line) in the student notebook."""
     code = "\n".join(notebook_code(assignment.notebook))
     for q in assignment.questions.values():
@@ -428,7 +437,7 @@ def check_notebook(assignment):
                 f"{q.name!r} (def {q.function}(...)): add a code cell holding\n    {stub}")
 
 
-def new_notebook(assignment, out=None):
+def new_notebook(assignment: Assignment, out: str | os.PathLike | None = None) -> Path:
     """Write a starting student notebook: the title, then per question its text and stub."""
     out = Path(out) if out is not None else assignment.notebook
     if out.exists():
@@ -451,7 +460,7 @@ def new_notebook(assignment, out=None):
     return out
 
 
-def release(assignment, out):
+def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
     """Copy what students get (the student notebook, solutions stripped and outputs cleared,
     and the data files) into the new folder ``out``; never the key, the checks or the spec."""
     from .notebook import student_version
@@ -474,7 +483,7 @@ def release(assignment, out):
 
 # --- the self-test -----------------------------------------------------------------------------
 
-def self_test(assignment, *, seed=0):
+def self_test(assignment: Assignment, *, seed: int = 0) -> list[str]:
     """Open the key and grade its own answers: every question has a reference, its inputs are
     the stub's arguments, the key's answer holds every property and is accepted, and each
     likely mistake is rejected. Returns one line per question; an :class:`AssignmentError` on
@@ -489,7 +498,7 @@ def self_test(assignment, *, seed=0):
         except Exception as exc:  # noqa: BLE001 - the instructor's generator
             raise AssignmentError(f"the inputs of {q.name!r} failed ({type(exc).__name__}: "
                                   f"{exc}): fix that function of the checks module") from None
-        params = getattr(q, "_params", None)
+        params = assignment.arguments.get(q.name)
         for inputs in cases:
             given = [a for a in inputs if not a.startswith("_")]
             if params is not None and sorted(given) != sorted(params):
@@ -537,12 +546,3 @@ def _key_answer(q, inputs):
     except Exception as exc:  # noqa: BLE001 - the instructor's key
         raise AssignmentError(f"the key's answer to {q.name!r} failed ({type(exc).__name__}: "
                               f"{exc}): fix the key's function and encrypt it again") from None
-
-
-def check_assignment(folder):
-    """Everything :func:`load_assignment` checks, with the notebook required, then
-    :func:`self_test`: the lines a course reads before releasing an assignment."""
-    assignment = load_assignment(folder, need_notebook=True)
-    head = (f"{assignment.name}: {len(assignment.questions)} question(s), "
-            f"{sum(assignment.points.values()):g} points; the notebook has every stub")
-    return assignment, [head, *self_test(assignment)]
