@@ -318,3 +318,19 @@ def test_a_folders_bundle_grades_as_gradescope_would(work, made, tmp_path):
     results, _ = _run_bundle(tmp_path, zip_path, tmp_path / "ada.ipynb", "ada@example.org")
     assert results["score"] == 5, results
     assert [t["name"] for t in results["tests"]] == ["distances.squared", "distances.affinities"]
+
+
+def test_grading_with_a_key_that_does_not_open_stops_before_any_mark(work, tmp_path, capsys):
+    pytest.importorskip("IPython")
+    wrong = tmp_path / "secret" / "wrong"
+    wrong.parent.mkdir()
+    wrong.write_text("not the course's passphrase\n")
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    shutil.copy(work / "distances.ipynb", subs / "alice.ipynb")
+    with pytest.raises(SystemExit) as exc:
+        main(["grade", str(subs), "--assignment-dir", str(work), "--key-file", str(wrong),
+              "--out", str(tmp_path / "grades" / "grades.csv")])
+    assert exc.value.code == 2
+    assert "the passphrase does not open the graded key" in capsys.readouterr().err
+    assert not (tmp_path / "grades" / "grades.csv").exists()
