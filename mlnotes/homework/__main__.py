@@ -27,7 +27,7 @@ variant STUDENT [--assignment NAME]
     Print a student's constants for the graded questions.
 encrypt-key SOURCE.py --key-file FILE [--out PATH]
     Encrypt a graded key (the course's private source) under the passphrase in FILE: to rotate
-    the passphrase, or to ship a private fork's own questions.
+    the passphrase, or into an assignment folder (--out DIR/key.enc: a course's own questions).
 student-version INSTRUCTOR.ipynb -o STUDENT.ipynb
     Replace the solution regions (### BEGIN SOLUTION / ### END SOLUTION) by stubs.
 list [--assignment-dir DIR]
