@@ -23,7 +23,8 @@ Modules: :mod:`~mlnotes.homework.core` (what a question is, judging, reports; it
 question), :mod:`~.compare` (tolerances, eigenvector ambiguity), :mod:`~.bank` (the questions, by
 name), :mod:`~.student` (``check``), :mod:`~.sandbox` and ``_child.py`` (running untrusted code),
 :mod:`~.notebook` and ``_parse.py`` (reading submissions, student versions), :mod:`~.grader`
-(batch grading), :mod:`~.assignments`, :mod:`~.handmark` (derivations marked by hand),
+(batch grading), :mod:`~.folder` (assignments as data: a course's folder), :mod:`~.assignments`
+(the shipped folders), :mod:`~.handmark` (derivations marked by hand),
 :mod:`~.gradescope` (the autograder bundle).
 """
 

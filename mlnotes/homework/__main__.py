@@ -1,5 +1,10 @@
 """Command line: ``python -m mlnotes.homework {grade,grade-one,autograder,variant,encrypt-key,
-student-version,list}``.
+student-version,list,check-assignment,new-notebook,release}``.
+
+Every command that grades or describes an assignment takes ``--assignment-dir DIR`` (a course's
+own assignment folder: ``assignment.toml``, the checks, the encrypted key, the student notebook;
+see the instructor's guide, book/homework/instructors.md) or ``--assignment NAME`` (a shipped
+folder: spectral, spectral-graded, ...).
 
 grade SUBMISSIONS_DIR --assignment NAME --out grades.csv [--solutions DIR --jobs N --timeout S
       --memory MB --block sklearn,...]
@@ -22,12 +27,19 @@ variant STUDENT [--assignment NAME]
     Print a student's constants for the graded questions.
 encrypt-key SOURCE.py --key-file FILE [--out PATH]
     Encrypt a graded key (the course's private source) under the passphrase in FILE: to rotate
-    the passphrase, or to ship a private fork's own questions.
+    the passphrase, or into an assignment folder (--out DIR/key.enc: a course's own questions).
 student-version INSTRUCTOR.ipynb -o STUDENT.ipynb
     Replace the solution regions (### BEGIN SOLUTION / ### END SOLUTION) by stubs.
-list
+list [--assignment-dir DIR]
     The assignments, each question marked graded (points) or a warm-up (a chapter exercise,
-    0 points), then the chapter exercises outside any assignment.
+    0 points), then the chapter exercises outside any assignment (or one folder's questions).
+check-assignment --assignment-dir DIR [--key-file FILE]
+    Check the folder (the specification, the checks, the key, the notebook's stubs) and grade
+    the key's own answers: each must pass, each listed mistake must fail.
+new-notebook --assignment-dir DIR [--out NOTEBOOK]
+    Write a starting student notebook from the specification (each question's text and stub).
+release --assignment-dir DIR --out RELEASE_DIR
+    Copy what students get (the student notebook, solutions stripped, and the data files).
 """
 
 import argparse
@@ -40,8 +52,39 @@ from .assignments import ALL_ASSIGNMENTS, ASSIGNMENTS, GRADED
 from .bank import get_question
 
 
+def _assignment_options(parser, *, required=True, names=None, flag="--assignment"):
+    """``--assignment NAME`` (a shipped folder) or ``--assignment-dir DIR`` (a course's)."""
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument(flag, dest="assignment", default=None,
+                       choices=sorted(names or ALL_ASSIGNMENTS),
+                       help="a shipped assignment (its folder inside the package)")
+    group.add_argument("--assignment-dir", type=Path, default=None, metavar="DIR",
+                       help="a course's assignment folder (holding assignment.toml; see the "
+                            "instructor's guide); hidden from graded code")
+
+
+def _load(args, parser, *, need_notebook=False):
+    """The :class:`~.folder.Assignment` the options name (``None``: none named); a clear error
+    (exit status 2) on any problem with the folder."""
+    from .folder import AssignmentError, load_assignment, shipped_folder
+
+    if getattr(args, "assignment_dir", None) is None and getattr(args, "assignment", None) is None:
+        return None
+    try:
+        folder = (args.assignment_dir if args.assignment_dir is not None
+                  else shipped_folder(args.assignment))
+        return load_assignment(folder, need_notebook=need_notebook)
+    except AssignmentError as exc:
+        _fail(parser, exc)
+
+
+def _fail(parser, exc):
+    """Stop with status 2 and the folder's problem (no usage: the options were right)."""
+    parser.exit(2, f"{parser.prog}: error: {exc}\n")
+
+
 def _grading_options(parser):
-    parser.add_argument("--assignment", required=True, choices=sorted(ALL_ASSIGNMENTS))
+    _assignment_options(parser)
     parser.add_argument("--solutions", type=Path, default=None, metavar="DIR",
                         help="the folder of the instructor's reference answers (holding "
                              "reference.py; default: $MLNOTES_HOMEWORK_SOLUTIONS, else "
@@ -93,9 +136,12 @@ def main(argv=None):
     student = sub.add_parser("student-version", help="make the student version of a notebook")
     student.add_argument("notebook", type=Path)
     student.add_argument("-o", "--output", type=Path, required=True)
-    sub.add_parser("list", help="list assignments and questions")
+    listing = sub.add_parser("list", help="list assignments and questions")
+    _assignment_options(listing, required=False)
     bundle = sub.add_parser("autograder", help="build Gradescope's autograder.zip")
-    bundle.add_argument("assignment", choices=sorted(ALL_ASSIGNMENTS))
+    bundle.add_argument("assignment", nargs="?", default=None, choices=sorted(ALL_ASSIGNMENTS))
+    bundle.add_argument("--assignment-dir", type=Path, default=None, metavar="DIR",
+                        help="a course's assignment folder instead of a shipped assignment")
     bundle.add_argument("--out", type=Path, required=True)
     bundle.add_argument("--include-passphrase", action="store_true",
                         help="put the passphrase (from --key-file) into the bundle, so that "
@@ -106,8 +152,20 @@ def main(argv=None):
     _key_options(bundle)
     who = sub.add_parser("variant", help="a student's constants for the graded questions")
     who.add_argument("student")
-    who.add_argument("--assignment", choices=sorted(GRADED), default=None)
+    _assignment_options(who, required=False, names=GRADED)
     who.add_argument("--course-seed", default=None)
+    check = sub.add_parser("check-assignment", help="check an assignment folder and grade "
+                           "its key's own answers")
+    _assignment_options(check)
+    _key_options(check)
+    start = sub.add_parser("new-notebook", help="write a starting student notebook from an "
+                           "assignment folder's specification")
+    _assignment_options(start)
+    start.add_argument("--out", type=Path, default=None,
+                       help="where to write it (default: the notebook the specification names)")
+    out = sub.add_parser("release", help="copy what students get into a new folder")
+    _assignment_options(out)
+    out.add_argument("--out", type=Path, required=True, metavar="RELEASE_DIR")
     enc = sub.add_parser("encrypt-key", help="encrypt a graded key under a passphrase")
     enc.add_argument("source", type=Path)
     enc.add_argument("--key-file", type=Path, required=True, metavar="FILE")
@@ -133,6 +191,10 @@ def main(argv=None):
         except FileNotFoundError as exc:
             parser.error(str(exc))
 
+    if args.command == "autograder" and (args.assignment is None) == (args.assignment_dir is None):
+        parser.error("autograder: give a shipped ASSIGNMENT or --assignment-dir DIR (one of them)")
+    assignment = _load(args, parser, need_notebook=args.command in ("check-assignment",
+                                                                     "release"))
     if args.command == "grade":
         from .grader import grade_folder, isolation_warning
         from .handmark import FILE
@@ -141,7 +203,7 @@ def main(argv=None):
             parser.error(f"{args.submissions} is not a folder of submissions")
         start = time.perf_counter()
         try:
-            results = grade_folder(args.submissions, args.assignment, args.out, jobs=args.jobs,
+            results = grade_folder(args.submissions, assignment, args.out, jobs=args.jobs,
                                    timeout=args.timeout, memory_mb=args.memory, seed=args.seed,
                                    block=_packages(args.block))
         except (ValueError, LookupError) as exc:  # an output folder inside the submissions,
@@ -163,7 +225,7 @@ def main(argv=None):
         except ValueError as exc:
             parser.error(str(exc))
         try:
-            grader = Grader(args.assignment, timeout=args.timeout, memory_mb=args.memory,
+            grader = Grader(assignment, timeout=args.timeout, memory_mb=args.memory,
                             seed=args.seed, block=_packages(args.block), private=[results_dir])
         except (ValueError, LookupError) as exc:  # a solutions folder not hideable, or none
             parser.error(str(exc))
@@ -179,7 +241,7 @@ def main(argv=None):
         from .gradescope import build_bundle
 
         try:
-            build_bundle(args.assignment, args.out, include_passphrase=args.include_passphrase,
+            build_bundle(assignment, args.out, include_passphrase=args.include_passphrase,
                          timeout=args.timeout, memory_mb=args.memory)
         except (ValueError, LookupError) as exc:
             parser.error(str(exc))
@@ -187,7 +249,8 @@ def main(argv=None):
     elif args.command == "variant":
         from .student import my_variant
 
-        print(repr(my_variant(args.student, args.assignment)))
+        print(repr(my_variant(args.student, assignment.name if assignment is not None and
+                              assignment.shipped else assignment)))
     elif args.command == "encrypt-key":
         from .keys import ENCRYPTED, encrypt, passphrase
 
@@ -195,14 +258,49 @@ def main(argv=None):
         out.write_text(encrypt(args.source.read_text(encoding="utf-8"), passphrase()),
                        encoding="ascii")
         print(f"wrote {out} (commit it; never commit {args.source})")
+    elif args.command == "check-assignment":
+        from .folder import AssignmentError, self_test
+
+        try:
+            lines = self_test(assignment)
+        except AssignmentError as exc:
+            _fail(parser, exc)
+        print(f"{assignment.name}: {len(assignment.questions)} question(s), "
+              f"{sum(assignment.points.values()):g} points; the notebook has every stub")
+        print("\n".join(lines))
+        print(f"{assignment.name} is ready: release it with python -m mlnotes.homework release")
+    elif args.command == "new-notebook":
+        from .folder import AssignmentError, new_notebook
+
+        try:
+            print(f"wrote {new_notebook(assignment, args.out)}")
+        except AssignmentError as exc:
+            _fail(parser, exc)
+    elif args.command == "release":
+        from .folder import AssignmentError, release
+
+        try:
+            names = release(assignment, args.out)
+        except AssignmentError as exc:
+            _fail(parser, exc)
+        print(f"wrote {args.out}: {', '.join(names)} (give students this folder)")
     elif args.command == "student-version":
         from .notebook import write_student_version
 
         write_student_version(args.notebook, args.output)
         print(f"wrote {args.output}")
+    elif assignment is not None:
+        _list_one(assignment)
     else:
         _list()
     return 0
+
+
+def _list_one(assignment):
+    """Print one assignment's questions, their points and stubs."""
+    print(f"{assignment.name} ({assignment.folder}):")
+    for name, q in assignment.questions.items():
+        print(f"  {name:32s} {assignment.points[name]:g} pt{'':26s} def {q.function}(...)")
 
 
 def _list():

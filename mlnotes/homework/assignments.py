@@ -11,9 +11,11 @@ gives each student a variant):
   (:mod:`~.keys`), its constants are a variant per student (:mod:`~.variants`), and a student's
   ``check`` tests only what needs no key.
 
-Each assignment matches a notebook in ``book/homework/`` (the student version) and
-``book/homework/instructor/`` (with the solutions); the function names students define are the
-questions' stub names (``Question.function``).
+Each assignment is a folder of ``shipped/`` in the package, in the format a course uses for its
+own (:mod:`~.folder`: ``assignment.toml`` lists the questions and their points); its student
+notebook is in ``book/homework/`` and the practice set's solutions in
+``book/homework/instructor/``; the function names students define are the questions' stub
+names (``Question.function``).
 
 A graded question asks for work that neither the book's chapters (their solutions and hints)
 nor the package hand over: variants (another kernel, another weighting or normalisation, another
@@ -23,32 +25,22 @@ runs every function of the book and of the package against each one. A chapter e
 only as an ungraded warm-up (0 points): its solution is in the book.
 """
 
-ASSIGNMENTS = {
-    "spectral": {
-        "kernels.double_center": 0,
-        "eigenmaps.laplacian": 0,
-        "kernels.weighted_double_center": 2,
-        "eigenmaps.cauchy_weights": 1,
-        "lle.null_vector": 1,
-        "eigenmaps.trivial_eigenvectors": 2,
-        "eigenmaps.path_spectrum": 2,
-    },
-    "embeddings": {
-        "pca.weighted_subspace": 2,
-        "kernel_pca.feature_space_error": 2,
-        "autoencoder.tied_step": 2,
-        "eigenmaps.dirichlet_energy": 1,
-        "autoencoder.linear_optimum": 1,
-    },
-    "sne": {
-        "sne.laplace_affinities": 1,
-        "sne.laplace_bandwidths": 2,
-        "sne.reverse_kl_gradient": 2,
-        "sne.tsne_forces": 2,
-        "sne.perplexity_limits": 1,
-        "umap.attraction_gradient": 1,
-    },
-}
+from .folder import SHIPPED, load_assignment, read_spec, shipped_folder, shipped_names
+
+
+def _shipped():
+    """``{name: {question: points}}`` of the shipped folders, practice and graded (a folder with
+    an encrypted key), as their specifications list them (checked on use by
+    :func:`get_assignment`)."""
+    practice, graded = {}, {}
+    for name in shipped_names():
+        spec = read_spec(SHIPPED / name)
+        points = {q["name"]: q["points"] for q in spec["questions"]}
+        (graded if "key" in spec else practice)[name] = points
+    return practice, graded
+
+
+ASSIGNMENTS, GRADED = _shipped()
 
 # The questions that ask for a derivation or a prediction (a number the derivation gives).
 UNDERSTANDING = {
@@ -58,42 +50,19 @@ UNDERSTANDING = {
 }
 
 
-# The graded set: every question's key is encrypted and its constants are the student's variant.
-GRADED = {
-    "spectral-graded": {
-        "graded.circulant_spectrum": 2,
-        "graded.grid_spectrum": 2,
-        "graded.anchored_gram": 1,
-        "graded.path_eigenvector": 2,
-        "graded.cycle_resistance": 2,
-        "graded.star_spectrum": 1,
-    },
-    "embeddings-graded": {
-        "graded.equicorrelated_spectrum": 2,
-        "graded.linear_ae_loss": 1,
-        "graded.poly_feature_dim": 1,
-        "graded.simplex_mds_spectrum": 1,
-        "graded.ring_gram_spectrum": 2,
-        "graded.grid_pca_spectrum": 2,
-    },
-    "sne-graded": {
-        "graded.two_level_perplexity": 2,
-        "graded.two_cluster_q": 2,
-        "graded.geometric_entropy": 2,
-        "graded.ball_in_cube": 1,
-    },
-}
-
 ALL_ASSIGNMENTS = {**ASSIGNMENTS, **GRADED}
 
 
 def get_assignment(name):
-    """``{question name: points}`` for an assignment, or a ``KeyError`` listing the names."""
-    from .bank import get_question
+    """``{question name: points}`` for a shipped assignment, read from its folder as any
+    course's folder is (:func:`~.folder.load_assignment`), or a ``KeyError`` listing the names."""
+    return dict(shipped(name).points)
 
+
+def shipped(name):
+    """The :class:`~.folder.Assignment` of shipped assignment ``name`` (a ``KeyError`` listing
+    the names otherwise)."""
     if name not in ALL_ASSIGNMENTS:
         raise KeyError(f"no assignment called {name!r}; the assignments are: "
                        f"{', '.join(sorted(ALL_ASSIGNMENTS))}")
-    for question in ALL_ASSIGNMENTS[name]:
-        get_question(question)
-    return dict(ALL_ASSIGNMENTS[name])
+    return load_assignment(shipped_folder(name))

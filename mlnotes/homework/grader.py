@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import keys, variants
-from .assignments import get_assignment
+from .assignments import shipped
 from .bank import get_question, solutions
 from .core import DEFINITION, MISSING, WRONG_KIND, ReferenceUnavailable, Report, evaluate_case
+from .folder import Assignment
 from .names import lookalikes
 from .needs import check_needs
 from .notebook import NotebookError, open_submission, parse_submission
@@ -236,12 +237,20 @@ class Grader:
     def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
                  block=(), course_seed=None):
         check_needs()  # before anything is read or written: never a mark it cannot compute
-        self.points = get_assignment(assignment) if isinstance(assignment, str) else dict(
-            assignment)
-        self.questions = [get_question(name) for name in self.points]
+        self.private = [str(p) for p in private]  # folders graded code may not read
+        if isinstance(assignment, str):  # a shipped assignment: its folder, read like any other
+            assignment = shipped(assignment)
+        if isinstance(assignment, Assignment):  # its key and checks: never readable by students
+            self.name = assignment.name
+            self.points = dict(assignment.points)
+            self.questions = list(assignment.questions.values())
+            self.private += [str(p) for p in assignment.private()]
+        else:  # {question name: points} of the package's questions
+            self.name = "assignment"
+            self.points = dict(assignment)
+            self.questions = [get_question(name) for name in self.points]
         self.timeout = float(timeout)
         self.memory_mb = int(memory_mb)
-        self.private = [str(p) for p in private]  # folders graded code may not read
         self.block = [str(b) for b in block]  # packages it may not import, besides mlnotes
         # the instructor's reference answers: graded code may never read their folder
         folder = solutions.solutions_folder()
@@ -401,9 +410,9 @@ class Grader:
                 continue
             for dep in q.depends_on:
                 helper = by_name.get(dep)
-                fn = get_question(dep).function
                 if helper is None or helper.points == helper.max_points:
                     continue
+                fn = get_question(dep).function
                 if re.search(rf"\b{re.escape(fn)}\b", code.get(q.function, "")):
                     r.feedback += "\n  note: " + depends_note(q.function, get_question(dep),
                                                               helper.status)
@@ -481,7 +490,7 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
     if grader.graded:
         from .handmark import write_derivations
 
-        write_derivations(results, out_dir, assignment, write_new)
+        write_derivations(results, out_dir, grader.name, write_new)
     return results
 
 

@@ -14,6 +14,8 @@ image, then, for each submission (in ``/autograder/submission``, the student in
 * ``key/passphrase`` only when the instructor asks for it (``--include-passphrase``); otherwise
   Gradescope must provide ``MLNOTES_HOMEWORK_PASSPHRASE`` in the autograder's environment.
   Either way graded code never reads it: the grader hides the key's folder from the sandbox.
+* for a course's own assignment (``--assignment-dir``), ``assignment/``: its folder's
+  specification, checks module, encrypted key and data files (not the notebook);
 * ``config.json``: the assignment, the limits and the course's seed of the variants.
 
 ``AUTOGRADER_ROOT`` (default ``/autograder``) moves the whole layout (the tests run the bundle
@@ -72,7 +74,9 @@ try:
     student = str(meta["users"][0]["email"])
 except (OSError, ValueError, KeyError, IndexError, TypeError):
     student = notebooks[0].stem
-argv = ["grade-one", str(notebooks[0]), "--assignment", config["assignment"],
+which = (["--assignment-dir", str(SOURCE / config["assignment_dir"])]
+         if config.get("assignment_dir") else ["--assignment", config["assignment"]])
+argv = ["grade-one", str(notebooks[0]), *which,
         "--results", str(results), "--student", student,
         "--timeout", str(config["timeout"]), "--memory", str(config["memory"])]
 if config.get("course_seed") is not None:
@@ -96,23 +100,55 @@ def _package_files():
     for path in sorted((PACKAGE).rglob("*")):
         rel = path.relative_to(PACKAGE.parent)
         if path.is_file() and "__pycache__" not in rel.parts and path.suffix in (
-                ".py", ".enc", ".csv", ".json", ".txt", ".npz", ".md"):
+                ".py", ".enc", ".csv", ".json", ".txt", ".npz", ".md", ".toml"):
             yield path, rel.as_posix()
 
 
+def _own_files(assignment):
+    """The files of a course's assignment folder the grader reads (never its notebook)."""
+    from .folder import SPEC
+
+    paths = [assignment.folder / SPEC, assignment.checks, assignment.key, *assignment.data]
+    for path in paths:
+        if path is not None:
+            if not _inside(path, assignment.folder):
+                raise ValueError(f"{path} lies outside {assignment.folder}: a bundle carries "
+                                 "only the folder; move the file into it")
+            yield path, "assignment/" + path.relative_to(assignment.folder).as_posix()
+
+
+def _inside(path, folder):
+    return Path(folder) in Path(path).parents
+
+
 def bundle_files(assignment, *, include_passphrase=False, timeout=10.0, memory_mb=1024):
-    """``{name in the zip: (bytes, executable)}`` of the bundle for ``assignment``."""
-    if assignment not in ALL_ASSIGNMENTS:
+    """``{name in the zip: (bytes, executable)}`` of the bundle for ``assignment`` (a shipped
+    assignment's name, or an :class:`~.folder.Assignment`)."""
+    from .folder import Assignment
+
+    own = isinstance(assignment, Assignment) and not assignment.shipped
+    if isinstance(assignment, Assignment) and assignment.shipped:
+        assignment = assignment.folder.name
+    if not own and assignment not in ALL_ASSIGNMENTS:
         raise ValueError(f"no assignment called {assignment!r}; the assignments are: "
                          f"{', '.join(sorted(ALL_ASSIGNMENTS))}")
+    graded = own or assignment in GRADED
     files = {"setup.sh": (SETUP.encode(), True), "run_autograder": (RUN.encode(), True),
              "requirements.txt": (_requirements().encode(), False)}
-    config = {"assignment": assignment, "timeout": float(timeout), "memory": int(memory_mb),
-              "course_seed": variants.course_seed() if assignment in GRADED else None}
+    config = {"assignment": assignment.name if own else assignment, "timeout": float(timeout),
+              "memory": int(memory_mb),
+              "course_seed": variants.course_seed() if graded else None}
+    if own:
+        config["assignment_dir"] = "assignment"
+        for path, name in _own_files(assignment):
+            files[name] = (path.read_bytes(), False)
     files["config.json"] = (json.dumps(config, indent=1).encode(), False)
     for path, name in _package_files():
         files[name] = (path.read_bytes(), False)
-    if assignment in GRADED:
+    if own:
+        if include_passphrase:
+            files["key/passphrase"] = ((keys.passphrase() + "\n").encode(), False)
+    elif assignment in GRADED:
         if include_passphrase:
             files["key/passphrase"] = ((keys.passphrase() + "\n").encode(), False)
         elif not keys.ENCRYPTED.is_file():
@@ -129,8 +165,16 @@ def bundle_files(assignment, *, include_passphrase=False, timeout=10.0, memory_m
 def build_bundle(assignment, out, **options):
     """Write ``autograder.zip`` for ``assignment`` to ``out`` (mode 0600: it may hold the
     passphrase)."""
-    if options.get("include_passphrase") and assignment in GRADED:
-        keys._module()  # the passphrase must open the key before it is shipped
+    from .folder import Assignment
+
+    if isinstance(assignment, Assignment) and assignment.shipped:
+        assignment = assignment.folder.name
+    if options.get("include_passphrase"):  # the passphrase must open the key before it ships
+        if isinstance(assignment, Assignment):
+            if assignment.key is not None:
+                keys._module(assignment.key)
+        elif assignment in GRADED:
+            keys._module()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, (data, executable) in sorted(bundle_files(assignment, **options).items()):

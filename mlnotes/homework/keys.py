@@ -3,10 +3,12 @@
 The key is a Python source defining ``REFERENCES = {question name: function}`` (each called with
 a case's inputs, the student's variant under ``_variant``) and ``CATALOGUE = {question name:
 [(label, function), ...]}`` (realistic wrong answers, for the tests of the checker). It is
-stored as ``data/graded-key.enc`` beside this module: a JSON record of the key-derivation
-settings, its salt and a Fernet token (AES-128-CBC with HMAC-SHA256, from the ``cryptography``
-package; no home-made cryptography). The Fernet key is derived from the course's passphrase with
-scrypt (n = 2^15, r = 8, p = 1), a fresh 16-byte salt per encryption.
+stored as ``data/graded-key.enc`` beside this module (a course's own assignment folder stores
+its key the same way, e.g. ``key.enc``, named in its ``assignment.toml``: :mod:`~.folder`): a
+JSON record of the key-derivation settings, its salt and a Fernet token (AES-128-CBC with
+HMAC-SHA256, from the ``cryptography`` package; no home-made cryptography). The Fernet key is
+derived from the course's passphrase with scrypt (n = 2^15, r = 8, p = 1), a fresh 16-byte salt
+per encryption.
 
 The passphrase comes from, in this order: :func:`use_key_file` (the grader's ``--key-file``),
 the file named by ``MLNOTES_HOMEWORK_KEY_FILE``, the variable ``MLNOTES_HOMEWORK_PASSPHRASE``.
@@ -30,7 +32,7 @@ ENCRYPTED = Path(__file__).resolve().parent / "data" / "graded-key.enc"
 FORMAT = "mlnotes-graded-key/1"
 # scrypt's cost: 2^15 x 8 x 128 bytes = 32 MB and about 0.1 s per derivation.
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SALT_BYTES = 2**15, 8, 1, 16
-_state = {"key_file": None, "module": None}
+_state = {"key_file": None, "module": None, "modules": {}}
 NO_PASSPHRASE = ("the graded set's key is encrypted and no passphrase was given: your answer is "
                  "compared with it when your work is graded (instructors: --key-file FILE, or "
                  f"set {KEY_FILE_ENV})")
@@ -93,7 +95,7 @@ def use_key_file(path):
     if path is not None and not Path(path).is_file():
         raise FileNotFoundError(f"{path} is not a file: give the file holding the course's "
                                 "passphrase (one line)")
-    _state.update(key_file=None if path is None else Path(path), module=None)
+    _state.update(key_file=None if path is None else Path(path), module=None, modules={})
 
 
 def key_file():
@@ -129,23 +131,42 @@ def available():
     return True
 
 
-def _module():
+def _module(path=None):
+    """The namespace of the decrypted key ``path`` (default: the shipped graded set's), decrypted
+    once per passphrase."""
+    if path is not None and Path(path).resolve() != ENCRYPTED:
+        path = Path(path).resolve()
+        if path not in _state["modules"]:
+            _state["modules"][path] = _run_key(path)
+        return _state["modules"][path]
     if _state["module"] is None:
-        source = decrypt(ENCRYPTED.read_text(encoding="ascii"), passphrase())
-        namespace = {"__name__": "_mlnotes_graded_key"}
-        exec(compile(source, "<graded key>", "exec"), namespace)  # noqa: S102 - the course's key
-        _state["module"] = namespace
+        _state["module"] = _run_key(ENCRYPTED)
     return _state["module"]
 
 
-class GradedReference:
-    """The reference answer of graded question ``name``, from the decrypted key on use."""
+def _run_key(path):
+    try:
+        record = Path(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyUnavailable(f"the key file {Path(path).name} cannot be read "
+                             f"({type(exc).__name__}): encrypt the key again with "
+                             "python -m mlnotes.homework encrypt-key") from None
+    source = decrypt(record, passphrase())
+    namespace = {"__name__": "_mlnotes_graded_key"}
+    exec(compile(source, "<graded key>", "exec"), namespace)  # noqa: S102 - the course's key
+    return namespace
 
-    def __init__(self, name):
+
+class GradedReference:
+    """The reference answer of graded question ``name``, from the decrypted key on use (the
+    key file ``path``: an assignment folder's own; default, the shipped graded set's)."""
+
+    def __init__(self, name, path=None):
         self.name = name
+        self.path = path
 
     def __call__(self, **inputs):
-        references = _module().get("REFERENCES", {})
+        references = _module(self.path).get("REFERENCES", {})
         if self.name not in references:
             raise ReferenceUnavailable(f"the graded key has no reference for {self.name!r}: "
                                        "encrypt the course's current key again")

@@ -61,14 +61,19 @@ def my_variant(student_id, assignment=None):
     your constants from it, so use the ones printed here.
     """
     from .assignments import GRADED
+    from .folder import Assignment
 
     variants.set_student(student_id)
-    names = (GRADED[assignment] if assignment is not None else
-             [q for qs in GRADED.values() for q in qs])
+    if isinstance(assignment, Assignment):  # a course's folder (--assignment-dir)
+        questions = assignment.questions
+    else:
+        names = (GRADED[assignment] if assignment is not None else
+                 [q for qs in GRADED.values() for q in qs])
+        questions = {name: get_question(name) for name in names}
+    questions = {n: q for n, q in questions.items() if q.variant is not None}
     who = variants.current_student()
-    label = variants.variant_label(names, who) if assignment is not None else ""
-    return Variant(who, {name: variants.variant(get_question(name), who) for name in names
-                         if get_question(name).variant is not None}, label)
+    label = variants.variant_label(list(questions), who) if assignment is not None else ""
+    return Variant(who, {name: variants.variant(q, who) for name, q in questions.items()}, label)
 
 
 def run_check(name, func, *, seed=None, student=None):

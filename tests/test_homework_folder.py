@@ -1,0 +1,336 @@
+"""Assignment folders (``--assignment-dir``): every problem of a folder gets a message saying what
+is wrong and what to do; the shipped assignments are folders read by the same code; graded code
+never reads a course's folder (its key, its checks) nor the passphrase."""
+
+import json
+import re
+import shutil
+
+import pytest
+from test_homework_guide import GUIDE, guide_files
+
+from mlnotes.homework import folder as hw_folder
+from mlnotes.homework import keys
+from mlnotes.homework.__main__ import main
+from mlnotes.homework.assignments import ALL_ASSIGNMENTS, GRADED, shipped
+from mlnotes.homework.folder import AssignmentError, load_assignment, self_test
+
+pytest.importorskip("cryptography")
+PASSPHRASE = "a made-up passphrase for these tests only"
+
+
+@pytest.fixture(autouse=True)
+def _no_course_key(monkeypatch):
+    for name in (keys.KEY_FILE_ENV, keys.PASSPHRASE_ENV):
+        monkeypatch.delenv(name, raising=False)
+    keys.use_key_file(None)
+    yield
+    keys.use_key_file(None)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """The guide's assignment, made in-process: ``(course folder, assignment folder)``."""
+    course = tmp_path_factory.mktemp("course")
+    for path, body in guide_files(GUIDE.read_text(encoding="utf-8")).items():
+        (course / path).parent.mkdir(parents=True, exist_ok=True)
+        (course / path).write_text(body)
+    (course / "secret" / "passphrase").write_text(PASSPHRASE + "\n")
+    folder = course / "distances"
+    (folder / "key.enc").write_text(keys.encrypt((course / "secret" / "key.py").read_text(),
+                                                 PASSPHRASE))
+    hw_folder.new_notebook(load_assignment(folder))
+    return course, folder
+
+
+@pytest.fixture
+def work(made, tmp_path):
+    """A fresh copy of the guide's folder, and the passphrase file (outside it)."""
+    course, folder = made
+    copy = tmp_path / "distances"
+    shutil.copytree(folder, copy)
+    keys.use_key_file(course / "secret" / "passphrase")
+    return copy
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def _fails(folder, pattern, **kwargs):
+    with pytest.raises(AssignmentError, match=pattern):
+        self_test(load_assignment(folder, **kwargs))
+
+
+def test_the_guide_folder_passes(work):
+    lines = self_test(load_assignment(work, need_notebook=True))
+    assert lines == ["distances.squared: the key's answers pass on 2 case(s); 1 likely "
+                     "mistake(s) rejected",
+                     "distances.affinities: the key's answers pass on 2 case(s); 2 likely "
+                     "mistake(s) rejected"]
+
+
+def test_not_a_folder_and_no_specification(tmp_path):
+    with pytest.raises(AssignmentError, match=r"is not a folder: give --assignment-dir the "
+                                              r"folder that holds assignment.toml"):
+        load_assignment(tmp_path / "nowhere")
+    with pytest.raises(AssignmentError, match=r"holds no assignment.toml: an assignment folder "
+                                              r"needs its question specification; write "):
+        load_assignment(tmp_path)
+
+
+@pytest.mark.parametrize(("old", "new", "pattern"), [
+    ('title = "', 'title = ', r"is not valid TOML \(.*line 1.*\): fix that line"),
+    ('title =', 'titel =', r"unknown field\(s\) titel; the fields are checks, data, key, name"),
+    ('name = "distances.squared"', 'name = "distances.squaredd"\nfunctionn = 1',
+     r"question 'distances.squaredd': unknown field\(s\) functionn; a question's fields are"),
+    ('points = 2', 'points = "two"', r"question 'distances.squared' has points = 'two' \(str\): "
+                                     r"points must be a number >= 0, e.g. points = 2"),
+    ('points = 2', 'points = true', r"has points = True \(bool\): points must be a number"),
+    ('points = 2', 'points = -1', r"has points = -1 \(int\): points must be a number >= 0"),
+    ('points = 2', 'points = nan', r"has points = nan \(float\): points must be a number"),
+    ('points = 2\n', '', r"question 'distances.squared' has no points: add points = 2"),
+    ('name = "distances.squared"\npoints = 2\nfunction = "squared_distances"',
+     'name = "kernels.double_centre"\npoints = 2\nfunctio = "squared_distances"',
+     r"unknown question 'kernels.double_centre': it is not one of the package's questions "
+     r"\(python -m mlnotes.homework list shows them\) and the table does not define it"),
+    ('name = "distances.squared"', 'name = "kernels.double_center"',
+     r"'kernels.double_center' is one of the package's questions: give your question another"),
+    ('name = "distances.affinities"', 'name = "distances.squared"',
+     r"question 'distances.squared' is listed twice: list each question once"),
+    ('function = "gaussian_affinities"\nsignature = "def gaussian_affinities(X, sigma):"',
+     'function = "squared_distances"\nsignature = "def squared_distances(X, sigma):"',
+     r"both ask for def squared_distances\(...\): give each its own function name"),
+    ('signature = "def squared_distances(X):"', 'signature = "def distances(X):"',
+     r"signature = 'def distances\(X\):' is not the line \"def squared_distances\(...\):\""),
+    ('inputs = "point_cloud"', 'inputs = "points"',
+     r"inputs 'points' is not a function of the checks module checks.py: define it there"),
+    ('"nearer_is_larger"]', '"nearer_is_larger", "monotone"]',
+     r"unknown property 'monotone': name one of symmetric, zero_diagonal, psd, nonnegative, "
+     r"rows_sum_to_one or a function of checks.py"),
+    ('rtol = 1e-8', 'rtol = 0', r"rtol = 0: give the relative tolerance of the comparison"),
+    ('key = "key.enc"', 'key = "missing.enc"',
+     r"names key = 'missing.enc', but .*missing.enc is not a file: encrypt the key there"),
+    ('key = "key.enc"\n', '', r"is defined in the folder, so its reference answer comes from "
+                              r"the key: add key = \"key.enc\""),
+    ('checks = "checks.py"', 'checks = "check.py"',
+     r"names checks = 'check.py', but .*check.py is not a file: put the checks module"),
+    ('notebook = "distances.ipynb"', 'notebook = "distances"',
+     r"notebook = 'distances': name the student notebook \(a .ipynb file in the folder\)"),
+    ('key = "key.enc"', 'key = "key.enc"\ndata = ["points.csv"]',
+     r"names data = 'points.csv', but .*points.csv is not a file: put the data file in the "),
+])
+def test_every_problem_of_the_specification_is_named(work, old, new, pattern):
+    _edit(work / "assignment.toml", old, new)
+    with pytest.raises(AssignmentError, match=pattern):
+        load_assignment(work)
+
+
+def test_a_key_that_does_not_decrypt(work, tmp_path):
+    wrong = tmp_path / "wrong"
+    wrong.write_text("not the course's passphrase\n")
+    keys.use_key_file(wrong)
+    _fails(work, r"the key cannot be opened: the passphrase does not open the graded key")
+    keys.use_key_file(None)
+    _fails(work, r"the key cannot be opened: the graded set's key is encrypted: give the "
+                 r"course's passphrase with --key-file FILE")
+
+
+def test_a_plain_or_damaged_key(work, made):
+    shutil.copyfile(made[0] / "secret" / "key.py", work / "key.enc")
+    with pytest.raises(AssignmentError, match=r"is not an encrypted key \(a plain source\?\): "
+                                              r"encrypt the key with python -m mlnotes"):
+        load_assignment(work)
+    record = json.loads(keys.encrypt("REFERENCES = {}\n", PASSPHRASE))
+    record["token"] = record["token"][:-8] + "AAAAAAAA"
+    (work / "key.enc").write_text(json.dumps(record))
+    _fails(work, r"the key cannot be opened: the passphrase does not open the graded key")
+
+
+def test_a_key_without_a_question(work, made):
+    source = (made[0] / "secret" / "key.py").read_text().replace(
+        '"distances.affinities": gaussian_affinities', "")
+    (work / "key.enc").write_text(keys.encrypt(source, PASSPHRASE))
+    _fails(work, r"the key cannot be used: the graded key has no reference for "
+                 r"'distances.affinities': encrypt the course's current key again")
+
+
+def test_a_key_whose_answer_fails_its_own_property(work, made):
+    source = (made[0] / "secret" / "key.py").read_text().replace("2 * sigma**2", "-2 * sigma**2")
+    (work / "key.enc").write_text(keys.encrypt(source, PASSPHRASE))
+    _fails(work, r"the key's own answer to 'distances.affinities' is not accepted: in each row, "
+                 r"a nearer point has a larger affinity \(row \d+ grows with the distance\); "
+                 r"the property or the key is wrong")
+
+
+def test_a_mistake_the_grader_accepts(work):
+    _edit(work / "checks.py", "    return np.sqrt(_squared(X))", "    return _squared(X)")
+    _fails(work, r"mistake 'distances_not_squared' of 'distances.squared' is accepted as right "
+                 r"on every case")
+
+
+def test_inputs_that_are_not_the_stubs_arguments(work):
+    _edit(work / "checks.py", 'return {"X": rng.normal(size=(n, d))}',
+          'return {"points": rng.normal(size=(n, d))}')
+    _fails(work, r"the inputs of 'distances.squared' give the arguments points, but its "
+                 r"signature takes X: make them the same names")
+
+
+def test_a_checks_module_that_does_not_load(work):
+    _edit(work / "checks.py", "import numpy as np", "import numpy as np\n1 / 0")
+    with pytest.raises(AssignmentError, match=r"the checks module .*checks.py failed to load "
+                                              r"\(ZeroDivisionError: division by zero\): fix it"):
+        load_assignment(work)
+
+
+def test_the_notebook_missing_or_without_a_stub(work):
+    nb = json.loads((work / "distances.ipynb").read_text())
+    nb["cells"] = [c for c in nb["cells"] if "def gaussian_affinities(" not in "".join(
+        c["source"])]
+    (work / "distances.ipynb").write_text(json.dumps(nb))
+    with pytest.raises(AssignmentError, match=r"the student notebook distances.ipynb has no stub "
+                                              r"of question 'distances.affinities' \(def "
+                                              r"gaussian_affinities\(...\)\): add a code cell "
+                                              r"holding\n    def gaussian_affinities\(X, sigma\):"):
+        load_assignment(work)
+    (work / "distances.ipynb").unlink()
+    load_assignment(work)  # grading needs no notebook; checking and releasing do
+    with pytest.raises(AssignmentError, match=r"the student notebook .*distances.ipynb is "
+                                              r"missing: write it \(python -m mlnotes.homework "
+                                              r"new-notebook --assignment-dir FOLDER"):
+        load_assignment(work, need_notebook=True)
+
+
+def test_release_never_copies_the_key_nor_into_the_folder(work, tmp_path):
+    assignment = load_assignment(work)
+    with pytest.raises(AssignmentError, match=r"overlaps the assignment folder: release into a "
+                                              r"folder of its own"):
+        hw_folder.release(assignment, work / "release")
+    assert hw_folder.release(assignment, tmp_path / "out") == ["distances.ipynb"]
+    with pytest.raises(AssignmentError, match=r"is not empty: release into a new folder"):
+        hw_folder.release(assignment, tmp_path / "out")
+    with pytest.raises(AssignmentError, match=r"exists: new-notebook never overwrites"):
+        hw_folder.new_notebook(assignment)
+
+
+def test_the_command_line_names_the_problem_and_exits_2(work, capsys):
+    _edit(work / "assignment.toml", "points = 3", 'points = "3"')
+    for argv in (["grade", str(work), "--assignment-dir", str(work), "--out", "x/g.csv"],
+                 ["grade-one", "a.ipynb", "--assignment-dir", str(work), "--results", "r.json"],
+                 ["check-assignment", "--assignment-dir", str(work)],
+                 ["list", "--assignment-dir", str(work)],
+                 ["variant", "alice", "--assignment-dir", str(work)],
+                 ["release", "--assignment-dir", str(work), "--out", "rel"],
+                 ["autograder", "--assignment-dir", str(work), "--out", "a.zip"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "question 'distances.affinities' has points = '3' (str): points must be a " \
+               "number >= 0" in err, argv
+        assert "usage:" not in err
+    with pytest.raises(SystemExit):
+        main(["check-assignment", "--assignment", "sne", "--assignment-dir", str(work)])
+    assert "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["autograder", "--out", "a.zip"])
+    assert "give a shipped ASSIGNMENT or --assignment-dir DIR" in capsys.readouterr().err
+
+
+def test_list_and_variant_of_a_folder(work, capsys):
+    assert main(["list", "--assignment-dir", str(work)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"distances.affinities +3 pt +def gaussian_affinities\(...\)", out)
+    assert main(["variant", "alice", "--assignment-dir", str(work)]) == 0
+    assert "alice" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(ALL_ASSIGNMENTS))
+def test_shipped_assignments_are_folders_of_the_same_format(name):
+    assignment = shipped(name)
+    assert assignment.folder == hw_folder.SHIPPED / name
+    assert assignment.points == ALL_ASSIGNMENTS[name]
+    assert assignment.graded == (name in GRADED)
+    assert (assignment.key == keys.ENCRYPTED) == (name in GRADED)
+    assert list(assignment.questions) == list(ALL_ASSIGNMENTS[name])
+    assert assignment.private() == []  # in the package: nothing secret, hidden with it
+
+
+def test_the_practice_set_checks_itself():
+    for name in ("spectral", "embeddings", "sne"):
+        lines = self_test(load_assignment(hw_folder.SHIPPED / name, need_notebook=True))
+        assert len(lines) == len(ALL_ASSIGNMENTS[name])
+
+
+def test_a_submission_cannot_read_the_assignment_folder(work, made, tmp_path):
+    """An honest answer, unless the code could read the folder's key, checks or specification
+    or the passphrase: full marks prove every read was refused."""
+    pytest.importorskip("IPython")
+    from mlnotes.homework.grader import grade_folder
+
+    secrets_ = [work / "key.enc", work / "checks.py", work / "assignment.toml",
+                made[0] / "secret" / "passphrase", made[0] / "secret" / "key.py"]
+    code = (f"import numpy as np\n\ndef squared_distances(X):\n"
+            f"    for path in {[str(p) for p in secrets_]!r}:\n"
+            "        try:\n            open(path).read()\n        except Exception:\n"
+            "            continue\n        return np.zeros((len(X), len(X)))\n"
+            "    sq = (X**2).sum(axis=1)\n"
+            "    D2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0)\n"
+            "    np.fill_diagonal(D2, 0.0)\n    return D2\n")
+    nb = json.loads((work / "distances.ipynb").read_text())
+    for cell in nb["cells"]:
+        if "def squared_distances(" in "".join(cell["source"]):
+            cell["source"] = code
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    (subs / "mallory.ipynb").write_text(json.dumps(nb))
+    results = grade_folder(subs, load_assignment(work), tmp_path / "grades" / "grades.csv",
+                           jobs=1)
+    [mallory] = results
+    points = {r.name: r.points for r in mallory.results}
+    assert points == {"distances.squared": 2, "distances.affinities": 0}, mallory.results[0]
+    # beyond the allow-listed root: the folder and the passphrase's are on the deny list too
+    from mlnotes.homework.grader import Grader
+
+    private = Grader(load_assignment(work), seed=0).private
+    assert str(work.resolve()) in private and str((made[0] / "secret").resolve()) in private
+
+
+def test_a_folders_bundle_grades_as_gradescope_would(work, made, tmp_path):
+    """The autograder bundle of a course's folder carries the folder (never its notebook) and
+    grades a correct submission with full marks, with the passphrase the instructor added."""
+    pytest.importorskip("IPython")
+    from test_homework_graded import _run_bundle
+
+    from mlnotes.homework.gradescope import build_bundle
+
+    zip_path = build_bundle(load_assignment(work), tmp_path / "autograder.zip",
+                            include_passphrase=True)
+    nb = json.loads((work / "distances.ipynb").read_text())
+    key = (made[0] / "secret" / "key.py").read_text().split("\n\nREFERENCES")[0]
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if "def squared_distances(" in source or "def gaussian_affinities(" in source:
+            cell["source"] = key if "def squared_distances(" in source else ""
+    (tmp_path / "ada.ipynb").write_text(json.dumps(nb))
+    results, _ = _run_bundle(tmp_path, zip_path, tmp_path / "ada.ipynb", "ada@example.org")
+    assert results["score"] == 5, results
+    assert [t["name"] for t in results["tests"]] == ["distances.squared", "distances.affinities"]
+
+
+def test_grading_with_a_key_that_does_not_open_stops_before_any_mark(work, tmp_path, capsys):
+    pytest.importorskip("IPython")
+    wrong = tmp_path / "secret" / "wrong"
+    wrong.parent.mkdir()
+    wrong.write_text("not the course's passphrase\n")
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    shutil.copy(work / "distances.ipynb", subs / "alice.ipynb")
+    with pytest.raises(SystemExit) as exc:
+        main(["grade", str(subs), "--assignment-dir", str(work), "--key-file", str(wrong),
+              "--out", str(tmp_path / "grades" / "grades.csv")])
+    assert exc.value.code == 2
+    assert "the passphrase does not open the graded key" in capsys.readouterr().err
+    assert not (tmp_path / "grades" / "grades.csv").exists()
