@@ -301,7 +301,8 @@ def _hint_extras():
                     node.value, ast.Constant) and isinstance(node.value.value, str):
                 found.setdefault(node.value.value, where)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                for group in re.findall(rf'(?:\.|{DISTRIBUTION})\[([\w,\s{{}}-]+)\]', node.value):
+                # extras are lower case (a regex's ".[A-Za-z_]" is not a hint)
+                for group in re.findall(rf'(?:\.|{DISTRIBUTION})\[([a-z0-9_,\s{{}}-]+)\]', node.value):
                     for extra in group.split(","):
                         if "{" not in extra:             # a format field, filled from EXTRAS
                             found.setdefault(extra.strip(), where)
