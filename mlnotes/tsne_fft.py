@@ -15,8 +15,8 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
 1. **Sparse affinities** (:func:`sparse_affinities`). Each :math:`p_{\cdot|i}` is searched on
    the :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` nearest neighbours of point i only
    (:func:`nearest_neighbors`, exact, in blocks of rows so that the distance matrix is never
-   held whole), so :math:`P` has at most :math:`2kN` non-zeros and the attraction is a sparse
-   sum, :math:`O(kN)`.
+   held whole; screened in single precision, re-ranked in double), so :math:`P` has at most
+   :math:`2kN` non-zeros and the attraction is a sparse sum, :math:`O(kN)`.
 2. **Interpolated repulsion** (:func:`repulsion`). The sums
    :math:`\phi(z_i) = \sum_j \kappa(z_i - z_j)\, q_j` with a smooth, translation-invariant
    kernel :math:`\kappa` (here :math:`k = w^{(\nu+1)/2}` with charge :math:`q_j = 1` for
@@ -89,6 +89,7 @@ from .sne import _student_t_kernel
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j|i}
 KNN_BLOCK_BYTES = 2**27  # each block of the kNN search holds at most 128 MB of distances
 KD_TREE_MAX_DIM = 8  # up to this data dimension a k-d tree beats the blocked BLAS search
+KNN_SLACK = 10  # the BLAS search screens k + this many candidates in single precision
 N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE use 3, see below
 MIN_BOXES = 50  # boxes per axis at least (FIt-SNE's and openTSNE's floor) from ...
 FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in proportion, ...
@@ -119,8 +120,12 @@ def nearest_neighbors(X, k, *, workers=None):
 
     Squared distances :math:`\|x_i - x_j\|^2 = \|x_i\|^2 - 2 x_i^\top x_j + \|x_j\|^2` for a
     block of rows at a time (one matrix product, so BLAS does the work, and at most
-    :data:`KNN_BLOCK_BYTES` held), a partial sort of each row, and the k distances recomputed
-    directly from the differences (no cancellation error for close pairs). In dimension
+    :data:`KNN_BLOCK_BYTES` held), in single precision on the centred data, and a partial sort
+    of each row keeps :math:`k +` :data:`KNN_SLACK` candidates; their distances are recomputed
+    in double precision directly from the differences (no cancellation error for close pairs)
+    and the k nearest kept. The result is the exact k nearest unless single-precision rounding
+    (relative :math:`\sim 10^{-7}` of the squared norms) moves a true neighbour behind ten
+    others, which needs eleven distances within that rounding of each other. In dimension
     :math:`\le` :data:`KD_TREE_MAX_DIM` a k-d tree answers instead.
 
     ``workers`` threads answer the k-d tree's queries (-1: all cores; default 1).
@@ -141,22 +146,34 @@ def nearest_neighbors(X, k, *, workers=None):
         _, idx = cKDTree(X).query(X, k=k + 1, workers=1 if workers is None else workers)
         idx = _drop_self(idx, k)
     else:
-        sq = np.einsum("ij,ij->i", X, X)
-        block = max(1, KNN_BLOCK_BYTES // (8 * N))
-        idx = np.empty((N, k), dtype=np.intp)
-        for s in range(0, N, block):
-            rows = np.arange(s, min(s + block, N))
-            D2 = X[rows] @ X.T
-            D2 *= -2.0
-            D2 += sq[rows, None]
-            D2 += sq[None, :]
-            D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
-            idx[rows] = np.argpartition(D2, k - 1, axis=1)[:, :k]
-    D2 = np.empty((N, k))
-    block = max(1, KNN_BLOCK_BYTES // (8 * k * X.shape[1]))
+        idx = _screen_single(X, min(k + KNN_SLACK, N - 1))
+    D2 = np.empty(idx.shape)
+    block = max(1, KNN_BLOCK_BYTES // (8 * idx.shape[1] * X.shape[1]))
     for s in range(0, N, block):  # |x_i - x_j|^2 from the differences, a block at a time
         diff = X[s:s + block, None, :] - X[idx[s:s + block]]
         D2[s:s + block] = np.einsum("ijk,ijk->ij", diff, diff)
+    order = np.argsort(D2, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _screen_single(X, n_candidates):
+    """The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
+    single-precision distances of the centred data: half the bytes and twice the speed of
+    double precision; :func:`nearest_neighbors` re-ranks them in double precision."""
+    N = X.shape[0]
+    Xs = (X - X.mean(axis=0)).astype(np.float32)  # centred: smaller norms, smaller rounding
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    block = max(1, KNN_BLOCK_BYTES // (4 * N))
+    idx = np.empty((N, n_candidates), dtype=np.intp)
+    for s in range(0, N, block):
+        rows = np.arange(s, min(s + block, N))
+        D2 = Xs[rows] @ Xs.T
+        D2 *= -2.0
+        D2 += sq[rows, None]
+        D2 += sq[None, :]
+        D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
+        idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+    return idx
     order = np.argsort(D2, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
 
@@ -400,16 +417,18 @@ def repulsion(Z, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None, work
     box_width = BOX_WIDTH if box_width is None else box_width
     workers = 1 if workers is None else workers
     index, weight, m, h = _grid(Z, n_interp, min_boxes, box_width)
-    flat, wts = index.ravel(), weight.ravel()
-    spread = np.empty((d + 1, m**d))  # \hat q_b = sum_j L_b(z_j) q_j, charges q_j = 1 and z_j
-    spread[0] = np.bincount(flat, weights=wts, minlength=m**d)
-    for c in range(d):
-        spread[c + 1] = np.bincount(flat, weights=(weight * Z[:, c, None]).ravel(),
-                                    minlength=m**d)
+    # L[i, a] = L_a(z_i): p**d weights per row, at the nodes of point i's box
+    L = sp.csr_array((weight.ravel(), index.ravel(), np.arange(0, index.size + 1,
+                                                                index.shape[1])),
+                     shape=(N, m**d))
+    charges = np.empty((N, d + 1))  # q_j = 1 and z_j
+    charges[:, 0] = 1.0
+    charges[:, 1:] = Z
+    spread = (L.T @ charges).T  # \hat q_b = sum_j L_b(z_j) q_j, one row per charge
     phi_kw, energy = _convolve(spread, [(power + 1.0, slice(None))], dof, m, h, d,
                                energy=(power, 0), workers=workers)
     # back to the points: phi(z_i) = sum_a L_a(z_i) \hat phi_a
-    at_kw = np.einsum("cnk,nk->nc", phi_kw[:, index], weight)
+    at_kw = L @ phi_kw.T.astype(np.float64)
     # drop the self terms as interpolated, w_i^T K_loc w_i with K_loc the kernel between the
     # p**d nodes of one box (the same for every box), not k_ii = 1: their errors cancel
     stencil = np.stack(np.meshgrid(*[np.arange(n_interp)] * d, indexing="ij"), -1).reshape(-1, d)
@@ -444,20 +463,29 @@ def exact_repulsion(Z, *, dof=1.0):
 
 # --- the objective --------------------------------------------------------------------------------
 class _UpperPairs:
-    r"""The pairs i < j stored in a symmetric sparse P, as flat arrays, and :math:`\sum p\log p`.
+    r"""The pairs i < j stored in a symmetric sparse P, and :math:`\sum p\log p`.
 
     The optimiser calls the objective a thousand times with the same P (or the same P times the
     exaggeration), so the last one is kept: a new P is recognised by comparing its arrays
-    (equal structure: keep the pairs; equal values too: keep the weights as well).
+    (equal structure: keep the pairs; equal values too: keep the weights as well). The pairs
+    are held as an upper-triangular CSR matrix ``U`` (rows sorted, so a point's pairs are
+    contiguous) whose values the attraction overwrites each call, with preallocated buffers
+    for the per-pair arithmetic: a fresh array of a million pairs per operation would cost a
+    page fault per 4 kB, about as much as the operation itself.
     """
 
     last = None
 
     def __init__(self, P):
         self.indptr, self.indices, self.data = P.indptr, P.indices, P.data
-        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+        N = P.shape[0]
+        rows = np.repeat(np.arange(N), np.diff(P.indptr))
         upper = P.indices > rows  # the diagonal of P is zero; j > i stands for both (i, j), (j, i)
         self.upper, self.rows, self.cols = upper, rows[upper], P.indices[upper].astype(np.intp)
+        counts = np.bincount(self.rows, minlength=N)
+        U_indptr = np.concatenate([[0], np.cumsum(counts)])
+        self.U = sp.csr_array((np.empty(self.rows.size), self.cols, U_indptr), shape=(N, N))
+        self.buffers = np.empty((MAX_DIM + 2, self.rows.size))  # differences, a spare, w
         self._set_weights(P.data)
 
     def _set_weights(self, data):
@@ -477,7 +505,43 @@ class _UpperPairs:
             c = cls.last = cls(P)
         elif not np.array_equal(c.data, P.data):
             c._set_weights(P.data)
+        c.indptr, c.indices, c.data = P.indptr, P.indices, P.data  # recognised next time
         return c
+
+    def attraction(self, Z, dof):
+        r"""The attraction :math:`\sum_j p_{ij} w_{ij} (z_i - z_j)` of every point, and the
+        pairs' :math:`w_{ij}` (a view of a buffer, valid until the next call).
+
+        Per pair i < j: :math:`w_{ij}` from the coordinate differences, and the force
+        :math:`f_{ij} = p_{ij} w_{ij} (z_i - z_j)` per coordinate, which pulls i (row sums of
+        ``U`` holding :math:`f`) and, with the opposite sign, j (its column sums). The forces
+        are summed as they are, not as :math:`z_i \sum_j a_{ij} - \sum_j a_{ij} z_j`, whose
+        rounding would not vanish between coincident points (and would split exact twins)."""
+        N, d = Z.shape
+        diffs, spare, w = self.buffers[:d], self.buffers[d], self.buffers[d + 1]
+        for c in range(d):
+            zc = np.ascontiguousarray(Z[:, c])
+            dc = diffs[c]
+            np.take(zc, self.rows, out=dc, mode="clip")  # "clip": unbuffered
+            np.take(zc, self.cols, out=spare, mode="clip")
+            dc -= spare
+            if c == 0:
+                np.multiply(dc, dc, out=w)
+            else:
+                np.multiply(dc, dc, out=spare)
+                w += spare
+        if dof != 1.0:
+            w /= dof
+        w += 1.0
+        np.reciprocal(w, out=w)
+        np.multiply(self.p, w, out=spare)  # a_ij = p_ij w_ij
+        ones = np.ones(N)
+        attract = np.empty((N, d))
+        for c in range(d):
+            np.multiply(spare, diffs[c], out=self.U.data)  # f_ij, coordinate c
+            attract[:, c] = self.U @ ones
+            attract[:, c] -= self.U.T @ ones
+        return attract, w
 
 
 def _check_sparse_pair(Z, P):
@@ -537,22 +601,7 @@ def fft_objective_gradient(Z, P, *, dof=1.0, compute_objective=True, check_input
     dof = float(dof)
     N, d = Z.shape
     pairs = _UpperPairs.of(P)
-    # attraction: w_ij = 1 / (1 + |z_i - z_j|^2 / nu) and a_ij = p_ij w_ij over the pairs i < j
-    cols = [np.ascontiguousarray(Z[:, c]) for c in range(d)]  # 1-D gathers are fastest
-    diffs = [zc[pairs.rows] - zc[pairs.cols] for zc in cols]
-    w = diffs[0] ** 2
-    for dc in diffs[1:]:
-        w += dc**2
-    if dof != 1.0:
-        w /= dof
-    w += 1.0
-    np.reciprocal(w, out=w)
-    a = pairs.p * w
-    attract = np.empty((N, d))
-    for c, dc in enumerate(diffs):  # sum_j a_ij (z_i - z_j): + to row i, - to row j
-        f = np.multiply(a, dc, out=dc)
-        attract[:, c] = (np.bincount(pairs.rows, weights=f, minlength=N)
-                         - np.bincount(pairs.cols, weights=f, minlength=N))
+    attract, w = pairs.attraction(Z, dof)  # w_ij = 1 / (1 + |z_i - z_j|^2 / nu), i < j
     if _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
         Z_sum, r = exact_repulsion(Z, dof=dof)
     else:
