@@ -22,7 +22,7 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
    kernel :math:`\kappa` (here :math:`k = w^{(\nu+1)/2}` with charge :math:`q_j = 1` for
    :math:`Z`, and :math:`kw = w^{(\nu+3)/2}` with charges :math:`1` and :math:`z_j` for the
    repulsion) are approximated by Lagrange interpolation: the map's bounding square is cut
-   into boxes of side at most 1, each box carries :math:`p` equispaced nodes per axis (so all
+   into boxes of side at most 1.25, each box carries :math:`p` equispaced nodes per axis (so all
    nodes form one equispaced grid of spacing :math:`h`), and
 
    .. math::
@@ -35,7 +35,7 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
    :math:`\kappa(g_a - g_b)` depends only on the offset :math:`a - b` — one FFT product,
    :math:`O(M \log M)` for :math:`M` nodes; and interpolate back,
    :math:`\phi(z_i) \approx \sum_a L_a(z_i) \hat\phi_a`. The error is that of degree
-   :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1`.
+   :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1.25`.
 
 The cost per iteration is :math:`O(kN + N p^d + M \log M)` and the memory :math:`O(kN + M)`.
 A map with fewer pairs than a quarter of its padded grid's nodes (a few points spread far
@@ -43,9 +43,15 @@ apart, whose grid would follow the map's extent squared) has its repulsion summe
 instead (:func:`exact_repulsion`), which is then cheaper: an iteration costs at most
 :math:`O(\min(N^2, M \log M))`, with :math:`M \le` :data:`MAX_NODES`.
 
-The grid: boxes of side at most 1, so their number grows with the map's extent,
-:math:`\max(\text{floor}, \lceil \text{extent} / 1 \rceil)` per axis, as in FIt-SNE and
-openTSNE, but :math:`p = 5` nodes per box and axis where they use 3. Their floor of 50 boxes
+The grid: boxes of side at most :data:`BOX_WIDTH` = 1.25, so their number grows with the map's
+extent, :math:`\max(\text{floor}, \lceil \text{extent} / 1.25 \rceil)` per axis, as in FIt-SNE
+and openTSNE (whose boxes have side 1), but :math:`p = 5` nodes per box and axis (4 per unit
+length) where they use 3 (3 per unit length). On the final map of the 20 000 noisy digits of
+the benchmark (``benchmarks/scaling.py``, about 208 units across), the repulsion's relative
+error against the exact sums, and the time of one :func:`repulsion` (one thread), were: 4.3%
+and 71 ms with 3 nodes in boxes of side 1 (their grid), 1.2% and 124 ms with 4, 0.32% and
+220 ms with 5, and 0.96% and 101 ms with 5 in boxes of side 1.25 (this grid: the same node
+spacing as 4 in side 1, a higher degree). Their floor of 50 boxes
 is kept from :data:`FULL_FLOOR_N` = 1 000 points on; fewer points get a floor in proportion,
 :math:`\lceil 50 N / 1000 \rceil`, at least 5 (:func:`default_min_boxes`): the floor only
 refines a map smaller than 50 units, which the side-1 boxes already interpolate accurately, and
@@ -54,9 +60,10 @@ against 0.2 s for 1 000 iterations). The price of the coarser grid on few points
 150-point map has spread over ~20 units, boxes of side 1 interpolate its (small, nearly
 balanced) gradient to ~10% where the 50 boxes of side 0.4 gave 0.4%, and its KL after 1 000
 iterations is 0.262 instead of 0.237 (exact: 0.216). On so few points the exact method is the
-right one; ``TSNE(method="auto")`` picks it below 5 000 points. Measured on a converged 3 000-point map
-of the digits, the repulsion's relative error is 4.9% with 3 nodes per unit length, 1.1-1.5%
-with 4 and 0.4% with 5; and after 1 000 iterations from the same start the map's KL divergence
+right one; ``TSNE(method="auto")`` picks it below 5 000 points. (These figures, and the next,
+were measured with boxes of side 1.) Measured on a converged 3 000-point map of the digits,
+the repulsion's relative error is 4.9% with 3 nodes per unit length, 1.1-1.5% with 4 and 0.4%
+with 5; and after 1 000 iterations from the same start the map's KL divergence
 (dense P) was 14% above the exact method's with :math:`p = 3` and 0.7% above with
 :math:`p = 5`. Equispaced nodes do not allow much more: at :math:`p \ge 8` Runge's phenomenon
 makes the interpolation worse, not better.
@@ -94,7 +101,7 @@ N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE
 MIN_BOXES = 50  # boxes per axis at least (FIt-SNE's and openTSNE's floor) from ...
 FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in proportion, ...
 MIN_BOXES_SMALL = 5  # ... but at least this many boxes
-BOX_WIDTH = 1.0  # more boxes when needed to keep each box's side <= 1 (the map's extent)
+BOX_WIDTH = 1.25  # more boxes when needed to keep each box's side <= 1.25 (module doc)
 MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
 EXACT_REPULSION_RATIO = 0.25  # N^2 <= this x the padded grid's nodes (N <= nodes per axis): exact sums
 MAX_DIM = 2
@@ -309,6 +316,20 @@ def _kernel_transform(n, d, h, exponent, dof, workers):
     return _KERNEL_CACHE[key]
 
 
+_PADDED = {}  # dtype -> a flat buffer reused for the zero-padded transforms (see _buffer)
+
+
+def _buffer(shape, dtype):
+    """An uninitialised array of this shape in a buffer kept from call to call (grown when a
+    larger grid needs it): a fresh array of megabytes per transform costs about as much in
+    page faults as the transform."""
+    size = math.prod(shape)
+    key = np.dtype(dtype)
+    if key not in _PADDED or _PADDED[key].size < size:
+        _PADDED[key] = np.empty(size, dtype=dtype)
+    return _PADDED[key][:size].reshape(shape)
+
+
 def _half_spectrum_weights(n):
     """How often each column of a real-to-complex transform of length n stands in the full
     spectrum: 1 for frequency 0 (and n/2 when n is even), 2 for the others (and their
@@ -339,10 +360,16 @@ def _convolve(charges, exponents, dof, m, h, d, *, energy=None, workers=1):
     Returns one array of shape (len(rows), m**d) per kernel (and the energy, if asked for).
     """
     n = scipy.fft.next_fast_len(2 * m - 1, real=True)
-    q = charges.reshape((-1,) + (m,) * d).astype(FFT_DTYPE)
-    q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=workers)
-    for axis in range(-2, -d - 1, -1):
-        q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=workers)
+    k = charges.shape[0]
+    padded = _buffer((k,) + (m,) * (d - 1) + (n,), FFT_DTYPE)  # zero-padded charges
+    padded[..., :m] = charges.reshape((k,) + (m,) * d)
+    padded[..., m:] = 0.0
+    q_hat = scipy.fft.rfft(padded, axis=-1, workers=workers)
+    if d == 2:  # zero-pad the other axis too, then transform along it, in place
+        padded = _buffer((k, n, q_hat.shape[-1]), q_hat.dtype)
+        padded[:, :m] = q_hat
+        padded[:, m:] = 0.0
+        q_hat = scipy.fft.fft(padded, axis=-2, workers=workers, overwrite_x=True)
     out = []
     if energy is not None:  # first, while q_hat is untouched
         exponent, row = energy
