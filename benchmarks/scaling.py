@@ -165,6 +165,20 @@ MODULES = {"mlnotes-tsne": "mlnotes.tsne_fft", "openTSNE": "openTSNE",
            "mlnotes-umap": "mlnotes.umap", "umap-learn": "umap"}
 
 
+def peak_gb():
+    """Peak resident memory of this process in GB: VmHWM (Linux; it starts afresh at exec),
+    else ru_maxrss, which Linux carries over from the parent across fork and exec (a child of
+    a large parent would report the parent's peak)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**20  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 def run_one(library, n, out):
     """In this (fresh) process: import, fit (twice for umap-learn) and report."""
     import importlib
@@ -184,7 +198,7 @@ def run_one(library, n, out):
         Z, n_iter = RUNNERS[library](X, timer)
         fit = time.process_time() - t0
     report.update(_phases(timer, fit, n_iter))
-    report["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    report["peak_gb"] = peak_gb()
     np.save(pathlib.Path(out).with_suffix(".npy"), Z)
     pathlib.Path(out).write_text(json.dumps(report))
 

@@ -15,14 +15,14 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
 1. **Sparse affinities** (:func:`sparse_affinities`). Each :math:`p_{\cdot|i}` is searched on
    the :math:`k = \lfloor 3\,\mathrm{Perp} \rfloor` nearest neighbours of point i only
    (:func:`nearest_neighbors`, exact, in blocks of rows so that the distance matrix is never
-   held whole), so :math:`P` has at most :math:`2kN` non-zeros and the attraction is a sparse
-   sum, :math:`O(kN)`.
+   held whole; screened in single precision, re-ranked in double), so :math:`P` has at most
+   :math:`2kN` non-zeros and the attraction is a sparse sum, :math:`O(kN)`.
 2. **Interpolated repulsion** (:func:`repulsion`). The sums
    :math:`\phi(z_i) = \sum_j \kappa(z_i - z_j)\, q_j` with a smooth, translation-invariant
    kernel :math:`\kappa` (here :math:`k = w^{(\nu+1)/2}` with charge :math:`q_j = 1` for
    :math:`Z`, and :math:`kw = w^{(\nu+3)/2}` with charges :math:`1` and :math:`z_j` for the
    repulsion) are approximated by Lagrange interpolation: the map's bounding square is cut
-   into boxes of side at most 1, each box carries :math:`p` equispaced nodes per axis (so all
+   into boxes of side at most 1.25, each box carries :math:`p` equispaced nodes per axis (so all
    nodes form one equispaced grid of spacing :math:`h`), and
 
    .. math::
@@ -35,7 +35,7 @@ and the method of Linderman et al. (2019), used by FIt-SNE and openTSNE, makes e
    :math:`\kappa(g_a - g_b)` depends only on the offset :math:`a - b` — one FFT product,
    :math:`O(M \log M)` for :math:`M` nodes; and interpolate back,
    :math:`\phi(z_i) \approx \sum_a L_a(z_i) \hat\phi_a`. The error is that of degree
-   :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1`.
+   :math:`p - 1` interpolation of a smooth kernel over a box of side :math:`\le 1.25`.
 
 The cost per iteration is :math:`O(kN + N p^d + M \log M)` and the memory :math:`O(kN + M)`.
 A map with fewer pairs than a quarter of its padded grid's nodes (a few points spread far
@@ -43,9 +43,15 @@ apart, whose grid would follow the map's extent squared) has its repulsion summe
 instead (:func:`exact_repulsion`), which is then cheaper: an iteration costs at most
 :math:`O(\min(N^2, M \log M))`, with :math:`M \le` :data:`MAX_NODES`.
 
-The grid: boxes of side at most 1, so their number grows with the map's extent,
-:math:`\max(\text{floor}, \lceil \text{extent} / 1 \rceil)` per axis, as in FIt-SNE and
-openTSNE, but :math:`p = 5` nodes per box and axis where they use 3. Their floor of 50 boxes
+The grid: boxes of side at most :data:`BOX_WIDTH` = 1.25, so their number grows with the map's
+extent, :math:`\max(\text{floor}, \lceil \text{extent} / 1.25 \rceil)` per axis, as in FIt-SNE
+and openTSNE (whose boxes have side 1), but :math:`p = 5` nodes per box and axis (4 per unit
+length) where they use 3 (3 per unit length). On the final map of the 20 000 noisy digits of
+the benchmark (``benchmarks/scaling.py``, about 208 units across), the repulsion's relative
+error against the exact sums, and the time of one :func:`repulsion` (one thread), were: 4.3%
+and 71 ms with 3 nodes in boxes of side 1 (their grid), 1.2% and 124 ms with 4, 0.32% and
+220 ms with 5, and 0.96% and 101 ms with 5 in boxes of side 1.25 (this grid: the same node
+spacing as 4 in side 1, a higher degree). Their floor of 50 boxes
 is kept from :data:`FULL_FLOOR_N` = 1 000 points on; fewer points get a floor in proportion,
 :math:`\lceil 50 N / 1000 \rceil`, at least 5 (:func:`default_min_boxes`): the floor only
 refines a map smaller than 50 units, which the side-1 boxes already interpolate accurately, and
@@ -54,9 +60,10 @@ against 0.2 s for 1 000 iterations). The price of the coarser grid on few points
 150-point map has spread over ~20 units, boxes of side 1 interpolate its (small, nearly
 balanced) gradient to ~10% where the 50 boxes of side 0.4 gave 0.4%, and its KL after 1 000
 iterations is 0.262 instead of 0.237 (exact: 0.216). On so few points the exact method is the
-right one; ``TSNE(method="auto")`` picks it below 5 000 points. Measured on a converged 3 000-point map
-of the digits, the repulsion's relative error is 4.9% with 3 nodes per unit length, 1.1-1.5%
-with 4 and 0.4% with 5; and after 1 000 iterations from the same start the map's KL divergence
+right one; ``TSNE(method="auto")`` picks it below 5 000 points. (These figures, and the next,
+were measured with boxes of side 1.) Measured on a converged 3 000-point map of the digits,
+the repulsion's relative error is 4.9% with 3 nodes per unit length, 1.1-1.5% with 4 and 0.4%
+with 5; and after 1 000 iterations from the same start the map's KL divergence
 (dense P) was 14% above the exact method's with :math:`p = 3` and 0.7% above with
 :math:`p = 5`. Equispaced nodes do not allow much more: at :math:`p \ge 8` Runge's phenomenon
 makes the interpolation worse, not better.
@@ -90,11 +97,12 @@ from .sne import _student_t_kernel
 NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j|i}
 KNN_BLOCK_BYTES = 2**27  # each block of the kNN search holds at most 128 MB of distances
 KD_TREE_MAX_DIM = 8  # up to this data dimension a k-d tree beats the blocked BLAS search
+KNN_SLACK = 10  # the BLAS search screens k + this many candidates in single precision
 N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE use 3, see below
 MIN_BOXES = 50  # boxes per axis at least (FIt-SNE's and openTSNE's floor) from ...
 FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in proportion, ...
 MIN_BOXES_SMALL = 5  # ... but at least this many boxes
-BOX_WIDTH = 1.0  # more boxes when needed to keep each box's side <= 1 (the map's extent)
+BOX_WIDTH = 1.25  # more boxes when needed to keep each box's side <= 1.25 (module doc)
 MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
 EXACT_REPULSION_RATIO = 0.25  # N^2 <= this x the padded grid's nodes (N <= nodes per axis): exact sums
 MAX_DIM = 2
@@ -120,8 +128,12 @@ def nearest_neighbors(X: ArrayLike, k: int, *, workers: int | None = None) -> tu
 
     Squared distances :math:`\|x_i - x_j\|^2 = \|x_i\|^2 - 2 x_i^\top x_j + \|x_j\|^2` for a
     block of rows at a time (one matrix product, so BLAS does the work, and at most
-    :data:`KNN_BLOCK_BYTES` held), a partial sort of each row, and the k distances recomputed
-    directly from the differences (no cancellation error for close pairs). In dimension
+    :data:`KNN_BLOCK_BYTES` held), in single precision on the centred data, and a partial sort
+    of each row keeps :math:`k +` :data:`KNN_SLACK` candidates; their distances are recomputed
+    in double precision directly from the differences (no cancellation error for close pairs)
+    and the k nearest kept. The result is the exact k nearest unless single-precision rounding
+    (relative :math:`\sim 10^{-7}` of the squared norms) moves a true neighbour behind ten
+    others, which needs eleven distances within that rounding of each other. In dimension
     :math:`\le` :data:`KD_TREE_MAX_DIM` a k-d tree answers instead.
 
     ``workers`` threads answer the k-d tree's queries (-1: all cores; default 1).
@@ -142,22 +154,34 @@ def nearest_neighbors(X: ArrayLike, k: int, *, workers: int | None = None) -> tu
         _, idx = cKDTree(X).query(X, k=k + 1, workers=1 if workers is None else workers)
         idx = _drop_self(idx, k)
     else:
-        sq = np.einsum("ij,ij->i", X, X)
-        block = max(1, KNN_BLOCK_BYTES // (8 * N))
-        idx = np.empty((N, k), dtype=np.intp)
-        for s in range(0, N, block):
-            rows = np.arange(s, min(s + block, N))
-            D2 = X[rows] @ X.T
-            D2 *= -2.0
-            D2 += sq[rows, None]
-            D2 += sq[None, :]
-            D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
-            idx[rows] = np.argpartition(D2, k - 1, axis=1)[:, :k]
-    D2 = np.empty((N, k))
-    block = max(1, KNN_BLOCK_BYTES // (8 * k * X.shape[1]))
+        idx = _screen_single(X, min(k + KNN_SLACK, N - 1))
+    D2 = np.empty(idx.shape)
+    block = max(1, KNN_BLOCK_BYTES // (8 * idx.shape[1] * X.shape[1]))
     for s in range(0, N, block):  # |x_i - x_j|^2 from the differences, a block at a time
         diff = X[s:s + block, None, :] - X[idx[s:s + block]]
         D2[s:s + block] = np.einsum("ijk,ijk->ij", diff, diff)
+    order = np.argsort(D2, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _screen_single(X, n_candidates):
+    """The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
+    single-precision distances of the centred data: half the bytes and twice the speed of
+    double precision; :func:`nearest_neighbors` re-ranks them in double precision."""
+    N = X.shape[0]
+    Xs = (X - X.mean(axis=0)).astype(np.float32)  # centred: smaller norms, smaller rounding
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    block = max(1, KNN_BLOCK_BYTES // (4 * N))
+    idx = np.empty((N, n_candidates), dtype=np.intp)
+    for s in range(0, N, block):
+        rows = np.arange(s, min(s + block, N))
+        D2 = Xs[rows] @ Xs.T
+        D2 *= -2.0
+        D2 += sq[rows, None]
+        D2 += sq[None, :]
+        D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
+        idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+    return idx
     order = np.argsort(D2, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
 
@@ -294,6 +318,20 @@ def _kernel_transform(n, d, h, exponent, dof, workers):
     return _KERNEL_CACHE[key]
 
 
+_PADDED = {}  # dtype -> a flat buffer reused for the zero-padded transforms (see _buffer)
+
+
+def _buffer(shape, dtype):
+    """An uninitialised array of this shape in a buffer kept from call to call (grown when a
+    larger grid needs it): a fresh array of megabytes per transform costs about as much in
+    page faults as the transform."""
+    size = math.prod(shape)
+    key = np.dtype(dtype)
+    if key not in _PADDED or _PADDED[key].size < size:
+        _PADDED[key] = np.empty(size, dtype=dtype)
+    return _PADDED[key][:size].reshape(shape)
+
+
 def _half_spectrum_weights(n):
     """How often each column of a real-to-complex transform of length n stands in the full
     spectrum: 1 for frequency 0 (and n/2 when n is even), 2 for the others (and their
@@ -324,10 +362,16 @@ def _convolve(charges, exponents, dof, m, h, d, *, energy=None, workers=1):
     Returns one array of shape (len(rows), m**d) per kernel (and the energy, if asked for).
     """
     n = scipy.fft.next_fast_len(2 * m - 1, real=True)
-    q = charges.reshape((-1,) + (m,) * d).astype(FFT_DTYPE)
-    q_hat = scipy.fft.rfft(q, n=n, axis=-1, workers=workers)
-    for axis in range(-2, -d - 1, -1):
-        q_hat = scipy.fft.fft(q_hat, n=n, axis=axis, workers=workers)
+    k = charges.shape[0]
+    padded = _buffer((k,) + (m,) * (d - 1) + (n,), FFT_DTYPE)  # zero-padded charges
+    padded[..., :m] = charges.reshape((k,) + (m,) * d)
+    padded[..., m:] = 0.0
+    q_hat = scipy.fft.rfft(padded, axis=-1, workers=workers)
+    if d == 2:  # zero-pad the other axis too, then transform along it, in place
+        padded = _buffer((k, n, q_hat.shape[-1]), q_hat.dtype)
+        padded[:, :m] = q_hat
+        padded[:, m:] = 0.0
+        q_hat = scipy.fft.fft(padded, axis=-2, workers=workers, overwrite_x=True)
     out = []
     if energy is not None:  # first, while q_hat is untouched
         exponent, row = energy
@@ -403,16 +447,18 @@ def repulsion(Z: ArrayLike, *, dof: float = 1.0, n_interp: int | None = None, mi
     box_width = BOX_WIDTH if box_width is None else box_width
     workers = 1 if workers is None else workers
     index, weight, m, h = _grid(Z, n_interp, min_boxes, box_width)
-    flat, wts = index.ravel(), weight.ravel()
-    spread = np.empty((d + 1, m**d))  # \hat q_b = sum_j L_b(z_j) q_j, charges q_j = 1 and z_j
-    spread[0] = np.bincount(flat, weights=wts, minlength=m**d)
-    for c in range(d):
-        spread[c + 1] = np.bincount(flat, weights=(weight * Z[:, c, None]).ravel(),
-                                    minlength=m**d)
+    # L[i, a] = L_a(z_i): p**d weights per row, at the nodes of point i's box
+    L = sp.csr_array((weight.ravel(), index.ravel(), np.arange(0, index.size + 1,
+                                                                index.shape[1])),
+                     shape=(N, m**d))
+    charges = np.empty((N, d + 1))  # q_j = 1 and z_j
+    charges[:, 0] = 1.0
+    charges[:, 1:] = Z
+    spread = (L.T @ charges).T  # \hat q_b = sum_j L_b(z_j) q_j, one row per charge
     phi_kw, energy = _convolve(spread, [(power + 1.0, slice(None))], dof, m, h, d,
                                energy=(power, 0), workers=workers)
     # back to the points: phi(z_i) = sum_a L_a(z_i) \hat phi_a
-    at_kw = np.einsum("cnk,nk->nc", phi_kw[:, index], weight)
+    at_kw = L @ phi_kw.T.astype(np.float64)
     # drop the self terms as interpolated, w_i^T K_loc w_i with K_loc the kernel between the
     # p**d nodes of one box (the same for every box), not k_ii = 1: their errors cancel
     stencil = np.stack(np.meshgrid(*[np.arange(n_interp)] * d, indexing="ij"), -1).reshape(-1, d)
@@ -447,20 +493,29 @@ def exact_repulsion(Z: ArrayLike, *, dof: float = 1.0) -> tuple[float, FloatArra
 
 # --- the objective --------------------------------------------------------------------------------
 class _UpperPairs:
-    r"""The pairs i < j stored in a symmetric sparse P, as flat arrays, and :math:`\sum p\log p`.
+    r"""The pairs i < j stored in a symmetric sparse P, and :math:`\sum p\log p`.
 
     The optimiser calls the objective a thousand times with the same P (or the same P times the
     exaggeration), so the last one is kept: a new P is recognised by comparing its arrays
-    (equal structure: keep the pairs; equal values too: keep the weights as well).
+    (equal structure: keep the pairs; equal values too: keep the weights as well). The pairs
+    are held as an upper-triangular CSR matrix ``U`` (rows sorted, so a point's pairs are
+    contiguous) whose values the attraction overwrites each call, with preallocated buffers
+    for the per-pair arithmetic: a fresh array of a million pairs per operation would cost a
+    page fault per 4 kB, about as much as the operation itself.
     """
 
     last = None
 
     def __init__(self, P):
         self.indptr, self.indices, self.data = P.indptr, P.indices, P.data
-        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+        N = P.shape[0]
+        rows = np.repeat(np.arange(N), np.diff(P.indptr))
         upper = P.indices > rows  # the diagonal of P is zero; j > i stands for both (i, j), (j, i)
         self.upper, self.rows, self.cols = upper, rows[upper], P.indices[upper].astype(np.intp)
+        counts = np.bincount(self.rows, minlength=N)
+        U_indptr = np.concatenate([[0], np.cumsum(counts)])
+        self.U = sp.csr_array((np.empty(self.rows.size), self.cols, U_indptr), shape=(N, N))
+        self.buffers = np.empty((MAX_DIM + 2, self.rows.size))  # differences, a spare, w
         self._set_weights(P.data)
 
     def _set_weights(self, data):
@@ -480,7 +535,43 @@ class _UpperPairs:
             c = cls.last = cls(P)
         elif not np.array_equal(c.data, P.data):
             c._set_weights(P.data)
+        c.indptr, c.indices, c.data = P.indptr, P.indices, P.data  # recognised next time
         return c
+
+    def attraction(self, Z, dof):
+        r"""The attraction :math:`\sum_j p_{ij} w_{ij} (z_i - z_j)` of every point, and the
+        pairs' :math:`w_{ij}` (a view of a buffer, valid until the next call).
+
+        Per pair i < j: :math:`w_{ij}` from the coordinate differences, and the force
+        :math:`f_{ij} = p_{ij} w_{ij} (z_i - z_j)` per coordinate, which pulls i (row sums of
+        ``U`` holding :math:`f`) and, with the opposite sign, j (its column sums). The forces
+        are summed as they are, not as :math:`z_i \sum_j a_{ij} - \sum_j a_{ij} z_j`, whose
+        rounding would not vanish between coincident points (and would split exact twins)."""
+        N, d = Z.shape
+        diffs, spare, w = self.buffers[:d], self.buffers[d], self.buffers[d + 1]
+        for c in range(d):
+            zc = np.ascontiguousarray(Z[:, c])
+            dc = diffs[c]
+            np.take(zc, self.rows, out=dc, mode="clip")  # "clip": unbuffered
+            np.take(zc, self.cols, out=spare, mode="clip")
+            dc -= spare
+            if c == 0:
+                np.multiply(dc, dc, out=w)
+            else:
+                np.multiply(dc, dc, out=spare)
+                w += spare
+        if dof != 1.0:
+            w /= dof
+        w += 1.0
+        np.reciprocal(w, out=w)
+        np.multiply(self.p, w, out=spare)  # a_ij = p_ij w_ij
+        ones = np.ones(N)
+        attract = np.empty((N, d))
+        for c in range(d):
+            np.multiply(spare, diffs[c], out=self.U.data)  # f_ij, coordinate c
+            attract[:, c] = self.U @ ones
+            attract[:, c] -= self.U.T @ ones
+        return attract, w
 
 
 def _check_sparse_pair(Z, P):
@@ -542,22 +633,7 @@ def fft_objective_gradient(Z: ArrayLike, P: Matrix, *, dof: float = 1.0, compute
     dof = float(dof)
     N, d = Z.shape
     pairs = _UpperPairs.of(P)
-    # attraction: w_ij = 1 / (1 + |z_i - z_j|^2 / nu) and a_ij = p_ij w_ij over the pairs i < j
-    cols = [np.ascontiguousarray(Z[:, c]) for c in range(d)]  # 1-D gathers are fastest
-    diffs = [zc[pairs.rows] - zc[pairs.cols] for zc in cols]
-    w = diffs[0] ** 2
-    for dc in diffs[1:]:
-        w += dc**2
-    if dof != 1.0:
-        w /= dof
-    w += 1.0
-    np.reciprocal(w, out=w)
-    a = pairs.p * w
-    attract = np.empty((N, d))
-    for c, dc in enumerate(diffs):  # sum_j a_ij (z_i - z_j): + to row i, - to row j
-        f = np.multiply(a, dc, out=dc)
-        attract[:, c] = (np.bincount(pairs.rows, weights=f, minlength=N)
-                         - np.bincount(pairs.cols, weights=f, minlength=N))
+    attract, w = pairs.attraction(Z, dof)  # w_ij = 1 / (1 + |z_i - z_j|^2 / nu), i < j
     if _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
         Z_sum, r = exact_repulsion(Z, dof=dof)
     else:

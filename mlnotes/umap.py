@@ -31,9 +31,9 @@ steps that this module names:
    :math:`p_{ij}`, so the method optimises another objective than the one written down (Damrich
    & Hamprecht 2021; the book's UMAP chapter).
 
-An epoch is vectorised: all edges due in that epoch move at once (forces from the positions at
-the start of the epoch), where umap-learn moves points edge by edge. The start is Laplacian
-eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
+An epoch is vectorised in a few rounds: the due edges of a round move at once (forces from the
+positions at the start of the round), where umap-learn moves points edge by edge. The start is
+Laplacian eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
 :math:`L v = \lambda D v`), scaled into a box of side ``INIT_BOX``.
 
 New points (:meth:`UMAP.transform`) get memberships to their nearest training points by the same
@@ -90,7 +90,9 @@ EPOCHS_SMALL = 500  # default number of epochs up to LARGE_N points
 EPOCHS_LARGE = 200
 LARGE_N = 10_000
 GRADIENT_CLIP = 4.0  # each coordinate of one update is clipped to [-4, 4]
+EPOCH_ROUNDS = 8  # an epoch's edges move in this many rounds (see optimize_layout)
 REPULSION_EPS = 1e-3  # d^2 + eps in the repulsion, so that close pairs do not explode
+TINY_SQUARED = 1e-300  # s = 0 is raised to this before a power (finite, and its difference is 0)
 INIT_BOX = 10.0  # the start map fills [0, INIT_BOX] in each coordinate
 INIT_NOISE = 1e-4  # jitter of the spectral start (separates points with equal coordinates)
 TRANSFORM_EPOCHS_FRACTION = 3  # new points: a third of the training epochs
@@ -435,8 +437,17 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
 
     .. math:: \frac{2b}{(\epsilon + s)(1 + a s^b)}\,(z_i - z_m),
 
-    each coordinate clipped to :math:`[-4, 4]`. All updates of an epoch use the positions at
-    its start (vectorised).
+    each coordinate clipped to :math:`[-4, 4]`.
+
+    umap-learn moves the points edge by edge, so a point's later edges in an epoch see where its
+    earlier ones moved it. Here each point's edges are dealt into :data:`EPOCH_ROUNDS` rounds
+    (its first eighth of edges, its second, ...); within a round all due edges move at once
+    from the round's start, the attraction first and then, from the moved points, the negative
+    samples. One round per epoch (every edge from the epoch's start) adds up a point's 30-odd
+    pulls of step :math:`\alpha` before any of them takes effect: an effective step tens of
+    times umap-learn's, whose noise blurs the finest scale. 10-NN kept, against umap-learn's:
+    on the 1 797 digits 0.478 with one round, 0.489 with eight, 0.494 for umap-learn; on a
+    10 000-point S-curve 0.745 with four rounds, 0.761 with eight, 0.763 for umap-learn.
 
     Parameters
     ----------
@@ -458,10 +469,15 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
     Z = np.array(Z0, dtype=float, copy=True)
     N, dim = Z.shape
     moving_both = Z_fixed is None
-    coo = sp.coo_matrix(P)
+    coo = sp.csr_matrix(P).tocoo()  # edges in row order
     keep = coo.data >= coo.data.max() / n_epochs  # edges too weak to be sampled even once
     heads, tails, w = coo.row[keep], coo.col[keep], coo.data[keep]
-    n_tails = N if moving_both else len(Z_fixed)
+    heads, tails, w, bounds = _deal_into_rounds(heads, tails, w, EPOCH_ROUNDS)
+    # one contiguous array per coordinate: 1-D gathers and scatters are the cheapest
+    coords = [np.ascontiguousarray(Z[:, c]) for c in range(dim)]
+    tail_coords = coords if moving_both else [np.ascontiguousarray(Z_fixed[:, c])
+                                              for c in range(dim)]
+    n_tails = len(tail_coords[0])
 
     per_sample = epochs_per_sample(w, n_epochs)
     per_negative = per_sample / negative_sample_rate
@@ -470,59 +486,97 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
     two_ab, two_b = 2.0 * a * b, 2.0 * b
     for epoch in range(n_epochs):
         alpha = learning_rate * (1.0 - epoch / n_epochs)
-        tail_map = Z if moving_both else Z_fixed
-        due = np.flatnonzero(next_sample <= epoch)
-        i, j = heads[due], tails[due]
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            due = lo + np.flatnonzero(next_sample[lo:hi] <= epoch)
+            if due.size == 0:
+                continue
+            i, j = heads[due], tails[due]
 
-        # attraction along the sampled edges: -2ab s^(b-1) / (1 + a s^b) (z_i - z_j)
-        diff = Z[i] - tail_map[j]
-        s = np.einsum("ij,ij->i", diff, diff)
-        sb, sb_1 = _powers(s, b)
-        coeff = -two_ab * sb_1 / (1.0 + a * sb)
-        pull = np.clip(coeff[:, None] * diff, -GRADIENT_CLIP, GRADIENT_CLIP) * alpha
-        step = _scatter(i, pull, N)
-        if moving_both:
-            step -= _scatter(j, pull, N)
-        next_sample[due] += per_sample[due]
+            # attraction along the sampled edges: -2ab s^(b-1) / (1 + a s^b) (z_i - z_j)
+            diffs = [zc[i] - tc[j] for zc, tc in zip(coords, tail_coords, strict=True)]
+            s = _squared_norm(diffs)
+            sb_1 = _power(s, b - 1.0)  # huge but finite at s = 0, where the difference is 0
+            coeff = np.multiply(sb_1, s, out=s)  # s^b
+            coeff *= a
+            coeff += 1.0
+            np.divide(sb_1, coeff, out=coeff)
+            coeff *= -two_ab
+            for zc, dc in zip(coords, diffs, strict=True):
+                pull = _clipped(coeff, dc, alpha)
+                zc += np.bincount(i, weights=pull, minlength=N)
+                if moving_both:
+                    zc -= np.bincount(j, weights=pull, minlength=N)
+            next_sample[due] += per_sample[due]
 
-        # repulsion from negative samples: 2b / ((eps + s)(1 + a s^b)) (z_i - z_m)
-        n_neg = np.floor((epoch - next_negative[due]) / per_negative[due]).astype(np.intp)
-        n_neg = np.maximum(n_neg, 0)
-        next_negative[due] += n_neg * per_negative[due]
-        ii = np.repeat(i, n_neg)
-        m = rng.integers(0, n_tails, size=ii.size)
-        if moving_both:
-            keep_pair = ii != m  # a point does not repel itself
-            ii, m = ii[keep_pair], m[keep_pair]
-        diff = Z[ii] - tail_map[m]
-        s = np.einsum("ij,ij->i", diff, diff)
-        coeff = two_b / ((REPULSION_EPS + s) * (1.0 + a * _powers(s, b)[0]))
-        push = np.where((s > 0)[:, None],
-                        np.clip(coeff[:, None] * diff, -GRADIENT_CLIP, GRADIENT_CLIP),
-                        GRADIENT_CLIP)  # coincident points: pushed apart along the diagonal
-        step += _scatter(ii, push * alpha, N)
-
-        Z += step
-        if callback is not None:
-            callback(epoch, Z)
+            # repulsion from negative samples: 2b / ((eps + s)(1 + a s^b)) (z_i - z_m), from
+            # the places the attraction just gave
+            n_neg = np.floor((epoch - next_negative[due]) / per_negative[due]).astype(np.intp)
+            n_neg = np.maximum(n_neg, 0)
+            next_negative[due] += n_neg * per_negative[due]
+            ii = np.repeat(i, n_neg)
+            m = rng.integers(0, n_tails, size=ii.size)
+            if moving_both:
+                keep_pair = ii != m  # a point does not repel itself
+                ii, m = ii[keep_pair], m[keep_pair]
+            diffs = [zc[ii] - tc[m] for zc, tc in zip(coords, tail_coords, strict=True)]
+            s = _squared_norm(diffs)
+            coincident = s == 0
+            coeff = _power(s, b)
+            coeff *= a
+            coeff += 1.0
+            s += REPULSION_EPS
+            coeff *= s
+            np.divide(two_b, coeff, out=coeff)
+            for zc, dc in zip(coords, diffs, strict=True):
+                push = _clipped(coeff, dc, alpha)
+                push[coincident] = GRADIENT_CLIP * alpha  # apart along the diagonal
+                zc += np.bincount(ii, weights=push, minlength=N)
+        if callback is not None or epoch == n_epochs - 1:
+            Z = np.stack(coords, axis=1)
+            if callback is not None:
+                callback(epoch, Z)
     return Z
 
 
-def _powers(s, b):
-    """:math:`s^b` and :math:`s^{b-1}` (0 where :math:`s = 0`), through one logarithm."""
-    positive = s > 0
-    log_s = np.log(s, out=np.zeros_like(s), where=positive)
-    sb = np.where(positive, np.exp(b * log_s), 0.0)
-    sb_1 = np.divide(sb, s, out=np.zeros_like(s), where=positive)
-    return sb, sb_1
+def _squared_norm(diffs):
+    r""":math:`\sum_c d_c^2` of the per-coordinate differences."""
+    s = diffs[0] * diffs[0]
+    for dc in diffs[1:]:
+        s += dc * dc
+    return s
 
 
-def _scatter(index, values, n):
-    """``out[index[e]] += values[e]`` for every row ``e`` (np.bincount per coordinate)."""
-    out = np.empty((n, values.shape[1]))
-    for c in range(values.shape[1]):
-        out[:, c] = np.bincount(index, weights=values[:, c], minlength=n)
-    return out
+def _power(s, e):
+    r""":math:`s^e` for :math:`s \ge 0`, with :math:`s` raised to :data:`TINY_SQUARED` first
+    (a finite value where :math:`s = 0`, whose difference vector is 0)."""
+    out = np.maximum(s, TINY_SQUARED)
+    np.log(out, out=out)
+    out *= e
+    return np.exp(out, out=out)
+
+
+def _clipped(coeff, diff, alpha):
+    r""":math:`\alpha\,\mathrm{clip}(c\,d, -4, 4)`, one coordinate of a step (in place of a
+    fresh array)."""
+    step = coeff * diff
+    np.clip(step, -GRADIENT_CLIP, GRADIENT_CLIP, out=step)
+    step *= alpha
+    return step
+
+
+def _deal_into_rounds(heads, tails, w, rounds):
+    """Reorder the edges (given in row order) so that round r holds the r-th share of every
+    head's edges (edge of rank t among its head's d edges: round ``t * rounds // d``); returns
+    the reordered arrays and the rounds' bounds."""
+    if heads.size == 0:
+        return heads, tails, w, np.zeros(rounds + 1, dtype=np.intp)
+    start = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
+    length = np.diff(np.r_[start, heads.size])
+    rank = np.arange(heads.size) - np.repeat(start, length)
+    which = rank * rounds // np.repeat(length, length)
+    order = np.argsort(which, kind="stable")
+    bounds = np.searchsorted(which[order], np.arange(rounds + 1))
+    return heads[order], tails[order], w[order], bounds
 
 
 # --- the start ------------------------------------------------------------------------------------

