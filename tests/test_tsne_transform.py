@@ -67,7 +67,8 @@ def test_interpolated_field_matches_exact_sums(L):
     Si, Ri = tt.ReferenceField(Z)(Y)
     np.testing.assert_allclose(Si, S, rtol=1e-3)
     scale = np.abs(R / S[:, None]).max()
-    assert np.abs(Ri / Si[:, None] - R / S[:, None]).max() < 5e-3 * scale
+    # the fit's grid (4 nodes per unit length) interpolates the force to about 1% (tsne_fft)
+    assert np.abs(Ri / Si[:, None] - R / S[:, None]).max() < 1e-2 * scale
 
 
 # --- the estimator ---------------------------------------------------------------------------
@@ -166,7 +167,12 @@ def test_matches_opentsne_transform():
 def test_sparse_input_gives_the_dense_map(method, digits):
     from mlnotes.metrics import trustworthiness
 
-    X = digits[0][:300]
+    # the pixels are integers, so many distances tie exactly and "the k nearest" is ambiguous
+    # (the dense and sparse searches may keep different members of a tie); a jitter of the
+    # non-zero pixels removes the ties and keeps the sparsity
+    X = digits[0][:300].copy()
+    nonzero = X != 0
+    X[nonzero] += np.random.default_rng(0).uniform(0, 1e-3, nonzero.sum())
     kw = dict(perplexity=10, max_iter=300, random_state=0, method=method)
     dense = TSNE(**kw).fit(X)
     csr = TSNE(**kw).fit(sp.csr_matrix(X))
