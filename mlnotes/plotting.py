@@ -39,16 +39,17 @@ FIG_DPI = 80  # CSS pixels per inch: the size a figure takes on the page
 # (retina) screens; the notebook output records the 1x size, which the book displays.
 PIXEL_RATIO = 2
 # Text sizes (points) and the widest inline figure (inches): 12 pt at 80 dpi is 13.3 px; a figure
-# shown in a 346 px phone column keeps it at 9 px if it is at most 6.4 in (512 px) wide
+# shown in a 338 px phone column keeps it at 9 px if it is at most 6.25 in (500 px) wide
 # (phone_width_limit).
 FONT_SIZE = 12.5
 TICK_SIZE = 12
 SMALL_SIZE = 11  # legends
 TICK_SIZE_3D = 10  # 3-D axes put three sets of tick labels in one small panel
 NBINS_3D = 4
-MAX_FIGURE_WIDTH = 6.4  # 512 px: 12 pt tick labels are 9 px in a 346 px phone column
+MAX_FIGURE_WIDTH = 6.25  # 500 px: 12 pt tick labels are 9 px in a 338 px phone column
 DEFAULT_FIGSIZE = (6.0, 3.8)
-PHONE_COLUMN_PX = 346  # a cell output's width at a 390 px screen: 348.5 px, measured in Chromium
+PHONE_COLUMN_PX = 338  # the narrowest output at a 390 px screen (a folded check cell's, 342 px;
+# a plain cell's is 348.5 px), measured in Chromium
 TIGHT_PAD = 0.1  # inches the inline backend pads a cropped figure with (savefig.pad_inches)
 TITLE_ROOM = 1.0  # an axes title may be as wide as its axes, then it wraps
 FIT_PASSES = 3
@@ -274,7 +275,7 @@ def _raise_small_tick_labels(fig):
 def phone_width_limit(tick_pt: float) -> float:
     """The widest a saved figure may be (inches) so that tick labels of ``tick_pt`` points are
     ``PHONE_MIN_TEXT_PX`` pixels when it is shrunk to a phone's column (``PHONE_COLUMN_PX``); at
-    most ``MAX_FIGURE_WIDTH``. 12 pt: 6.4 in; the 3-D axes' 10 pt: 5.3 in."""
+    most ``MAX_FIGURE_WIDTH``. 12 pt: 6.25 in; the 3-D axes' 10 pt: 5.2 in."""
     if tick_pt <= 0:
         return MAX_FIGURE_WIDTH
     return min(MAX_FIGURE_WIDTH, PHONE_COLUMN_PX * tick_pt / (72 * PHONE_MIN_TEXT_PX))
