@@ -121,26 +121,6 @@ def new_point_affinities(D2_knn, perplexity):
     return knn_conditional_affinities(D2_knn, perplexity)
 
 
-def sparse_knn_joint_affinities(X, perplexity, n_neighbors):
-    r"""t-SNE's sparse joint :math:`P` (as :func:`mlnotes.tsne_fft.sparse_affinities`) for a
-    sparse ``X``: the exact k nearest neighbours from blocks of sparse products, the perplexity
-    search on them, :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`."""
-    N = X.shape[0]
-    idx, D2 = np.empty((N, n_neighbors), dtype=np.intp), np.empty((N, n_neighbors))
-    for rows in _blocks(N, N):
-        D = squared_distances(X[rows], X)
-        D[np.arange(rows.stop - rows.start), np.arange(rows.start, rows.stop)] = np.inf
-        idx[rows] = _nearest_from_distances(D, n_neighbors, exclude_self=False)
-        D2[rows] = np.take_along_axis(D, idx[rows], axis=1)
-    P_knn, sigma = knn_conditional_affinities(D2, perplexity)
-    indptr = np.arange(0, N * n_neighbors + 1, n_neighbors)
-    P_cond = sp.csr_array((P_knn.ravel(), idx.ravel(), indptr), shape=(N, N))
-    P = sp.csr_array((P_cond + P_cond.T) / (2.0 * N))
-    P.sum_duplicates()
-    P.sort_indices()
-    return P, sigma
-
-
 # --- step 2: the objective and its gradient --------------------------------------------------------
 def exact_reference_repulsion(Y, Z_ref, *, dof=1.0):
     r""":math:`S(y_i) = \sum_l k(y_i - z_l)` and :math:`R(y_i) = \sum_l k\,w\,(y_i - z_l)`

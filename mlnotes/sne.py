@@ -998,13 +998,8 @@ class TSNE(_BaseSNE):
     def _affinities(self, X):
         if self.method_ == "exact":
             return super()._affinities(X)
-        from .tsne_fft import NEIGHBOURS_PER_PERPLEXITY, sparse_affinities
+        from .tsne_fft import sparse_affinities
 
-        if sp.issparse(X):
-            from ._tsne_transform import sparse_knn_joint_affinities
-
-            k = min(int(NEIGHBOURS_PER_PERPLEXITY * self.perplexity_), X.shape[0] - 1)
-            return sparse_knn_joint_affinities(X, self.perplexity_, k)
         return sparse_affinities(X, self.perplexity_, workers=self.n_jobs)
 
     def _auto_learning_rate(self, N):

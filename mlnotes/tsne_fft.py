@@ -91,6 +91,7 @@ from scipy.spatial import cKDTree
 from ._typing import ArrayLike, FloatArray, IntArray, Matrix, Sparse
 from ._validation import check_array, check_positive
 from .affinities import knn_conditional_affinities
+from .graphs import _nearest_from_distances, squared_distances
 from .sne import _student_t_kernel
 
 # --- named constants --------------------------------------------------------------------------
@@ -145,11 +146,13 @@ def nearest_neighbors(X: ArrayLike, k: int, *, workers: int | None = None) -> tu
     D2 : ndarray of shape (N, k)
         Their squared distances.
     """
-    X = check_array(X)
+    X = check_array(X, accept_sparse=True)
     N = X.shape[0]
     check_positive(k, "k", integer=True)
     if k >= N:
         raise ValueError(f"k={k} neighbours needs at least k + 1 = {k + 1} points, got {N}.")
+    if sp.issparse(X):
+        return _sparse_nearest_neighbors(X, k)
     if X.shape[1] <= KD_TREE_MAX_DIM:
         _, idx = cKDTree(X).query(X, k=k + 1, workers=1 if workers is None else workers)
         idx = _drop_self(idx, k)
@@ -162,6 +165,21 @@ def nearest_neighbors(X: ArrayLike, k: int, *, workers: int | None = None) -> tu
         D2[s:s + block] = np.einsum("ijk,ijk->ij", diff, diff)
     order = np.argsort(D2, axis=1, kind="stable")[:, :k]
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _sparse_nearest_neighbors(X, k):
+    """:func:`nearest_neighbors` for sparse rows: exact squared distances from blocks of
+    sparse products (the data are never densified), the k smallest of each row kept."""
+    N = X.shape[0]
+    idx, D2 = np.empty((N, k), dtype=np.intp), np.empty((N, k))
+    block = max(1, KNN_BLOCK_BYTES // (8 * N))
+    for s in range(0, N, block):
+        rows = slice(s, min(s + block, N))
+        D = squared_distances(X[rows], X)
+        D[np.arange(rows.stop - rows.start), np.arange(rows.start, rows.stop)] = np.inf
+        idx[rows] = _nearest_from_distances(D, k, exclude_self=False)
+        D2[rows] = np.take_along_axis(D, idx[rows], axis=1)
+    return idx, D2
 
 
 def _screen_single(X, n_candidates):
@@ -206,7 +224,7 @@ def sparse_affinities(X: ArrayLike, perplexity: float, *, n_neighbors: int | Non
 
     Parameters
     ----------
-    X : ndarray of shape (N, p)
+    X : ndarray or sparse matrix of shape (N, p)
     perplexity : float
         ``1 < perplexity < N - 1``.
     n_neighbors : int, optional
@@ -220,7 +238,7 @@ def sparse_affinities(X: ArrayLike, perplexity: float, *, n_neighbors: int | Non
         Symmetric, zero diagonal, at most 2kN stored entries.
     sigma : ndarray of shape (N,)
     """
-    X = check_array(X, min_samples=3)
+    X = check_array(X, min_samples=3, accept_sparse=True)
     N = X.shape[0]
     if n_neighbors is None:
         check_positive(perplexity, "perplexity")

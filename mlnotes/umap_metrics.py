@@ -35,7 +35,12 @@ from scipy.spatial.distance import cdist
 
 from ._typing import ArrayLike, FloatArray, IntArray, Sparse
 from ._validation import check_array, check_finite
-from .graphs import _row_norms2, _sparse_squared_distances, pairwise_distances
+from .graphs import (
+    _nearest_from_distances,
+    _row_norms2,
+    _sparse_squared_distances,
+    pairwise_distances,
+)
 
 ALIASES = {
     "l2": "euclidean", "l1": "manhattan", "cityblock": "manhattan", "taxicab": "manhattan",
@@ -230,12 +235,7 @@ def knn_from_distances(D: FloatArray, n_neighbors: int, *,
     With ``exclude_self`` (``D`` square, the training points against themselves) a point is
     not its own neighbour; an identical twin at distance 0 still is.
     """
-    if exclude_self:
-        D = D.copy()
-        np.fill_diagonal(D, np.inf)
-    part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
-    order = np.argsort(np.take_along_axis(D, part, axis=1), axis=1, kind="stable")
-    ind = np.take_along_axis(part, order, axis=1)
+    ind = _nearest_from_distances(D, n_neighbors, exclude_self=exclude_self)
     return ind, np.take_along_axis(D, ind, axis=1)
 
 
