@@ -48,6 +48,14 @@ import scipy.sparse as sp
 
 from .affinities import knn_conditional_affinities
 from .graphs import _kneighbors, _nearest_from_distances, metric_distances, squared_distances
+from .tsne_fft import (
+    BOX_WIDTH,
+    N_INTERPOLATION,
+    _convolve,
+    _grid_size,
+    _stencil,
+    default_min_boxes,
+)
 
 # --- named constants: openTSNE 1.0.4's transform, in this package's gradient scale -----------
 TRANSFORM_PERPLEXITY = 5.0  # openTSNE's transform default; see TSNE.transform
@@ -142,30 +150,10 @@ def exact_reference_repulsion(Y, Z_ref, *, dof=1.0):
 GRID_PADDING = 0.25  # the reference field's grid extends the map's box by this fraction per side
 
 
-def _stencil(Y, lo, width, n_boxes, n_interp):
-    """Flat grid indices and Lagrange weights of each point's p**d nodes on the grid with
-    corner ``lo``, boxes of side ``width``, ``n_boxes`` per axis (as ``tsne_fft._grid``)."""
-    from .tsne_fft import lagrange_weights
-
-    M, d = Y.shape
-    m = n_boxes * n_interp
-    rel = (Y - lo) / width
-    box = np.clip(np.floor(rel), 0, n_boxes - 1)
-    u = rel - box
-    box = box.astype(np.intp)
-    index, weight = np.zeros((M, 1), dtype=np.intp), np.ones((M, 1))
-    for axis in range(d):
-        ia = box[:, axis, None] * n_interp + np.arange(n_interp)
-        wa = lagrange_weights(u[:, axis], n_interp)
-        index = (index[:, :, None] * m + ia[:, None, :]).reshape(M, -1)
-        weight = (weight[:, :, None] * wa[:, None, :]).reshape(M, -1)
-    return index, weight
-
-
 class ReferenceField:
     r"""The fitted map's repulsive field on a grid, computed once (maps of dimension 1 or 2).
 
-    The grid of :mod:`mlnotes.tsne_fft` (boxes of side at most 1, :math:`p` Lagrange nodes
+    The grid of :mod:`mlnotes.tsne_fft` (boxes of side at most :data:`~mlnotes.tsne_fft.BOX_WIDTH`, :math:`p` Lagrange nodes
     per box and axis) covers the map's bounding box widened by :data:`GRID_PADDING` per side.
     The training points' charges (1 and their coordinates) are spread onto its nodes and the
     kernels :math:`k w` and :math:`k` applied by FFT (``tsne_fft._convolve``) once, since the
@@ -175,8 +163,6 @@ class ReferenceField:
     """
 
     def __init__(self, Z_ref, *, dof=1.0, n_interp=None, min_boxes=None, box_width=None):
-        from .tsne_fft import BOX_WIDTH, N_INTERPOLATION, _convolve, _grid_size, default_min_boxes
-
         N, d = Z_ref.shape
         self.Z_ref, self.dof = Z_ref, float(dof)
         power = (self.dof + 1.0) / 2.0

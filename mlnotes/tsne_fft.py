@@ -296,22 +296,29 @@ def _grid(Z, n_interp, min_boxes, box_width):
     next); a smaller map is cut into ``min_boxes`` equal boxes, and a map too wide for
     :data:`MAX_NODES` nodes into as many wider boxes as they allow.
     """
-    N, d = Z.shape
     lo, width, n_boxes = _grid_size(Z, n_interp, min_boxes, box_width)
-    m = n_boxes * n_interp  # nodes per axis, spacing h = width / p
-    rel = (Z - lo) / width
-    box = np.minimum(np.floor(rel), n_boxes - 1)
+    index, weight = _stencil(Z, lo, width, n_boxes, n_interp)
+    return index, weight, n_boxes * n_interp, width / n_interp  # nodes per axis, spacing h
+
+
+def _stencil(Y, lo, width, n_boxes, n_interp):
+    """Flat grid indices and Lagrange weights of each point's :math:`p^d` nodes on the grid
+    with corner ``lo``, boxes of side ``width``, ``n_boxes`` per axis (a point outside is
+    given its nearest box: the fitted map's points never are; new points may be)."""
+    M, d = Y.shape
+    m = n_boxes * n_interp  # nodes per axis
+    rel = (Y - lo) / width
+    box = np.clip(np.floor(rel), 0, n_boxes - 1)
     u = rel - box
     box = box.astype(np.intp)
     nodes = np.arange(n_interp)
-    index = np.zeros((N, 1), dtype=np.intp)
-    weight = np.ones((N, 1))
+    index, weight = np.zeros((M, 1), dtype=np.intp), np.ones((M, 1))
     for axis in range(d):  # tensor-product stencil: p nodes per axis, p**d in all
-        ia = box[:, axis, None] * n_interp + nodes  # (N, p) node indices on this axis
+        ia = box[:, axis, None] * n_interp + nodes  # (M, p) node indices on this axis
         wa = lagrange_weights(u[:, axis], n_interp)
-        index = (index[:, :, None] * m + ia[:, None, :]).reshape(N, -1)
-        weight = (weight[:, :, None] * wa[:, None, :]).reshape(N, -1)
-    return index, weight, m, width / n_interp
+        index = (index[:, :, None] * m + ia[:, None, :]).reshape(M, -1)
+        weight = (weight[:, :, None] * wa[:, None, :]).reshape(M, -1)
+    return index, weight
 
 
 _KERNEL_CACHE = {}  # (n, d, h, exponent, dof) -> transform of the kernel on the padded grid
