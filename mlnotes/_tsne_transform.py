@@ -153,8 +153,9 @@ GRID_PADDING = 0.25  # the reference field's grid extends the map's box by this 
 class ReferenceField:
     r"""The fitted map's repulsive field on a grid, computed once (maps of dimension 1 or 2).
 
-    The grid of :mod:`mlnotes.tsne_fft` (boxes of side at most :data:`~mlnotes.tsne_fft.BOX_WIDTH`, :math:`p` Lagrange nodes
-    per box and axis) covers the map's bounding box widened by :data:`GRID_PADDING` per side.
+    The grid of :mod:`mlnotes.tsne_fft` (boxes of side at most
+    :data:`~mlnotes.tsne_fft.BOX_WIDTH`, :math:`p` Lagrange nodes per box and axis) covers the
+    map's bounding box widened by :data:`GRID_PADDING` per side.
     The training points' charges (1 and their coordinates) are spread onto its nodes and the
     kernels :math:`k w` and :math:`k` applied by FFT (``tsne_fft._convolve``) once, since the
     map does not move; each gradient then only interpolates the potentials at the new points,
