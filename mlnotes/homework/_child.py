@@ -1197,12 +1197,12 @@ def main(config_path):
             mpl = _scratch_matplotlib(view, _font_lists(mpl))
         isolation["unprivileged"] = os.geteuid() != 0 and _no_capabilities()
     os.environ["MPLCONFIGDIR"] = mpl
-    where = view["cwd"] if fresh and view.get("cwd") else tmp
+    where = view["cwd"] if fresh and view.get("cwd") else config.get("work") or tmp
     try:
         os.chdir(where)
     except OSError:
         where = tmp
-    if fresh and view.get("cwd"):
+    if where != tmp:
         sys.path.insert(0, where)  # as a Jupyter kernel: the notebook's folder comes first
     isolation["seccomp"] = _confine(threads=config.get("threads", 0), scratch=fresh)
     frame = encode  # bound now: the code may replace the module's encode, not this one

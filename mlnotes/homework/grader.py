@@ -42,7 +42,15 @@ from .folder import Assignment
 from .names import lookalikes
 from .needs import check_needs
 from .notebook import NotebookError, open_submission, parse_submission
-from .sandbox import MLNOTES_DIR, PROJECT_ROOT, TMP_PREFIX, can_isolate, check_private, run_functions
+from .sandbox import (
+    MLNOTES_DIR,
+    PROJECT_ROOT,
+    TMP_PREFIX,
+    StageError,
+    can_isolate,
+    check_private,
+    run_functions,
+)
 from .student import depends_note, student_args
 
 SEED_BITS = 63
@@ -245,10 +253,14 @@ class Grader:
             self.points = dict(assignment.points)
             self.questions = list(assignment.questions.values())
             self.private += [str(p) for p in assignment.private()]
+            # copied beside each submission's notebook (sandbox.stage): graded code reads the
+            # copies, never the folder
+            self.data = list(assignment.data)
         else:  # {question name: points} of the package's questions
             self.name = "assignment"
             self.points = dict(assignment)
             self.questions = [get_question(name) for name in self.points]
+            self.data = []
         self.timeout = float(timeout)
         self.memory_mb = int(memory_mb)
         self.block = [str(b) for b in block]  # packages it may not import, besides mlnotes
@@ -322,7 +334,10 @@ class Grader:
             reported, outcomes, isolation = run_functions(
                 statements, calls, timeout=self.timeout, memory_mb=self.memory_mb,
                 private=self.private, block=self.block, max_numbers=plan[2],
-                events=events, submission=(folder, path))
+                events=events, submission=(folder, path), data=self.data)
+        except StageError as exc:
+            return self._all_failed(result, f"not graded: {exc}; submit the notebook and the "
+                                    "files it reads only", "not graded: the folder is too large")
         except OSError as exc:
             return self._all_failed(result, f"not graded: the sandbox could not start ({exc})",
                                     "not graded: the sandbox could not start")

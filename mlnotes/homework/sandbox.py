@@ -37,6 +37,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -527,26 +528,89 @@ def _submission_folder(submission):
         return None, None
     top = os.path.join(os.path.realpath(folder), parts[0])
     info = os.lstat(top)
-    import stat
-
     if not stat.S_ISDIR(info.st_mode) or os.path.realpath(top) != top:
         return None, None
     return top, os.path.join(*parts[1:-1]) if len(parts) > 2 else "."
 
 
+# A submitted folder copied into the private working folder holds at most this much.
+STAGE_ENTRIES, STAGE_BYTES = 2000, 200 * 2**20
+
+
+class StageError(OSError):
+    """The submitted folder cannot be copied into its working folder (too large)."""
+
+
+def _copy_submitted(folder, work):
+    """Copy the submitted ``folder`` into ``work``: its folders, regular files and links (a
+    link is copied as a link, never followed; a hard-linked file, a device or a pipe is left
+    out). Read by this trusted process without following anything the submission made."""
+    entries, size = 0, 0
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        here = Path(work) / os.path.relpath(root, folder)
+        dirs[:] = [d for d in dirs if d != ".ipynb_checkpoints"]
+        for name in dirs + files:
+            entries += 1
+            if entries > STAGE_ENTRIES:
+                raise StageError(f"the submitted folder holds more than {STAGE_ENTRIES} files")
+            source, target = os.path.join(root, name), here / name
+            info = os.lstat(source)
+            if stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(source), target)
+            elif stat.S_ISDIR(info.st_mode):
+                target.mkdir(mode=0o755)
+            elif stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                size += info.st_size
+                if size > STAGE_BYTES:
+                    raise StageError(f"the submitted folder holds more than "
+                                     f"{STAGE_BYTES // 2**20} MB")
+                fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with os.fdopen(fd, "rb") as src, open(target, "xb") as dst:
+                    shutil.copyfileobj(src, dst)
+                os.chmod(target, 0o644)
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+
+
+def stage(tmp, data, submission):
+    """``(folder, notebook's folder inside it)``: what graded code sees as its working folder.
+
+    Without data files, the submitted folder itself (``(None, None)`` for a lone notebook).
+    With the assignment's ``data`` files, a private working folder made for this submission
+    in ``tmp``: a copy of the submitted folder (none for a lone notebook) with every data file
+    the notebook's folder lacks copied beside the notebook. A submitted folder's own file of
+    the same name wins: the notebook runs as its author ran it. Only copies are made here;
+    graded code never reads the assignment's folder (its key, its checks).
+    """
+    folder, cwd = _submission_folder(submission)
+    if not data:
+        return folder, cwd
+    work = Path(tmp) / "work"
+    work.mkdir(mode=0o755)
+    if folder is not None:
+        _copy_submitted(folder, work)
+    here = work / (cwd or ".")
+    for path in data:
+        target = here / Path(path).name
+        if not os.path.lexists(target):
+            shutil.copyfile(path, target)
+            os.chmod(target, 0o644)
+    return str(work), cwd or "."
+
+
 def _view(tmp, private, block, submission):
-    """The allow-list the child builds its root from (:mod:`mlnotes.homework.view`)."""
+    """The allow-list the child builds its root from (:mod:`mlnotes.homework.view`);
+    ``submission`` is :func:`stage`'s ``(folder, cwd)``."""
     from .view import fresh_view, package_paths
 
     root = Path(tmp) / "root"
     root.mkdir()
-    folder, cwd = _submission_folder(submission)
+    folder, cwd = submission
     covers = [str(MLNOTES_DIR), *package_paths(block), *_private_dirs(private)]
     return fresh_view(str(root), str(tmp), covers=covers, submission=folder, cwd=cwd)
 
 
 def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=(), block=(),
-                  max_numbers=None, events=None, submission=None):
+                  max_numbers=None, events=None, submission=None, data=()):
     """Run a submission's statements in a sandboxed child and call its functions.
 
     Parameters
@@ -576,6 +640,9 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
         The submissions folder and the notebook's path inside it: a notebook in a folder of
         its own sees that folder (read-only, its working directory) with the files and modules
         shipped beside it.
+    data : sequence of path-like
+        The assignment's data files: copied beside the notebook in a private working folder
+        made for this run (:func:`stage`), never read by the child where they are.
 
     Returns
     -------
@@ -610,8 +677,11 @@ def run_functions(statements, calls, *, timeout=10.0, memory_mb=1024, private=()
     }
     tmp = tempfile.mkdtemp(prefix=TMP_PREFIX)
     try:
+        staged = stage(tmp, data, submission)
+        if data:  # without a fresh root, the private working folder is read in place
+            config["work"] = os.path.normpath(os.path.join(staged[0], staged[1]))
         if config["isolate"] or config["user_namespace"]:
-            config["view"] = _view(tmp, private, block, submission)
+            config["view"] = _view(tmp, private, block, staged)
         if config["isolate"]:
             config["threads"] = MAX_THREADS
         Path(tmp, "statements.json").write_text(json.dumps(statements))
