@@ -12,7 +12,7 @@ from test_homework_guide import GUIDE, guide_files
 from mlnotes.homework import folder as hw_folder
 from mlnotes.homework import keys
 from mlnotes.homework.__main__ import main
-from mlnotes.homework.assignments import ALL_ASSIGNMENTS, GRADED, shipped
+from mlnotes.homework.assignments import ALL_ASSIGNMENTS, GRADED, OWN, shipped
 from mlnotes.homework.folder import AssignmentError, load_assignment, self_test
 
 pytest.importorskip("cryptography")
@@ -69,6 +69,8 @@ def test_the_guide_folder_passes(work):
     assert lines == ["distances.squared: the key's answers pass on 2 case(s); 1 likely "
                      "mistake(s) rejected",
                      "distances.affinities: the key's answers pass on 2 case(s); 2 likely "
+                     "mistake(s) rejected",
+                     "distances.minkowski: the key's answers pass on 2 case(s); 1 likely "
                      "mistake(s) rejected"]
 
 
@@ -106,10 +108,11 @@ def test_not_a_folder_and_no_specification(tmp_path):
     ('signature = "def squared_distances(X):"', 'signature = "def distances(X):"',
      r"signature = 'def distances\(X\):' is not the line \"def squared_distances\(...\):\""),
     ('inputs = "point_cloud"', 'inputs = "points"',
-     r"inputs 'points' is not a function of the checks module checks.py: define it there"),
+     r"inputs 'points' is not a function of the checks module checks.py nor of the public "
+     r"module public.py: define it there"),
     ('"nearer_is_larger"]', '"nearer_is_larger", "monotone"]',
      r"unknown property 'monotone': name one of symmetric, zero_diagonal, psd, nonnegative, "
-     r"rows_sum_to_one or a function of checks.py"),
+     r"rows_sum_to_one or a function of checks.py or of public.py"),
     ('rtol = 1e-8', 'rtol = 0', r"rtol = 0: give the relative tolerance of the comparison"),
     ('key = "key.enc"', 'key = "missing.enc"',
      r"names key = 'missing.enc', but .*missing.enc is not a file: encrypt the key there"),
@@ -119,12 +122,77 @@ def test_not_a_folder_and_no_specification(tmp_path):
      r"names checks = 'check.py', but .*check.py is not a file: put the checks module"),
     ('notebook = "distances.ipynb"', 'notebook = "distances"',
      r"notebook = 'distances': name the student notebook \(a .ipynb file in the folder\)"),
-    ('key = "key.enc"', 'key = "key.enc"\ndata = ["points.csv"]',
-     r"names data = 'points.csv', but .*points.csv is not a file: put the data file in the "),
+    ('data = ["points.csv"]', 'data = ["points.csv", "landmarks.csv"]',
+     r"names data = 'landmarks.csv', but .*landmarks.csv is not a file: put the data file in "),
+    ('data = ["points.csv"]', 'data = "points.csv"',
+     r"data = 'points.csv': give a list of file names, e.g. data = \[\"points.csv\"\]"),
+    ('public = "public.py"', 'public = "public/"',
+     r"names public = 'public/', but .*public is not a file: put the public module \(released "
+     r"to students for their check\) in the folder, or drop the field"),
+    # a variant per student: each declaration's problem named
+    ('variant = {p = [3, 4, 5]}', 'variant = [3, 4, 5]',
+     r"question 'distances.minkowski': variant = \[3, 4, 5\]: give a table of constants, each "
+     r"with the list of values a student's is drawn from, e.g. variant = \{c = \[0.5, 2.0"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {}', r"variant = \{\}: give a table of constants"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {_p = [3, 4, 5]}',
+     r"variant constant '_p' is not a Python name: use letters, digits and _ \(not first\)"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {"p q" = [3, 4, 5]}',
+     r"variant constant 'p q' is not a Python name"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {X = [3, 4, 5]}',
+     r"variant constant 'X' is also an argument of the stub: a constant is written into the "
+     r"student's function, an argument is an input; rename one of them"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {p = 3}',
+     r"variant constant 'p' = 3: give the list of numbers it is drawn from, e.g. p = \[0.5, "),
+    ('variant = {p = [3, 4, 5]}', 'variant = {p = [3, "four"]}',
+     r"variant constant 'p' = \[3, 'four'\]: give the list of numbers it is drawn from"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {p = [3, nan]}',
+     r"variant constant 'p' = \[3, nan\]: give the list of numbers"),
+    ('variant = {p = [3, 4, 5]}', 'variant = {p = [4, 4]}',
+     r"variant constant 'p' = \[4, 4\] is the same for every student: give at least two "
+     r"different values"),
+    # the student's check: only what students receive
+    ('check = ["symmetric", "zero_diagonal", "triangle_inequality"]', 'check = "symmetric"',
+     r"check = 'symmetric': give the list of the properties the student's check verifies "
+     r"without the key, e.g. check = \[\"symmetric\"\]"),
+    ('check = ["symmetric", "zero_diagonal", "triangle_inequality"]',
+     'check = ["symmetric", "nearer_is_larger"]',
+     r"unknown check property 'nearer_is_larger': name one of symmetric, zero_diagonal, psd, "
+     r"nonnegative, rows_sum_to_one or a function of public.py"),
+    ('inputs = "small_cloud"', 'inputs = "point_cloud"',
+     r"the student's check draws its cases with inputs 'point_cloud', which is not a function "
+     r"of public.py: students never receive the checks module; move it into the public module"),
+    ('public = "public.py"\n', '',
+     r"question 'distances.minkowski': inputs 'small_cloud' is not a function of the checks "
+     r"module checks.py: define it there"),
+    ('check = ["symmetric", "zero_diagonal", "triangle_inequality"]\n', 'check = []\n',
+     None),  # a question without a student-side check is fine
 ])
 def test_every_problem_of_the_specification_is_named(work, old, new, pattern):
     _edit(work / "assignment.toml", old, new)
+    if pattern is None:
+        load_assignment(work)
+        return
     with pytest.raises(AssignmentError, match=pattern):
+        load_assignment(work)
+
+
+def test_a_check_without_the_public_module(work):
+    """A student-side check needs the module students receive; its inputs there."""
+    _edit(work / "assignment.toml", 'public = "public.py"\n', "")
+    _edit(work / "checks.py", "import numpy as np\n", "import numpy as np\n\n\ndef small_cloud(rng):"
+          "\n    return {'X': rng.normal(size=(6, 2))}\n")
+    with pytest.raises(AssignmentError, match=r"question 'distances.minkowski': check = "
+                                              r"\['symmetric', 'zero_diagonal', "
+                                              r"'triangle_inequality'\] runs in the student's "
+                                              r"notebook, from the module students receive: add "
+                                              r"public = \"public.py\""):
+        load_assignment(work)
+
+
+def test_a_public_module_that_does_not_load(work):
+    _edit(work / "public.py", "import numpy as np", "import numpy as np\nimport checks")
+    with pytest.raises(AssignmentError, match=r"the public module .*public.py failed to load "
+                                              r"\(ModuleNotFoundError: No module named 'checks'"):
         load_assignment(work)
 
 
@@ -151,7 +219,7 @@ def test_a_plain_or_damaged_key(work, made):
 
 def test_a_key_without_a_question(work, made):
     source = (made[0] / "secret" / "key.py").read_text().replace(
-        '"distances.affinities": gaussian_affinities', "")
+        '"distances.affinities": gaussian_affinities,', "")
     (work / "key.enc").write_text(keys.encrypt(source, PASSPHRASE))
     _fails(work, r"the key cannot be used: the graded key has no reference for "
                  r"'distances.affinities': encrypt the course's current key again")
@@ -208,7 +276,13 @@ def test_release_never_copies_the_key_nor_into_the_folder(work, tmp_path):
     with pytest.raises(AssignmentError, match=r"overlaps the assignment folder: release into a "
                                               r"folder of its own"):
         hw_folder.release(assignment, work / "release")
-    assert hw_folder.release(assignment, tmp_path / "out") == ["distances.ipynb"]
+    assert hw_folder.release(assignment, tmp_path / "out") == [
+        "check.json", "distances.ipynb", "points.csv", "public.py"]
+    released = (tmp_path / "out" / "check.json").read_text()
+    # what students get names no private function of checks.py (properties, mistakes)
+    for private in ("nearer_is_larger", "distances_not_squared", "minkowski_without_the_root",
+                    "checks.py", "key.enc", "mistakes"):
+        assert private not in released, private
     with pytest.raises(AssignmentError, match=r"is not empty: release into a new folder"):
         hw_folder.release(assignment, tmp_path / "out")
     with pytest.raises(AssignmentError, match=r"exists: new-notebook never overwrites"):
@@ -252,8 +326,10 @@ def test_shipped_assignments_are_folders_of_the_same_format(name):
     assignment = shipped(name)
     assert assignment.folder == hw_folder.SHIPPED / name
     assert assignment.points == ALL_ASSIGNMENTS[name]
-    assert assignment.graded == (name in GRADED)
+    assert assignment.graded == (name in GRADED or name in OWN)
     assert (assignment.key == keys.ENCRYPTED) == (name in GRADED)
+    if name in OWN:  # the worked example of a course's own format: its key in its folder
+        assert assignment.key == assignment.folder / "key.enc"
     assert list(assignment.questions) == list(ALL_ASSIGNMENTS[name])
     assert assignment.private() == []  # in the package: nothing secret, hidden with it
 

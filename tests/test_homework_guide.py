@@ -2,9 +2,12 @@
 
 Every file the page shows (a code block with a ``:caption:`` path) is written into an empty
 folder, and every command of its ``bash`` blocks runs there, in the page's order, through a
-shell, as an instructor would type it (``python`` is this interpreter). Before the grading
-command, a folder of three submissions is made from the released notebook: a correct one (the
-key's functions), a wrong one (two of the guide's likely mistakes) and a broken one (a syntax
+shell, as an instructor would type it (``python`` is this interpreter). After the release, the
+student's check the page shows runs in the released folder on a right and a wrong answer of the
+question with a variant (and on the wrong one with the released property made vacuous: the
+mutant that shows the check is what catches it). Before the grading command, a folder of three
+lone notebooks is made from the released notebook: a correct one (the key's functions, reading
+the data file), a wrong one (two of the guide's likely mistakes) and a broken one (a syntax
 error, a stub left). The marks and the feedback are then checked. Nothing of ``mlnotes/`` is
 written: the assignment lives in the temporary folder only.
 """
@@ -13,6 +16,7 @@ import csv
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +28,9 @@ GUIDE = ROOT / "book" / "homework" / "instructors.md"
 # a file shown in several blocks: the later ones are captioned "PATH (continued)"
 FILE_BLOCK = re.compile(r"```\{code-block\} \w+\n:caption: (\S+)[^\n]*\n\n(.*?)\n```", re.S)
 BASH_BLOCK = re.compile(r"```bash\n(.*?)\n```", re.S)
+PYTHON_BLOCK = re.compile(r"```python\n(.*?)\n```", re.S)
+# alice's constant of the question with a variant, as the page says my_variant prints it
+ALICE_P = 3
 
 pytest.importorskip("IPython")
 pytest.importorskip("cryptography")
@@ -63,9 +70,18 @@ def _submission(released, student, replace):
     return student, nb
 
 
+def minkowski(p, root=True):
+    """A student's function for ``distances.minkowski`` with the constant ``p`` written in."""
+    return (f"import numpy as np\n\ndef minkowski_distances(X):\n    p = {p}\n"
+            "    S = (np.abs(X[:, None, :] - X[None, :, :]) ** p).sum(axis=-1)\n"
+            f"    return {'S ** (1 / p)' if root else 'S'}\n")
+
+
 def _submissions(course):
     key = (course / "secret" / "key.py").read_text()
-    own = key.split("\n\nREFERENCES")[0]
+    own = key.split("\n\nREFERENCES")[0] + (
+        '\n\nP = np.loadtxt("points.csv", delimiter=",")  # the data file, by its bare name\n'
+        "D_demo = squared_distances(P)\n")
     released = course / "release" / "distances.ipynb"
     wrong_d = ("import numpy as np\n\ndef squared_distances(X):\n"
                "    return np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))\n")
@@ -74,7 +90,8 @@ def _submissions(course):
                "    E = np.exp(-D2 / sigma**2)\n    np.fill_diagonal(E, 0.0)\n"
                "    return E / E.sum(axis=1, keepdims=True)\n")
     return [
-        _submission(released, "alice", {"squared_distances": own, "gaussian_affinities": ""}),
+        _submission(released, "alice", {"squared_distances": own, "gaussian_affinities": "",
+                                        "minkowski_distances": minkowski(ALICE_P)}),
         _submission(released, "bob", {"squared_distances": wrong_d,
                                       "gaussian_affinities": wrong_p}),
         _submission(released, "carol", {"squared_distances": "def squared_distances(X)\n"
@@ -88,13 +105,21 @@ def test_the_guide_is_linked_from_the_book_and_readme():
     assert "book/homework/instructors.md" in (ROOT / "README.md").read_text()
 
 
+def student_check(course, code):
+    """Run the page's student code in the released folder after ``code`` (the student's
+    function): what the notebook prints."""
+    [block] = [b for b in PYTHON_BLOCK.findall(GUIDE.read_text()) if "my_variant(" in b]
+    return run(f"python -c {shlex.quote(code + chr(10) + block)}", course / "release")
+
+
 def test_following_the_guide_end_to_end(tmp_path):
     text = GUIDE.read_text(encoding="utf-8")
     files, commands = guide_files(text), guide_commands(text)
-    assert set(files) == {"distances/assignment.toml", "distances/checks.py", "secret/key.py"}
+    assert set(files) == {"distances/assignment.toml", "distances/checks.py",
+                          "distances/public.py", "distances/points.csv", "secret/key.py"}
     assert [c.split()[3] if c.startswith("python -m") else c.split()[0] for c in commands] == [
         "mkdir", "python", "chmod", "encrypt-key", "new-notebook", "check-assignment", "release",
-        "grade", "autograder"]
+        "variant", "grade", "autograder"]
     course = tmp_path / "course"
     course.mkdir()
     before = sorted(p for p in (ROOT / "mlnotes").rglob("*") if "__pycache__" not in p.parts)
@@ -116,7 +141,25 @@ def test_following_the_guide_end_to_end(tmp_path):
     secret = (course / "secret" / "passphrase").read_text().strip()
     assert len(secret) >= 32
     assert "distances is ready" in outputs["check-assignment"]
-    assert sorted(p.name for p in (course / "release").iterdir()) == ["distances.ipynb"]
+    assert sorted(p.name for p in (course / "release").iterdir()) == [
+        "check.json", "distances.ipynb", "points.csv", "public.py"]
+    assert f"distances.minkowski: p = {ALICE_P}" in outputs["variant"]
+    assert f"`my_variant` prints `distances.minkowski: p = {ALICE_P}` (alice's" in text
+    # the student's check, in the released folder, without the key
+    right = student_check(course, minkowski(ALICE_P))
+    assert f"variant: alice: p = {ALICE_P}" in right.stdout, right.stderr[-2000:]
+    assert "distances.minkowski: no check that can run here fails" in right.stdout
+    wrong = student_check(course, minkowski(ALICE_P, root=False))
+    assert "distances.minkowski: FAILED" in wrong.stdout, wrong.stderr[-2000:]
+    assert "[FAIL] every triple of points satisfies the triangle inequality" in wrong.stdout
+    assert "likely mistake: A distance never exceeds the path through a third point" in \
+        wrong.stdout
+    public = course / "release" / "public.py"
+    kept = public.read_text()
+    public.write_text(kept.replace("    D = answer[0]\n", "    return True, ''\n"))
+    mutant = student_check(course, minkowski(ALICE_P, root=False))
+    public.write_text(kept)
+    assert "FAILED" not in mutant.stdout and "distances.minkowski" in mutant.stdout
     shared = [*(course / "distances").rglob("*"), *(course / "release").rglob("*")]
     for path in shared:
         if path.is_file():
@@ -127,8 +170,8 @@ def test_following_the_guide_end_to_end(tmp_path):
 
     with zipfile.ZipFile(course / "autograder.zip") as zf:
         names = zf.namelist()
-        assert {"assignment/assignment.toml", "assignment/checks.py",
-                "assignment/key.enc"} <= set(names)
+        assert {"assignment/assignment.toml", "assignment/checks.py", "assignment/public.py",
+                "assignment/points.csv", "assignment/key.enc"} <= set(names)
         assert not [n for n in names if n.endswith(".ipynb") or n.startswith("key/")]
         assert not any(secret.encode() in zf.read(n) for n in names)
     # the marks
@@ -136,20 +179,23 @@ def test_following_the_guide_end_to_end(tmp_path):
         rows = {r["student"]: r for r in csv.DictReader(f)}
     assert sorted(rows) == ["alice", "bob", "carol"]
     marks = {s: (float(r["distances.squared"]), float(r["distances.affinities"]),
-                 float(r["total"]), float(r["max"])) for s, r in rows.items()}
-    assert marks == {"alice": (2, 3, 5, 5), "bob": (0, 0, 0, 5), "carol": (0, 0, 0, 5)}
+                 float(r["distances.minkowski"]), float(r["total"]), float(r["max"]))
+             for s, r in rows.items()}
+    assert marks == {"alice": (2, 3, 1, 6, 6), "bob": (0, 0, 0, 0, 6), "carol": (0, 0, 0, 0, 6)}
     feedback = {s: (course / "grades" / "feedback" / f"{s}.txt").read_text() for s in rows}
-    assert feedback["alice"].startswith("Feedback for alice: 5 / 5 points")
+    assert feedback["alice"].startswith("Feedback for alice: 6 / 6 points")
+    # alice's notebook read points.csv, copied beside it by the grader: nothing failed
+    assert "What your code itself reported" not in feedback["alice"], feedback["alice"]
     assert "distances.squared: PASSED" in feedback["alice"]
     assert "likely mistake: these are the distances |x_i - x_j|, not their squares." in \
         feedback["bob"]
     assert "the 2 in the denominator is missing" in feedback["bob"]
     assert "[FAIL] the diagonal" not in feedback["bob"]  # bob's diagonal is right: only
     assert "[pass] the diagonal of the matrix is zero" in feedback["bob"]  # the value fails
-    assert "code cell 1 does not parse (line 1)" in feedback["carol"]
+    assert "code cell 2 does not parse (line 1)" in feedback["carol"]  # 1: my_variant
     assert "not implemented yet" in feedback["carol"]
     results = json.loads((course / "grades" / "results" / "bob" / "results.json").read_text())
     assert results["score"] == 0 and {t["name"] for t in results["tests"]} == {
-        "distances.squared", "distances.affinities"}
+        "distances.squared", "distances.affinities", "distances.minkowski"}
     after = sorted(p for p in (ROOT / "mlnotes").rglob("*") if "__pycache__" not in p.parts)
     assert after == before  # nothing was added to the package

@@ -9,7 +9,10 @@ gives each student a variant):
   CI's exercise of every grader path;
 * the **graded set** (:data:`GRADED`: ``spectral-graded``, ...): its key is encrypted
   (:mod:`~.keys`), its constants are a variant per student (:mod:`~.variants`), and a student's
-  ``check`` tests only what needs no key.
+  ``check`` tests only what needs no key;
+* a **course's own format** (:data:`OWN`: ``ellipse-graded``): questions the folder itself
+  defines (stub, inputs, properties, mistakes), with a variant per student and a student-side
+  check declared in its ``assignment.toml``: the format's worked example.
 
 Each assignment is a folder of ``shipped/`` in the package, in the format a course uses for its
 own (:mod:`~.folder`: ``assignment.toml`` lists the questions and their points); its student
@@ -29,18 +32,22 @@ from .folder import SHIPPED, load_assignment, read_spec, shipped_folder, shipped
 
 
 def _shipped():
-    """``{name: {question: points}}`` of the shipped folders, practice and graded (a folder with
-    an encrypted key), as their specifications list them (checked on use by
-    :func:`get_assignment`)."""
-    practice, graded = {}, {}
+    """``{name: {question: points}}`` of the shipped folders, practice, graded (a folder with
+    an encrypted key) and a course's own format (questions the folder defines), as their
+    specifications list them (checked on use by :func:`get_assignment`)."""
+    practice, graded, own = {}, {}, {}
     for name in shipped_names():
         spec = read_spec(SHIPPED / name)
         points = {q["name"]: q["points"] for q in spec["questions"]}
-        (graded if "key" in spec else practice)[name] = points
-    return practice, graded
+        kind = own if any("function" in q for q in spec["questions"]) else (
+            graded if "key" in spec else practice)
+        kind[name] = points
+    return practice, graded, own
 
 
-ASSIGNMENTS, GRADED = _shipped()
+# OWN: shipped folders whose questions the folder defines (not the bank's): the worked example
+# of a course's own assignment with a variant per student and a student-side check.
+ASSIGNMENTS, GRADED, OWN = _shipped()
 
 # The questions that ask for a derivation or a prediction (a number the derivation gives).
 UNDERSTANDING = {
@@ -50,7 +57,7 @@ UNDERSTANDING = {
 }
 
 
-ALL_ASSIGNMENTS = {**ASSIGNMENTS, **GRADED}
+ALL_ASSIGNMENTS = {**ASSIGNMENTS, **GRADED, **OWN}
 
 
 def get_assignment(name):

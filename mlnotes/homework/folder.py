@@ -43,12 +43,18 @@ from .core import Mistake, Property, Question, ReferenceUnavailable, evaluate_ca
 SPEC = "assignment.toml"
 SHIPPED = Path(__file__).resolve().parent / "shipped"
 GUIDE = "the instructor's guide (book/homework/instructors.md)"
-TOP_FIELDS = {"name", "title", "notebook", "checks", "key", "data", "questions"}
+TOP_FIELDS = {"name", "title", "notebook", "checks", "public", "key", "data", "questions"}
 BANK_FIELDS = {"name", "points"}
 QUESTION_FIELDS = {"name", "points", "function", "signature", "docstring", "inputs", "outputs",
-                   "properties", "rtol", "cases", "mistakes", "conceal"}
+                   "properties", "rtol", "cases", "mistakes", "conceal", "variant", "check"}
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 DEFAULT_RTOL = 1e-8
+# What a student's released copy says of each question (check.json: never the key, the checks
+# module's names of properties and mistakes, nor the grader's settings).
+STUDENT_FIELDS = ("name", "points", "function", "signature", "docstring", "inputs", "outputs",
+                  "rtol", "cases", "conceal", "variant", "check")
+RELEASED = "check.json"
+RELEASED_FORMAT = "mlnotes-student-check/1"
 
 
 class AssignmentError(ValueError):
@@ -92,6 +98,10 @@ class Assignment:
     data: list = field(default_factory=list)
     # the stub's parameters of each question the folder defines (checked against its inputs)
     arguments: dict = field(default_factory=dict)
+    # the module released to students (their ``check``: inputs, properties without the key)
+    public: Path | None = None
+    # what a student's copy says of each question (:func:`release` writes it as check.json)
+    released: list = field(default_factory=list)
 
     @property
     def graded(self) -> bool:
@@ -197,7 +207,10 @@ def load_assignment(folder: str | os.PathLike, *, need_notebook: bool = False) -
                               "data = [\"points.csv\"]")
     data = [_file(folder, {"data": d}, "data", "put the data file in the folder, or drop it "
                   "from the list") for d in data]
+    public_path = _file(folder, spec, "public", "put the public module (released to students "
+                        "for their check) in the folder, or drop the field")
     checks = _load_checks(checks_path) if checks_path else None
+    public = _load_checks(public_path, "the public module") if public_path else None
     tables = spec.get("questions")
     if not isinstance(tables, list) or not tables:
         raise AssignmentError(f"{where} lists no question: add a [[questions]] table per "
@@ -205,8 +218,9 @@ def load_assignment(folder: str | os.PathLike, *, need_notebook: bool = False) -
     questions: dict[str, Question] = {}
     points: dict[str, float] = {}
     arguments: dict[str, list[str]] = {}
+    released = []
     for k, table in enumerate(tables, 1):
-        question, value, params = _question(table, k, where, checks, key)
+        question, value, params = _question(table, k, where, checks, key, public)
         if question.name in questions:
             raise AssignmentError(f"{where}: question {question.name!r} is listed twice: "
                                   "list each question once")
@@ -216,10 +230,11 @@ def load_assignment(folder: str | os.PathLike, *, need_notebook: bool = False) -
                                   f"ask for def {question.function}(...): give each its own "
                                   "function name")
         questions[question.name], points[question.name] = question, value
+        released.append({f: table[f] for f in STUDENT_FIELDS if f in table})
         if params is not None:
             arguments[question.name] = params
     assignment = Assignment(name, folder, str(spec.get("title", name)), notebook, questions,
-                            points, key, checks_path, data, arguments)
+                            points, key, checks_path, data, arguments, public_path, released)
     if need_notebook or notebook.exists():
         check_notebook(assignment)
     return assignment
@@ -239,8 +254,13 @@ def _check_record(key):
                               f"PASSPHRASE --out {key}, and keep KEY.py out of the folder")
 
 
-def _load_checks(path):
+# the role of each module loaded from a folder, by its module name (for the messages)
+_ROLES: dict[str, str] = {}
+
+
+def _load_checks(path, role="the checks module"):
     module_name = f"_mlnotes_checks_{abs(hash(str(path))):x}"
+    _ROLES[module_name] = role
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
@@ -249,7 +269,7 @@ def _load_checks(path):
     except Exception as exc:  # noqa: BLE001 - the instructor's module: say where it failed
         sys.modules.pop(module_name, None)
         line = getattr(exc, "lineno", None)
-        raise AssignmentError(f"the checks module {path} failed to load ({type(exc).__name__}: "
+        raise AssignmentError(f"{role} {path} failed to load ({type(exc).__name__}: "
                               f"{exc}{f', line {line}' if line else ''}): fix it and check "
                               "the folder again") from None
     return module
@@ -259,7 +279,7 @@ def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _question(table, k, where, checks, key):
+def _question(table, k, where, checks, key, public=None):
     """``(Question, points, the stub's parameters or None)`` from the ``k``-th
     ``[[questions]]`` table."""
     from .bank import QUESTIONS
@@ -296,11 +316,11 @@ def _question(table, k, where, checks, key):
         if key is not None and isinstance(question.reference, GradedReference):
             question = replace(question, reference=GradedReference(name, key))
         return question, value, None
-    question, params = _own_question(table, name, where, checks, key)
+    question, params = _own_question(table, name, where, checks, key, public)
     return question, value, params
 
 
-def _own_question(table, name, where, checks, key):
+def _own_question(table, name, where, checks, key, public=None):
     """``(Question, the stub's parameters)`` of a question the folder defines."""
     from .bank import QUESTIONS
     from .bank._common import compare_close, fixed_tolerance
@@ -326,36 +346,30 @@ def _own_question(table, name, where, checks, key):
     if not isinstance(function, str) or not function.isidentifier():
         raise AssignmentError(f"{what}: function = {function!r} is not a Python name")
     params = _signature(signature, function, what)
-    if checks is None:
+    if checks is None and public is None:
         raise AssignmentError(f"{what} names its inputs {table['inputs']!r}, a function of the "
                               "checks module, but the folder has none: add checks = "
                               "\"checks.py\" and write it")
+    modules = [m for m in (checks, public) if m is not None]
 
-    def code(label, fname):
-        fn = getattr(checks, fname, None) if isinstance(fname, str) else None
-        if fn is None or not (callable(fn) or isinstance(fn, Property)):
-            raise AssignmentError(f"{what}: {label} {fname!r} is not a function of the checks "
-                                  f"module {Path(checks.__file__).name}: define it there, or "
-                                  "fix the name")
-        return fn
+    def code(label, fname, within=modules):
+        return _function(what, label, fname, within)
 
     inputs = code("inputs", table["inputs"])
-    properties = []
     names = table.get("properties", [])
     if not isinstance(names, list):
         raise AssignmentError(f"{what}: properties = {names!r}: give a list of names")
-    builtins = _builtins()
-    for pname in names:
-        if pname in builtins:
-            properties.append(builtins[pname]())
-            continue
-        if not isinstance(pname, str) or not hasattr(checks, pname):
-            raise AssignmentError(
-                f"{what}: unknown property {pname!r}: name one of {', '.join(BUILTIN_PROPERTIES)}"
-                f" or a function of {Path(checks.__file__).name} (answer, inputs, tol) -> "
-                "(ok, detail)")
-        fn = code("property", pname)
-        properties.append(fn if isinstance(fn, Property) else _property(fn, pname))
+    properties = _properties(names, what, modules, code)
+    student = table.get("check", [])
+    if not isinstance(student, list) or not all(isinstance(c, str) for c in student):
+        raise AssignmentError(f"{what}: check = {student!r}: give the list of the properties the "
+                              "student's check verifies without the key, e.g. check = "
+                              "[\"symmetric\"]")
+    if student:
+        inputs = _student_side(table, what, public, code)
+        properties += [p for p in _properties(student, what, [public], code, "check property")
+                       if p.description not in {q.description for q in properties}]
+    variant = _variant_drawer(table.get("variant"), what, params)
     outputs = table.get("outputs", ["answer"])
     if not isinstance(outputs, list) or not outputs or not all(
             isinstance(o, str) for o in outputs):
@@ -385,8 +399,87 @@ def _own_question(table, name, where, checks, key):
         docstring=str(table["docstring"]), make_inputs=inputs,
         reference=GradedReference(name, key), compare=compare_close,
         tolerance=fixed_tolerance(float(rtol)), outputs=tuple(outputs),
-        properties=tuple(properties), mistakes=tuple(mistakes), n_cases=cases, conceal=conceal)
+        properties=tuple(properties), mistakes=tuple(mistakes), n_cases=cases, conceal=conceal,
+        variant=variant)
     return question, params
+
+
+def _function(what, label, fname, modules):
+    """The function ``fname`` of the first of ``modules`` that has it, or an
+    :class:`AssignmentError` naming where it was looked for."""
+    fn = next((getattr(m, fname) for m in modules if isinstance(fname, str)
+               and hasattr(m, fname)), None)
+    if fn is None or not (callable(fn) or isinstance(fn, Property)):
+        where = " nor of ".join(f"{_ROLES.get(m.__name__, 'the module')} "
+                                f"{Path(m.__file__).name}" for m in modules)
+        raise AssignmentError(f"{what}: {label} {fname!r} is not a function of {where}: "
+                              "define it there, or fix the name")
+    return fn
+
+
+def _properties(names, what, modules, code=None, label="property"):
+    """The :class:`Property` of each name: a built-in one, or a function of ``modules``."""
+    code = code or (lambda label, fname, within: _function(what, label, fname, within))
+    builtins, out = _builtins(), []
+    for pname in names:
+        if pname in builtins:
+            out.append(builtins[pname]())
+            continue
+        if not isinstance(pname, str) or not any(hasattr(m, pname) for m in modules):
+            files = " or of ".join(Path(m.__file__).name for m in modules)
+            raise AssignmentError(
+                f"{what}: unknown {label} {pname!r}: name one of {', '.join(BUILTIN_PROPERTIES)}"
+                f" or a function of {files} (answer, inputs, tol) -> (ok, detail)")
+        fn = code(label, pname, modules)
+        out.append(fn if isinstance(fn, Property) else _property(fn, pname))
+    return out
+
+
+def _student_side(table, what, public, code):
+    """The inputs of a question with a student-side ``check``: a function of the public
+    module (students receive it; never the checks module)."""
+    if public is None:
+        raise AssignmentError(f"{what}: check = {table['check']!r} runs in the student's "
+                              "notebook, from the module students receive: add public = "
+                              "\"public.py\" to the specification and define the question's "
+                              "inputs and these properties there")
+    name = table["inputs"]
+    if not callable(getattr(public, name, None)):
+        raise AssignmentError(f"{what}: the student's check draws its cases with inputs "
+                              f"{name!r}, which is not a function of "
+                              f"{Path(public.__file__).name}: students never receive the "
+                              "checks module; move it into the public module")
+    return code("inputs", name, [public])
+
+
+def _variant_drawer(declared, what, params):
+    """``rng -> {constant: value}`` of ``variant = {c = [0.5, 2.0], ...}`` (each constant drawn
+    uniformly from its list, per student: :mod:`~.variants`), or ``None``."""
+    if declared is None:
+        return None
+    example = "e.g. variant = {c = [0.5, 2.0, 3.0]}"
+    if not isinstance(declared, dict) or not declared:
+        raise AssignmentError(f"{what}: variant = {declared!r}: give a table of constants, each "
+                              f"with the list of values a student's is drawn from, {example}")
+    for name, values in declared.items():
+        if not name.isidentifier() or name.startswith("_"):
+            raise AssignmentError(f"{what}: variant constant {name!r} is not a Python name: use "
+                                  "letters, digits and _ (not first), e.g. c")
+        if name in params:
+            raise AssignmentError(f"{what}: variant constant {name!r} is also an argument of the "
+                                  "stub: a constant is written into the student's function, an "
+                                  "argument is an input; rename one of them")
+        if not isinstance(values, list) or not all(_number(v) for v in values):
+            raise AssignmentError(f"{what}: variant constant {name!r} = {values!r}: give the list "
+                                  f"of numbers it is drawn from, e.g. {name} = [0.5, 2.0, 3.0]")
+        if len(set(values)) < 2:
+            raise AssignmentError(f"{what}: variant constant {name!r} = {values!r} is the same "
+                                  "for every student: give at least two different values")
+    table = {name: list(declared[name]) for name in sorted(declared)}
+
+    def draw(rng):
+        return {name: values[int(rng.integers(len(values)))] for name, values in table.items()}
+    return draw
 
 
 def _signature(signature, function, what):
@@ -450,9 +543,16 @@ def new_notebook(assignment: Assignment, out: str | os.PathLike | None = None) -
 
     cells = [cell("markdown", f"# {assignment.title}\n\nWrite each function below; the "
                   "grader runs them on inputs you do not see.")]
+    own = {t["name"]: t for t in assignment.released if "function" in t}
+    if any("variant" in t or "check" in t for t in own.values()):  # the student's check
+        cells.append(cell("code", "from mlnotes.homework import check, my_variant\n\n# your "
+                          "id, as your course spells it (the name of your submission)\n"
+                          "my_variant(\"your-id\", assignment=\".\")  # \".\": this folder"))
     for q in assignment.questions.values():
         cells.append(cell("markdown", f"## {q.name} ({assignment.points[q.name]:g} points)"))
-        cells.append(cell("code", q.stub_source()))
+        cells.append(cell("code", re.sub(r"[ \t]+\n", "\n", q.stub_source())))
+        if own.get(q.name, {}).get("check"):
+            cells.append(cell("code", f'check("{q.name}", {q.function})'))
     nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name":
                                                       "Python 3", "language": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
@@ -461,8 +561,11 @@ def new_notebook(assignment: Assignment, out: str | os.PathLike | None = None) -
 
 
 def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
-    """Copy what students get (the student notebook, solutions stripped and outputs cleared,
-    and the data files) into the new folder ``out``; never the key, the checks or the spec."""
+    """Copy what students get into the new folder ``out``: the student notebook (solutions
+    stripped, outputs cleared), the data files and, where a question has a variant or a
+    student-side check, the public module and ``check.json`` (what their ``check`` needs:
+    each question's stub, inputs' name, variant and student-side properties); never the key,
+    the checks module or the specification."""
     from .notebook import student_version
 
     check_notebook(assignment)
@@ -478,7 +581,76 @@ def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
         json.dumps(student_version(nb), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for path in assignment.data:
         shutil.copyfile(path, out / path.name)
+    if any("variant" in q or "check" in q for q in assignment.released):
+        if assignment.public is not None:
+            shutil.copyfile(assignment.public, out / assignment.public.name)
+        record = {"format": RELEASED_FORMAT, "name": assignment.name,
+                  "title": assignment.title, "notebook": assignment.notebook.name,
+                  "public": assignment.public.name if assignment.public else None,
+                  "questions": assignment.released}
+        (out / RELEASED).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return sorted(p.name for p in out.iterdir())
+
+
+class _KeyIsTheInstructors:
+    """The reference of a question in a student's copy: the key stays with the instructor."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, **inputs):
+        from .keys import NO_PASSPHRASE
+
+        raise ReferenceUnavailable(NO_PASSPHRASE)
+
+
+def student_assignment(folder: str | os.PathLike) -> Assignment:
+    """The assignment as a student's ``check`` sees it: a released folder (``check.json`` and
+    the public module, from :func:`release`), or the instructor's own folder (its
+    ``assignment.toml``; the key opens only with the passphrase). An
+    :class:`AssignmentError` says what is missing."""
+    from .bank import QUESTIONS
+    from .bank._common import compare_close, fixed_tolerance
+
+    folder = Path(folder).resolve()
+    if (folder / SPEC).is_file():
+        return load_assignment(folder)
+    path = folder / RELEASED
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        ok = isinstance(record, dict) and record.get("format") == RELEASED_FORMAT
+    except (OSError, ValueError):
+        ok = False
+    if not ok:
+        raise AssignmentError(f"{folder} holds no {RELEASED} (nor {SPEC}): give the folder your "
+                              "instructor released (the one holding the notebook and "
+                              f"{RELEASED}), e.g. my_variant(\"your id\", assignment=\".\")")
+    public = None
+    if record.get("public"):
+        public = _load_checks(_file(folder, record, "public", "copy the released folder again"),
+                              "the public module")
+    questions, points = {}, {}
+    for table in record["questions"]:
+        name = table["name"]
+        points[name] = table["points"]
+        if "function" not in table:
+            questions[name] = QUESTIONS[name]
+            continue
+        student = table.get("check", [])
+        make_inputs = getattr(public, table["inputs"]) if student else None
+        properties = _properties(student, name, [public] if public else [], None) if (
+            student) else []
+        questions[name] = Question(
+            name=name, function=table["function"], signature=table["signature"].strip(),
+            docstring=str(table["docstring"]), make_inputs=make_inputs,
+            reference=_KeyIsTheInstructors(name), compare=compare_close,
+            tolerance=fixed_tolerance(float(table.get("rtol", DEFAULT_RTOL))),
+            outputs=tuple(table.get("outputs", ["answer"])), properties=tuple(properties),
+            n_cases=int(table.get("cases", 2)), conceal=bool(table.get("conceal", False)),
+            variant=_variant_drawer(table.get("variant"), name, []))
+    return Assignment(record.get("name", folder.name), folder, record.get("title", ""),
+                      folder / record.get("notebook", ""), questions, points,
+                      public=public and Path(public.__file__))
 
 
 # --- the self-test -----------------------------------------------------------------------------

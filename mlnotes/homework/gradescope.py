@@ -15,7 +15,7 @@ image, then, for each submission (in ``/autograder/submission``, the student in
   Gradescope must provide ``MLNOTES_HOMEWORK_PASSPHRASE`` in the autograder's environment.
   Either way graded code never reads it: the grader hides the key's folder from the sandbox.
 * for a course's own assignment (``--assignment-dir``), ``assignment/``: its folder's
-  specification, checks module, encrypted key and data files (not the notebook);
+  specification, checks and public modules, encrypted key and data files (not the notebook);
 * ``config.json``: the assignment, the limits and the course's seed of the variants.
 
 ``AUTOGRADER_ROOT`` (default ``/autograder``) moves the whole layout (the tests run the bundle
@@ -29,7 +29,7 @@ import zipfile
 from pathlib import Path
 
 from . import keys, variants
-from .assignments import ALL_ASSIGNMENTS, GRADED
+from .assignments import ALL_ASSIGNMENTS, GRADED, OWN, shipped
 from .bank import solutions
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -108,7 +108,8 @@ def _own_files(assignment):
     """The files of a course's assignment folder the grader reads (never its notebook)."""
     from .folder import SPEC
 
-    paths = [assignment.folder / SPEC, assignment.checks, assignment.key, *assignment.data]
+    paths = [assignment.folder / SPEC, assignment.checks, assignment.public, assignment.key,
+             *assignment.data]
     for path in paths:
         if path is not None:
             if not _inside(path, assignment.folder):
@@ -132,7 +133,7 @@ def bundle_files(assignment, *, include_passphrase=False, timeout=10.0, memory_m
     if not own and assignment not in ALL_ASSIGNMENTS:
         raise ValueError(f"no assignment called {assignment!r}; the assignments are: "
                          f"{', '.join(sorted(ALL_ASSIGNMENTS))}")
-    graded = own or assignment in GRADED
+    graded = own or assignment in GRADED or assignment in OWN
     files = {"setup.sh": (SETUP.encode(), True), "run_autograder": (RUN.encode(), True),
              "requirements.txt": (_requirements().encode(), False)}
     config = {"assignment": assignment.name if own else assignment, "timeout": float(timeout),
@@ -148,10 +149,10 @@ def bundle_files(assignment, *, include_passphrase=False, timeout=10.0, memory_m
     if own:
         if include_passphrase:
             files["key/passphrase"] = ((keys.passphrase() + "\n").encode(), False)
-    elif assignment in GRADED:
+    elif assignment in GRADED or assignment in OWN:  # the key is in the package's files
         if include_passphrase:
             files["key/passphrase"] = ((keys.passphrase() + "\n").encode(), False)
-        elif not keys.ENCRYPTED.is_file():
+        elif assignment in GRADED and not keys.ENCRYPTED.is_file():
             raise ValueError("the graded key is missing from the package")
     else:
         folder = solutions.solutions_folder()
@@ -175,6 +176,8 @@ def build_bundle(assignment, out, **options):
                 keys._module(assignment.key)
         elif assignment in GRADED:
             keys._module()
+        elif assignment in OWN:
+            keys._module(shipped(assignment).key)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, (data, executable) in sorted(bundle_files(assignment, **options).items()):

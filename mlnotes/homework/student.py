@@ -27,9 +27,51 @@ NO_STUDENT = ("{name} has a variant per student: first run my_variant(\"your id\
               "mlnotes.homework import my_variant), with the id your course grades you by (the "
               "name of your submission), and use the constants it prints")
 
+NO_STUDENT_CHECK = ("{name} has no check in your copy of the assignment (it needs nothing but "
+                    "the key, which is your instructor's): your function is checked when your "
+                    "work is graded")
+
 SEED_BITS = 31
 # The questions checked in this kernel: a practice solution is shown only after an attempt.
 _attempted = set()
+# The course's assignment folder given to my_variant (or check) in this kernel: its own
+# questions are found there.
+_folder = {"assignment": None}
+
+
+def _assignment(assignment):
+    """An :class:`~.folder.Assignment` from ``assignment``: one already, a shipped
+    assignment's name, or a folder (a released copy, or the instructor's own)."""
+    from .assignments import ALL_ASSIGNMENTS, shipped
+    from .folder import Assignment, student_assignment
+
+    if isinstance(assignment, Assignment):
+        return assignment
+    if isinstance(assignment, str) and assignment in ALL_ASSIGNMENTS:
+        return shipped(assignment)
+    return student_assignment(assignment)
+
+
+def find_question(name, assignment=None):
+    """The question ``name``: of ``assignment`` when given (see :func:`my_variant`), else of
+    the package's bank, else of the folder given earlier in this kernel."""
+    if assignment is not None:
+        folder = _assignment(assignment)
+        _folder["assignment"] = folder
+        if name in folder.questions:
+            return folder.questions[name]
+        raise KeyError(f"no question called {name!r} in {folder.name}; its questions are: "
+                       f"{', '.join(folder.questions)}")
+    folder = _folder["assignment"]
+    if folder is not None and name in folder.questions:
+        return folder.questions[name]
+    try:
+        return get_question(name)
+    except KeyError as exc:
+        raise KeyError(f"{exc.args[0]}. A question of your course's own assignment: give its "
+                       "folder, check(name, your_function, assignment=\".\") from the "
+                       "released folder (or my_variant(\"your id\", assignment=\".\") once)") \
+            from None
 
 
 def student_args(inputs):
@@ -58,14 +100,17 @@ def my_variant(student_id, assignment=None):
     question (of ``assignment`` only, when given) for that student.
 
     The id is the one your course grades you by (the name of your submission); the grader draws
-    your constants from it, so use the ones printed here.
+    your constants from it, so use the ones printed here. ``assignment`` is a graded
+    assignment's name, or the folder of a course's own assignment (the released folder,
+    ``"."`` from its notebook): its questions are then the ones ``check`` finds by name.
     """
     from .assignments import GRADED
-    from .folder import Assignment
 
     variants.set_student(student_id)
-    if isinstance(assignment, Assignment):  # a course's folder (--assignment-dir)
-        questions = assignment.questions
+    if assignment is not None and not (isinstance(assignment, str) and assignment in GRADED):
+        folder = _assignment(assignment)
+        _folder["assignment"] = folder
+        questions = folder.questions
     else:
         names = (GRADED[assignment] if assignment is not None else
                  [q for qs in GRADED.values() for q in qs])
@@ -76,9 +121,12 @@ def my_variant(student_id, assignment=None):
     return Variant(who, {name: variants.variant(q, who) for name, q in questions.items()}, label)
 
 
-def run_check(name, func, *, seed=None, student=None):
-    """Check ``func`` against question ``name`` and return the :class:`~.core.Report`."""
-    question = get_question(name)
+def run_check(name, func, *, seed=None, student=None, assignment=None):
+    """Check ``func`` against question ``name`` (of ``assignment`` when given, see
+    :func:`find_question`) and return the :class:`~.core.Report`."""
+    question = find_question(name, assignment)
+    if question.make_inputs is None:
+        raise ValueError(NO_STUDENT_CHECK.format(name=name))
     if not callable(func):
         raise TypeError(f"check({name!r}, func) needs your function as func, got {func!r}.")
     if seed is None:
@@ -168,7 +216,7 @@ def solution(name):
     print(inspect.getsource(reference))
 
 
-def check(name, func, *, seed=None, student=None):
+def check(name, func, *, seed=None, student=None, assignment=None):
     """Print, per property, whether ``func`` answers question ``name`` correctly, and why not.
 
     Parameters
@@ -181,8 +229,11 @@ def check(name, func, *, seed=None, student=None):
         Reproduce the inputs of an earlier failing check (its seed is printed).
     student : str, optional
         Whose variant of a graded question (default: the id given to :func:`my_variant`).
+    assignment : str or path-like, optional
+        The folder of a course's own assignment (``"."`` from the released folder's notebook),
+        whose questions are checked; remembered for the later calls in this kernel.
 
     Returns nothing (so that a notebook shows only the printed report); use :func:`run_check`
     for the :class:`~mlnotes.homework.core.Report`.
     """
-    print(run_check(name, func, seed=seed, student=student).text())
+    print(run_check(name, func, seed=seed, student=student, assignment=assignment).text())
