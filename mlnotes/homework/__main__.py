@@ -48,7 +48,7 @@ import sys
 import time
 from pathlib import Path
 
-from .assignments import ALL_ASSIGNMENTS, ASSIGNMENTS, GRADED
+from .assignments import ALL_ASSIGNMENTS, ASSIGNMENTS, GRADED, OWN, shipped
 from .bank import get_question
 
 
@@ -152,7 +152,7 @@ def main(argv=None):
     _key_options(bundle)
     who = sub.add_parser("variant", help="a student's constants for the graded questions")
     who.add_argument("student")
-    _assignment_options(who, required=False, names=GRADED)
+    _assignment_options(who, required=False, names={**GRADED, **OWN})
     who.add_argument("--course-seed", default=None)
     check = sub.add_parser("check-assignment", help="check an assignment folder and grade "
                            "its key's own answers")
@@ -322,6 +322,10 @@ def _list():
         for q, points in questions.items():
             print(line(q, f"graded, {points:g} pt" if points > 0 else
                        "warm-up: chapter exercise, 0 pt"))
+    print("A course's own format (questions defined in the folder, a variant per student, a "
+          "student-side check; the instructor's guide's worked example):")
+    for name in sorted(OWN):
+        _list_one(shipped(name))
     graded = {q for questions in ALL_ASSIGNMENTS.values() for q, p in questions.items() if p > 0}
     exercises = sorted(set(QUESTIONS) - graded)
     print("Chapter exercises (check(...) in the chapters, whose solutions are in the book; "
