@@ -347,6 +347,7 @@ def test_a_submission_cannot_read_the_assignment_folder(work, made, tmp_path):
     from mlnotes.homework.grader import grade_folder
 
     secrets_ = [work / "key.enc", work / "checks.py", work / "assignment.toml",
+                work / "public.py", work / "points.csv",
                 made[0] / "secret" / "passphrase", made[0] / "secret" / "key.py"]
     code = (f"import numpy as np\n\ndef squared_distances(X):\n"
             f"    for path in {[str(p) for p in secrets_]!r}:\n"
@@ -366,7 +367,8 @@ def test_a_submission_cannot_read_the_assignment_folder(work, made, tmp_path):
                            jobs=1)
     [mallory] = results
     points = {r.name: r.points for r in mallory.results}
-    assert points == {"distances.squared": 2, "distances.affinities": 0}, mallory.results[0]
+    assert points == {"distances.squared": 2, "distances.affinities": 0,
+                      "distances.minkowski": 0}, mallory.results[0]
     # beyond the allow-listed root: the folder and the passphrase's are on the deny list too
     from mlnotes.homework.grader import Grader
 
@@ -393,7 +395,8 @@ def test_a_folders_bundle_grades_as_gradescope_would(work, made, tmp_path):
     (tmp_path / "ada.ipynb").write_text(json.dumps(nb))
     results, _ = _run_bundle(tmp_path, zip_path, tmp_path / "ada.ipynb", "ada@example.org")
     assert results["score"] == 5, results
-    assert [t["name"] for t in results["tests"]] == ["distances.squared", "distances.affinities"]
+    assert [t["name"] for t in results["tests"]] == ["distances.squared", "distances.affinities",
+                                                     "distances.minkowski"]
 
 
 def test_grading_with_a_key_that_does_not_open_stops_before_any_mark(work, tmp_path, capsys):

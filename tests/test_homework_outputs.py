@@ -3,8 +3,9 @@
 Output files are the instructor's alone (0600, folders 0700: a student in a later run read 301
 classmates' scores); a homoglyph twin ("\u0430lice" in Cyrillic beside "alice") is flagged in
 both rows; a submission's sentence never reads as the grader's, and the instructor's folders
-never appear in what a student reads. Without IPython the grader stops before it reads or
-writes anything, with a message and a non-zero exit (it used to give everyone 0 and exit 0).
+never appear in what a student reads. Without IPython (or, for an encrypted key, cryptography)
+the grader stops before it reads or writes anything, with a message naming a command that
+works today and a non-zero exit (it used to give everyone 0 and exit 0).
 """
 
 import csv
@@ -88,20 +89,25 @@ def test_no_instructor_folder_in_what_a_student_reads(graded):
         assert str(folder) not in text and str(out.parent) not in text, path
 
 
-def test_the_grader_refuses_to_start_without_ipython(tmp_path):
-    """In a Python where IPython cannot be imported (a venv over this one's packages with an
-    import hook refusing it), ``grade`` and ``grade-one`` exit non-zero, say what to install,
-    and write no mark."""
+@pytest.mark.parametrize(("refused", "assignment"), [("IPython", "spectral"),
+                                                     ("cryptography", "ellipse-graded")])
+def test_the_grader_refuses_to_start_without_what_it_needs(tmp_path, refused, assignment):
+    """In a Python where IPython (or, for an assignment with an encrypted key, cryptography)
+    cannot be imported (a venv over this one's packages with an import hook refusing it),
+    ``grade`` and ``grade-one`` exit non-zero, say what to install with a command that works
+    today (the extra's packages from the index, or the extra from a clone), and write no mark."""
+    from mlnotes._optional import install_hint
+
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False, symlinks=True).create(env_dir)
     site = next(env_dir.glob("lib/python*/site-packages"))
     import numpy
 
     (site / "packages.pth").write_text(str(Path(numpy.__file__).parents[1]) + "\n")
-    (site / "zz_no_ipython.pth").write_text(
-        "import sys; sys.meta_path.insert(0, type('NoIPython', (), {'find_spec': staticmethod("
+    (site / "zz_refuse.pth").write_text(
+        "import sys; sys.meta_path.insert(0, type('Refuse', (), {'find_spec': staticmethod("
         "lambda name, *a: (_ for _ in ()).throw(ImportError(name)) if name.split('.')[0] == "
-        "'IPython' else None)})())\n")
+        f"{refused!r} else None)}})())\n")
     python = str(env_dir / "bin" / "python")
     root = str(Path(__file__).resolve().parents[1])
     folder = write(tmp_path / "subs" / "alice.ipynb", instructor("spectral")).parent
@@ -110,7 +116,9 @@ def test_the_grader_refuses_to_start_without_ipython(tmp_path):
                  ["grade-one", str(folder / "alice.ipynb"), "--results",
                   str(tmp_path / "one" / "results.json")]):
         run = subprocess.run([python, "-m", "mlnotes.homework", *args, "--assignment",
-                              "spectral"], capture_output=True, text=True, env=env, timeout=120)
-        assert run.returncode != 0, run.stdout
-        assert "IPython is not installed" in run.stderr and "pip install" in run.stderr
+                              assignment], capture_output=True, text=True, env=env, timeout=120)
+        assert run.returncode == 2, (run.stdout, run.stderr[-2000:])
+        assert f"the grader cannot start: {refused} is not installed" in run.stderr
+        assert 'pip install "ipython>=8.12" "cryptography>=42"' in install_hint("IPython")[2]
+        assert f"Install it with {install_hint('IPython')[2]}" in " ".join(run.stderr.split())
     assert not (tmp_path / "out").exists() and not (tmp_path / "one").exists()

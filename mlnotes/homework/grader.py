@@ -244,7 +244,8 @@ class Grader:
 
     def __init__(self, assignment, *, timeout=10.0, memory_mb=1024, seed=None, private=(),
                  block=(), course_seed=None):
-        check_needs()  # before anything is read or written: never a mark it cannot compute
+        # before anything is read or written: never a mark it cannot compute
+        check_needs(assignment)
         self.private = [str(p) for p in private]  # folders graded code may not read
         if isinstance(assignment, str):  # a shipped assignment: its folder, read like any other
             assignment = shipped(assignment)
@@ -473,7 +474,7 @@ def grade_folder(folder, assignment, out_csv, *, jobs=2, timeout=10.0, memory_mb
     ``ValueError`` if the output folder lies inside the submissions folder (a student could
     have placed links there) or could not be hidden from graded code.
     """
-    check_needs()  # before the output folder is made
+    check_needs(assignment)  # before the output folder is made
     folder = submissions_folder(folder)
     out_dir = output_folder(out_csv, folder)
     grader = Grader(assignment, timeout=timeout, memory_mb=memory_mb, seed=seed,

@@ -10,13 +10,18 @@ non-zero status). A mark is never written for a submission the grader could not 
 
 import importlib.util
 
+from .._optional import install_hint
+
 # The packages the grader runs with, and what each does for it.
 NEEDED = {
     "IPython": "reads each notebook as Jupyter runs it (IPython's input transformation)",
     "numpy": "draws the hidden inputs and compares the answers",
 }
-INSTALL = ('pip install "ipython>=8.12" (in a checkout of mlnotes: '
-           'pip install -e ".[homework]")')
+# ... and, for an assignment whose key is encrypted (the graded set, a course's own folder).
+NEEDED_FOR_A_KEY = {"cryptography": "opens the encrypted key (Fernet, scrypt)"}
+# The homework extra's packages from the package index (the distribution itself is not there),
+# and the extra from a clone: commands that work today.
+INSTALL = install_hint("IPython")[2]
 
 
 class GraderUnavailable(LookupError):
@@ -30,17 +35,32 @@ def _installed(name):
         return False
 
 
-def missing_needs():
-    """The names of :data:`NEEDED` that this Python cannot import."""
-    return [name for name in NEEDED if not _installed(name)]
+def _has_key(assignment):
+    """Whether ``assignment`` (a shipped name, an assignment folder, or ``{question: points}``)
+    has an encrypted key."""
+    if isinstance(assignment, str):
+        from .assignments import ALL_ASSIGNMENTS, shipped
+
+        return assignment in ALL_ASSIGNMENTS and shipped(assignment).graded
+    return bool(getattr(assignment, "graded", False))
 
 
-def check_needs():
-    """Raise :class:`GraderUnavailable` if anything of :data:`NEEDED` is missing."""
-    missing = missing_needs()
+def missing_needs(assignment=None):
+    """The names of :data:`NEEDED` (and :data:`NEEDED_FOR_A_KEY` when ``assignment`` has an
+    encrypted key) that this Python cannot import."""
+    needed = {**NEEDED, **(NEEDED_FOR_A_KEY if _has_key(assignment) else {})}
+    return [name for name in needed if not _installed(name)]
+
+
+def check_needs(assignment=None):
+    """Raise :class:`GraderUnavailable` if anything the grader needs for ``assignment`` is
+    missing."""
+    missing = missing_needs(assignment)
     if missing:
-        why = "; ".join(f"{name} {NEEDED[name]}" for name in missing)
+        needed = {**NEEDED, **NEEDED_FOR_A_KEY}
+        why = "; ".join(f"{name} {needed[name]}" for name in missing)
         raise GraderUnavailable(
-            f"the grader cannot start: {', '.join(missing)} is not installed in this Python "
+            f"the grader cannot start: {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed in this Python "
             f"({why}). Install it with {INSTALL} and grade again; nothing was graded and no "
             "mark was written")
