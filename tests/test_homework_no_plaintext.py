@@ -1,4 +1,5 @@
-"""No plain-text key of the graded set anywhere a student can reach.
+"""No plain-text key of the graded set (nor of a shipped folder's own key) anywhere a student
+can reach.
 
 The fingerprints of the key are the pairs of consecutive lines of its decrypted source that
 carry a formula; none may appear in a file tracked by git (notebooks included: what the
@@ -36,10 +37,20 @@ def fingerprints():
     path = passphrase_file()
     if path is None:
         pytest.skip(NO_PASSPHRASE)
-    source = keys.decrypt(keys.ENCRYPTED.read_text(), path.read_text())
-    marks = {pair for pair in _pairs(source) if len(pair) >= MIN_FINGERPRINT
-             and not pair.startswith("#") and any(op in pair for op in "*/+-")}
+    def marks_of(key_file):
+        source = keys.decrypt(key_file.read_text(), path.read_text())
+        return {pair for pair in _pairs(source) if len(pair) >= MIN_FINGERPRINT
+                and not pair.startswith("#") and any(op in pair for op in "*/+-")}
+
+    marks = marks_of(keys.ENCRYPTED)
     assert len(marks) >= 16
+    # the shipped folders of a course's own format keep their keys encrypted alike
+    from mlnotes.homework.assignments import OWN, shipped
+
+    for name in OWN:
+        own = marks_of(shipped(name).key)
+        assert own, name
+        marks |= own
     return marks
 
 

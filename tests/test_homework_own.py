@@ -36,11 +36,24 @@ def _student(monkeypatch):
 
 
 def answer(a, b, half=True):
-    """A function for the question with the constants ``a`` and ``b`` written in."""
+    """A function for the question with the constants ``a`` and ``b`` written in, as a student
+    without the derivation could write it (this file holds no answer of the graded question):
+    classical MDS computed from its definition on the small sizes (with the 1/2 of B dropped,
+    ``half=False``: a likely mistake), any positive decreasing pair at the large ones (which
+    only the key judges)."""
     def mds_eigenvalues(Ns):
-        Ns = np.asarray(Ns, dtype=float)
-        scale = 0.5 if half else 1.0
-        return np.column_stack([scale * Ns * a**2, scale * Ns * b**2])
+        rows = []
+        for N in np.asarray(Ns):
+            if N > 1000:
+                rows.append([2.0, 1.0])
+                continue
+            theta = 2 * np.pi * np.arange(N) / N
+            X = np.column_stack([a * np.cos(theta), b * np.sin(theta)])
+            D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+            J = np.eye(N) - 1.0 / N
+            B = (-0.5 if half else -1.0) * J @ D2 @ J
+            rows.append(np.linalg.eigvalsh(B)[::-1][:2])
+        return np.array(rows)
     return mds_eigenvalues
 
 
@@ -113,9 +126,11 @@ def test_with_the_key_the_example_checks_itself_and_grades(with_key, tmp_path):
     other = next(s for s in ("bob", "chen", "dana", "eve")
                  if variants.variant(question, s) != mine)
     nb = json.loads((SHIPPED / "ellipse-graded" / "ellipse-graded.ipynb").read_text())
-    code = (f"import numpy as np\n\ndef mds_eigenvalues(Ns):\n    a, b = {mine['a']}, "
-            f"{mine['b']}\n    Ns = np.asarray(Ns, dtype=float)\n"
-            "    return np.column_stack([Ns * a**2 / 2, Ns * b**2 / 2])\n")
+    # the key's own function with alice's constants written in (only in this temporary notebook)
+    key = keys.decrypt((SHIPPED / "ellipse-graded" / "key.enc").read_text(),
+                       passphrase_file().read_text())
+    code = (key.split("\n\nREFERENCES")[0].replace("def mds_eigenvalues(", "def _key(")
+            + f"\n\n\ndef mds_eigenvalues(Ns):\n    return _key(Ns, {dict(mine)!r})\n")
     for cell in nb["cells"]:
         if "def mds_eigenvalues(" in "".join(cell["source"]):
             cell["source"] = code

@@ -389,8 +389,10 @@ def _own_question(table, name, where, checks, key, public=None):
                 and isinstance(m["diagnosis"], str)):
             raise AssignmentError(f"{what}: each mistake is a table {{answer = \"FUNCTION\", "
                                   f"diagnosis = \"TEXT\"}}, not {m!r}")
-        mistakes.append(Mistake(m["answer"], wrong=code("mistake", m["answer"]),
-                                diagnosis=m["diagnosis"]))
+        fn = code("mistake", m["answer"])
+        mistakes.append(Mistake(m["answer"], derive=fn, diagnosis=m["diagnosis"])
+                        if _from_expected(fn) else
+                        Mistake(m["answer"], wrong=fn, diagnosis=m["diagnosis"]))
     conceal = table.get("conceal", False)
     if not isinstance(conceal, bool):
         raise AssignmentError(f"{what}: conceal = {conceal!r}: give true or false")
@@ -402,6 +404,18 @@ def _own_question(table, name, where, checks, key, public=None):
         properties=tuple(properties), mistakes=tuple(mistakes), n_cases=cases, conceal=conceal,
         variant=variant)
     return question, params
+
+
+def _from_expected(fn):
+    """Whether the mistake function ``fn`` takes ``(expected, inputs)`` (the key's answer, a
+    tuple of arrays, and the case) rather than the case's arguments: a wrong answer that,
+    computed from the inputs, would spell out the right one."""
+    import inspect
+
+    try:
+        return list(inspect.signature(fn).parameters)[:2] == ["expected", "inputs"]
+    except (TypeError, ValueError):
+        return False
 
 
 def _function(what, label, fname, modules):
