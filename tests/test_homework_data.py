@@ -168,3 +168,28 @@ def test_grade_one_stages_the_data_and_without_it_the_notebook_fails(course, tmp
     control = json.loads((tmp_path / "control.json").read_text())
     assert control["score"] == 0
     assert "landmarks.csv" in json.dumps(control)
+
+
+def test_the_students_check_says_when_a_data_file_is_not_beside_the_notebook(
+        course, tmp_path, monkeypatch):
+    """A function that reads the data file by its bare name, checked in a kernel whose working
+    folder lacks it: the report says which file and where it belongs; beside it, it passes."""
+    from mlnotes.homework import student
+    from mlnotes.homework.student import run_check
+
+    monkeypatch.setitem(student._folder, "assignment", None)
+
+    def landmark_distances(X):
+        L = np.loadtxt("landmarks.csv", delimiter=",")
+        return ((X[:, None] - L[None]) ** 2).sum(-1)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    report = run_check("landmarks.distances", landmark_distances, seed=1, assignment=course)
+    assert not report.passed and "FileNotFoundError" in report.text()
+    assert (f"note: landmarks.csv, a data file of this assignment, is not in this kernel's "
+            f"working folder ({elsewhere})") in report.text()
+    monkeypatch.chdir(course)
+    report = run_check("landmarks.distances", landmark_distances, seed=1)  # the folder, kept
+    assert report.passed and "landmarks.csv" not in report.text()

@@ -239,6 +239,19 @@ def test_a_mistake_the_grader_accepts(work):
                  r"on every case")
 
 
+def test_a_mistake_derived_from_the_keys_answer(work):
+    """A mistake function taking (expected, inputs) derives its wrong answer from the key's
+    (a shipped folder's checks.py then spells out no answer); one equal to the key is refused."""
+    with open(work / "checks.py", "a") as f:
+        f.write("\n\ndef doubled(expected, inputs):\n    return 2 * expected[0]\n")
+    _edit(work / "assignment.toml", '    {answer = "distances_not_squared"',
+          '    {answer = "doubled", diagnosis = "twice the squared distances."},\n'
+          '    {answer = "distances_not_squared"')
+    assert self_test(load_assignment(work))[0].endswith("2 likely mistake(s) rejected")
+    _edit(work / "checks.py", "return 2 * expected[0]", "return expected[0]")
+    _fails(work, r"mistake 'doubled' of 'distances.squared' is accepted as right on every case")
+
+
 def test_inputs_that_are_not_the_stubs_arguments(work):
     _edit(work / "checks.py", 'return {"X": rng.normal(size=(n, d))}',
           'return {"points": rng.normal(size=(n, d))}')

@@ -8,9 +8,15 @@ An assignment folder holds
   its stub (``function``, ``signature``, ``docstring``), the generator of its hidden inputs and
   the properties every right answer has (names of functions of the checks module, or of
   :data:`BUILTIN_PROPERTIES`), the tolerance of the comparison with the key, and optional
-  likely mistakes with their diagnoses;
+  likely mistakes with their diagnoses; optionally a variant per student (``variant = {c =
+  [0.5, 2.0]}``: each constant drawn from its list by :mod:`~.variants`, passed to the key,
+  the mistakes and the properties as ``_variant``) and a student-side check (``check = [...]``:
+  the properties a student's :func:`~.student.check` tests without the key);
 * ``checks.py`` (the instructor's, only when a question needs code: its inputs, properties and
   mistakes); it runs in the grader, never beside graded code;
+* ``public.py`` (what students receive for their check: the inputs and properties of the
+  questions with a ``check``); :func:`release` copies it with ``check.json``, which
+  :func:`student_assignment` reads in the student's kernel;
 * the key: a Python source defining ``REFERENCES = {question name: function}``, stored only
   encrypted (:mod:`~.keys`: Fernet, scrypt; ``python -m mlnotes.homework encrypt-key``), opened
   with the course's passphrase (``--key-file`` or the environment, as for the graded set);
@@ -35,6 +41,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable, cast
 
 import numpy as np
 
@@ -601,6 +608,7 @@ def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
         record = {"format": RELEASED_FORMAT, "name": assignment.name,
                   "title": assignment.title, "notebook": assignment.notebook.name,
                   "public": assignment.public.name if assignment.public else None,
+                  "data": [path.name for path in assignment.data],
                   "questions": assignment.released}
         (out / RELEASED).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return sorted(p.name for p in out.iterdir())
@@ -656,7 +664,7 @@ def student_assignment(folder: str | os.PathLike) -> Assignment:
             student) else []
         questions[name] = Question(
             name=name, function=table["function"], signature=table["signature"].strip(),
-            docstring=str(table["docstring"]), make_inputs=make_inputs,
+            docstring=str(table["docstring"]), make_inputs=cast(Callable, make_inputs),
             reference=_KeyIsTheInstructors(name), compare=compare_close,
             tolerance=fixed_tolerance(float(table.get("rtol", DEFAULT_RTOL))),
             outputs=tuple(table.get("outputs", ["answer"])), properties=tuple(properties),
@@ -664,6 +672,7 @@ def student_assignment(folder: str | os.PathLike) -> Assignment:
             variant=_variant_drawer(table.get("variant"), name, []))
     return Assignment(record.get("name", folder.name), folder, record.get("title", ""),
                       folder / record.get("notebook", ""), questions, points,
+                      data=[folder / name for name in record.get("data", [])],
                       public=public and Path(public.__file__))
 
 

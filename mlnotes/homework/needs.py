@@ -45,14 +45,14 @@ def _has_key(assignment):
     return bool(getattr(assignment, "graded", False))
 
 
-def missing_needs(assignment=None):
+def missing_needs(assignment: object = None) -> list[str]:
     """The names of :data:`NEEDED` (and :data:`NEEDED_FOR_A_KEY` when ``assignment`` has an
     encrypted key) that this Python cannot import."""
     needed = {**NEEDED, **(NEEDED_FOR_A_KEY if _has_key(assignment) else {})}
     return [name for name in needed if not _installed(name)]
 
 
-def check_needs(assignment=None):
+def check_needs(assignment: object = None) -> None:
     """Raise :class:`GraderUnavailable` if anything the grader needs for ``assignment`` is
     missing."""
     missing = missing_needs(assignment)

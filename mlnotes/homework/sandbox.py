@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -571,7 +572,8 @@ def _copy_submitted(folder, work):
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
 
 
-def stage(tmp, data, submission):
+def stage(tmp: str | os.PathLike, data: Sequence[str | os.PathLike],
+          submission: tuple[str | os.PathLike, str] | None) -> tuple[str | None, str | None]:
     """``(folder, notebook's folder inside it)``: what graded code sees as its working folder.
 
     Without data files, the submitted folder itself (``(None, None)`` for a lone notebook).

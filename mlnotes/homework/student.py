@@ -17,7 +17,14 @@ import secrets
 
 from . import variants
 from .bank import get_question
-from .core import NOT_IMPLEMENTED, ReferenceUnavailable, Report, call_plain, evaluate_case
+from .core import (
+    NOT_IMPLEMENTED,
+    Question,
+    ReferenceUnavailable,
+    Report,
+    call_plain,
+    evaluate_case,
+)
 
 PRACTICE_KEY = "compared with the practice set's public key"
 GRADED_KEY = "compared with the graded set's key (the instructor's passphrase is set here)"
@@ -52,7 +59,7 @@ def _assignment(assignment):
     return student_assignment(assignment)
 
 
-def find_question(name, assignment=None):
+def find_question(name: str, assignment: object = None) -> Question:
     """The question ``name``: of ``assignment`` when given (see :func:`my_variant`), else of
     the package's bank, else of the folder given earlier in this kernel."""
     if assignment is not None:
@@ -148,8 +155,22 @@ def run_check(name, func, *, seed=None, student=None, assignment=None):
     if report.status != NOT_IMPLEMENTED:
         _attempted.add(name)
     if not report.passed and report.status != NOT_IMPLEMENTED:
-        report.notes += _helper_notes(question, func, seed)
+        report.notes += _helper_notes(question, func, seed) + _data_notes(name, assignment)
     return report
+
+
+def _data_notes(name, assignment):
+    """Where question ``name`` belongs to a course's folder whose data files are not in this
+    kernel's working folder: say so (the function may read one by its bare name)."""
+    folder = _assignment(assignment) if assignment is not None else _folder["assignment"]
+    if folder is None or name not in folder.questions:
+        return []
+    import os
+
+    missing = [p.name for p in folder.data if not os.path.exists(p.name)]
+    return [f"{', '.join(missing)}, a data file of this assignment, is not in this kernel's "
+            f"working folder ({os.getcwd()}): keep your notebook in the folder your instructor "
+            "released (the grader puts the data files beside your notebook)"] if missing else []
 
 
 def _key_line(question, cases):
