@@ -142,3 +142,26 @@ def test_with_the_key_the_example_checks_itself_and_grades(with_key, tmp_path):
                                                   tmp_path / "out" / "g.csv", jobs=1, seed=2)}
     assert results["alice"].total == 3 and results[other].total == 0
     assert "on the small sizes, agrees with classical MDS" in results[other].results[0].feedback
+
+
+def test_a_question_without_a_student_side_check_says_so(tmp_path):
+    """A released question that declares no check: ``check`` says it is checked when graded
+    (never a traceback, never a verdict)."""
+    from test_homework_guide import GUIDE, guide_files
+
+    folder = tmp_path / "distances"
+    for path, body in guide_files(GUIDE.read_text()).items():
+        if path.startswith("distances/"):
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(body)
+    (folder / "key.enc").write_text(keys.encrypt("REFERENCES = {}\n", "throw-away"))
+    from mlnotes.homework.folder import new_notebook
+
+    new_notebook(load_assignment(folder))
+    out = tmp_path / "release"
+    release(load_assignment(folder), out)
+    with pytest.raises(ValueError, match=r"distances.squared has no check in your copy of the "
+                                         r"assignment \(its checks need the key, which is your "
+                                         r"instructor's\): your function is checked when your "
+                                         r"work is graded"):
+        run_check("distances.squared", lambda X: X, assignment=out)

@@ -583,8 +583,8 @@ def new_notebook(assignment: Assignment, out: str | os.PathLike | None = None) -
 
 def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
     """Copy what students get into the new folder ``out``: the student notebook (solutions
-    stripped, outputs cleared), the data files and, where a question has a variant or a
-    student-side check, the public module and ``check.json`` (what their ``check`` needs:
+    stripped, outputs cleared), the data files and, where the folder defines questions, the
+    public module (if any) and ``check.json`` (what their ``check`` and ``my_variant`` need:
     each question's stub, inputs' name, variant and student-side properties); never the key,
     the checks module or the specification."""
     from .notebook import student_version
@@ -602,7 +602,7 @@ def release(assignment: Assignment, out: str | os.PathLike) -> list[str]:
         json.dumps(student_version(nb), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for path in assignment.data:
         shutil.copyfile(path, out / path.name)
-    if any("variant" in q or "check" in q for q in assignment.released):
+    if any("function" in q for q in assignment.released):  # questions of the folder's own
         if assignment.public is not None:
             shutil.copyfile(assignment.public, out / assignment.public.name)
         record = {"format": RELEASED_FORMAT, "name": assignment.name,

@@ -34,9 +34,9 @@ NO_STUDENT = ("{name} has a variant per student: first run my_variant(\"your id\
               "mlnotes.homework import my_variant), with the id your course grades you by (the "
               "name of your submission), and use the constants it prints")
 
-NO_STUDENT_CHECK = ("{name} has no check in your copy of the assignment (it needs nothing but "
-                    "the key, which is your instructor's): your function is checked when your "
-                    "work is graded")
+NO_STUDENT_CHECK = ("{name} has no check in your copy of the assignment (its checks need the "
+                    "key, which is your instructor's): your function is checked when your work "
+                    "is graded")
 
 SEED_BITS = 31
 # The questions checked in this kernel: a practice solution is shown only after an attempt.
@@ -155,22 +155,26 @@ def run_check(name, func, *, seed=None, student=None, assignment=None):
     if report.status != NOT_IMPLEMENTED:
         _attempted.add(name)
     if not report.passed and report.status != NOT_IMPLEMENTED:
-        report.notes += _helper_notes(question, func, seed) + _data_notes(name, assignment)
+        report.notes += _helper_notes(question, func, seed) + _data_notes(name)
     return report
 
 
-def _data_notes(name, assignment):
+def _data_notes(name):
     """Where question ``name`` belongs to a course's folder whose data files are not in this
     kernel's working folder: say so (the function may read one by its bare name)."""
-    folder = _assignment(assignment) if assignment is not None else _folder["assignment"]
+    folder = _folder["assignment"]  # find_question keeps the one given
     if folder is None or name not in folder.questions:
         return []
     import os
 
     missing = [p.name for p in folder.data if not os.path.exists(p.name)]
-    return [f"{', '.join(missing)}, a data file of this assignment, is not in this kernel's "
-            f"working folder ({os.getcwd()}): keep your notebook in the folder your instructor "
-            "released (the grader puts the data files beside your notebook)"] if missing else []
+    if not missing:
+        return []
+    what = ("a data file of this assignment, is" if len(missing) == 1 else
+            "data files of this assignment, are")
+    return [f"{', '.join(missing)}, {what} not in this kernel's working folder "
+            f"({os.getcwd()}): keep your notebook in the folder your instructor released (the "
+            "grader puts the data files beside your notebook)"]
 
 
 def _key_line(question, cases):
