@@ -39,7 +39,8 @@ check-assignment --assignment-dir DIR [--key-file FILE]
 new-notebook --assignment-dir DIR [--out NOTEBOOK]
     Write a starting student notebook from the specification (each question's text and stub).
 release --assignment-dir DIR --out RELEASE_DIR
-    Copy what students get (the student notebook, solutions stripped, and the data files).
+    Copy what students get (the student notebook, solutions stripped, the data files, and for
+    a folder's own questions public.py and check.json: their check and variants, no key).
 """
 
 import argparse
