@@ -193,3 +193,45 @@ def test_the_students_check_says_when_a_data_file_is_not_beside_the_notebook(
     monkeypatch.chdir(course)
     report = run_check("landmarks.distances", landmark_distances, seed=1)  # the folder, kept
     assert report.passed and "landmarks.csv" not in report.text()
+
+
+def test_the_working_folder_is_made_of_copies_only(tmp_path, monkeypatch):
+    """``stage`` without running anything: a lone notebook gets the data files alone; a folder
+    is copied (its own file wins, a link stays a link and is never followed, a hard-linked file
+    and a pipe are left out) with the missing data beside the notebook; a folder too large is
+    refused with a reason; without data files nothing is copied."""
+    import os
+
+    from mlnotes.homework import sandbox
+
+    data = tmp_path / "course" / "landmarks.csv"
+    data.parent.mkdir()
+    data.write_text("0,0\n")
+    (tmp_path / "course" / "key.enc").write_text("secret")
+    subs = tmp_path / "subs"
+    folder = subs / "carol"
+    (folder / "hw").mkdir(parents=True)
+    (folder / "hw" / "hw.ipynb").write_text("{}")
+    (folder / "hw" / "landmarks.csv").write_text("1,1\n")
+    (folder / "hw" / "extra.csv").write_text("2,2\n")
+    os.symlink(str(tmp_path / "course" / "key.enc"), folder / "hw" / "key.enc")
+    os.link(tmp_path / "course" / "key.enc", folder / "hw" / "hard.enc")
+    os.mkfifo(folder / "hw" / "pipe")
+    assert sandbox.stage(tmp_path / "t0", [], (subs, "carol/hw/hw.ipynb")) == (
+        str(folder), "hw")  # no data: the folder itself, as before
+    lone = tmp_path / "t1"
+    lone.mkdir()
+    work, cwd = sandbox.stage(lone, [data], (subs, "alice.ipynb"))
+    assert cwd == "." and sorted(os.listdir(work)) == ["landmarks.csv"]
+    other = tmp_path / "t2"
+    other.mkdir()
+    work, cwd = sandbox.stage(other, [data], (subs, "carol/hw/hw.ipynb"))
+    here = os.path.join(work, cwd)
+    assert sorted(os.listdir(here)) == ["extra.csv", "hw.ipynb", "key.enc", "landmarks.csv"]
+    assert open(os.path.join(here, "landmarks.csv")).read() == "1,1\n"  # carol's own wins
+    assert os.path.islink(os.path.join(here, "key.enc"))  # a link, as submitted, not its target
+    monkeypatch.setattr(sandbox, "STAGE_ENTRIES", 3)
+    big = tmp_path / "t3"
+    big.mkdir()
+    with pytest.raises(sandbox.StageError, match="the submitted folder holds more than 3 files"):
+        sandbox.stage(big, [data], (subs, "carol/hw/hw.ipynb"))
