@@ -122,3 +122,15 @@ def test_the_grader_refuses_to_start_without_what_it_needs(tmp_path, refused, as
         assert 'pip install "ipython>=8.12" "cryptography>=42"' in install_hint("IPython")[2]
         assert f"Install it with {install_hint('IPython')[2]}" in " ".join(run.stderr.split())
     assert not (tmp_path / "out").exists() and not (tmp_path / "one").exists()
+
+
+def test_what_the_grader_needs_depends_on_the_key(monkeypatch):
+    """cryptography is needed exactly where a key is: the graded set, a course's folder with a
+    key, the graded set's questions named alone; never for the practice set."""
+    from mlnotes.homework import needs
+
+    monkeypatch.setattr(needs, "_installed", lambda name: name != "cryptography")
+    for assignment in ("spectral-graded", "ellipse-graded", {"graded.circulant_spectrum": 2}):
+        assert needs.missing_needs(assignment) == ["cryptography"], assignment
+    for assignment in ("sne", {"kernels.double_center": 1}, None):
+        assert needs.missing_needs(assignment) == [], assignment

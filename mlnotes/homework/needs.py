@@ -42,6 +42,12 @@ def _has_key(assignment):
         from .assignments import ALL_ASSIGNMENTS, shipped
 
         return assignment in ALL_ASSIGNMENTS and shipped(assignment).graded
+    if isinstance(assignment, dict):  # the package's questions: any of the graded set's
+        from .bank import QUESTIONS
+        from .keys import GradedReference
+
+        return any(isinstance(getattr(QUESTIONS.get(name), "reference", None), GradedReference)
+                   for name in assignment)
     return bool(getattr(assignment, "graded", False))
 
 
