@@ -566,8 +566,12 @@ def _copy_submitted(folder, work):
                     raise StageError(f"the submitted folder holds more than "
                                      f"{STAGE_BYTES // 2**20} MB")
                 fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                with os.fdopen(fd, "rb") as src, open(target, "xb") as dst:
-                    shutil.copyfileobj(src, dst)
+                with os.fdopen(fd, "rb") as src:
+                    opened = os.fstat(src.fileno())  # still the file that was looked at
+                    if (opened.st_ino, opened.st_dev) != (info.st_ino, info.st_dev):
+                        continue
+                    with open(target, "xb") as dst:
+                        shutil.copyfileobj(src, dst)
                 os.chmod(target, 0o644)
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
 

@@ -13,8 +13,10 @@ from bind mounts and moves into it (``pivot_root``): only what this module lists
   it restricts);
 * ``/dev/null``, ``/dev/zero``, ``/dev/full``, ``/dev/random``, ``/dev/urandom``;
 * the submission's own folder (a folder submission: the notebook with the data files and
-  modules shipped beside it), read-only at :data:`SUBMISSION`, the working directory and the
-  first entry of ``sys.path`` as in a Jupyter kernel;
+  modules shipped beside it; where the assignment has data files, a private copy of it, or of
+  nothing for a lone notebook, with those files beside the notebook:
+  :func:`mlnotes.homework.sandbox.stage`), read-only at :data:`SUBMISSION`, the working
+  directory and the first entry of ``sys.path`` as in a Jupyter kernel;
 * a private writable scratch (the child's temporary folder, also its home) and ``/dev/shm``,
   small file systems in memory that no other process sees.
 
