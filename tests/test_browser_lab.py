@@ -259,6 +259,19 @@ RAW_MYST = {
     "option": re.compile(r"^:(?:label|class|nonumber|name):", re.MULTILINE),
     "display maths": re.compile(r"\$\$"),
 }
+MARKDOWN_PAGES = sorted(p.name for p in (ROOT / "book").glob("*.md"))
+OPEN_MARKDOWN_JS = """async path => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) w.dispose();
+  const widget = await app.commands.execute('docmanager:open',
+                                            {path, factory: 'Markdown Preview'});
+  await widget.context.ready;
+  return true;
+}"""
+# what jupyterlab-myst marks "Cross Reference Not Found" / "Citation Not Found" (its title)
+UNRESOLVED_JS = """() => [...window.jupyterapp.shell.currentWidget.node.querySelectorAll(
+  '.myst [title]')].filter(e => /not found/i.test(e.title))
+  .map(e => e.title + ': ' + e.innerText.trim())"""
 # A notebook that refers to a theorem of another chapter with the role (what the chapters no
 # longer do): the check must see it as unresolved.
 UNRESOLVED_MUTANT = "mutant_unresolved_reference.ipynb"
@@ -321,7 +334,7 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
                 "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                                  "checkForUpdates": False}}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    report, raw, modified, missing = {}, [], [], []
+    report, raw, modified, missing, pages_unresolved = {}, [], [], [], {}
     with run_lab(root, "--LabApp.expose_app_in_browser=True", settings=settings) as (base, token):
         page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
         host = urlparse(base).netloc
@@ -348,6 +361,13 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
             report[name] = {**state, "raw": found, "unresolved": len(state["unresolved"]),
                             "unresolved_examples": state["unresolved"][:5]}
         page.evaluate(OPEN_CHAPTER_JS.replace("const panel", "return true; const panel"), "")
+        for name in MARKDOWN_PAGES:  # the book's Markdown pages, in the Markdown preview
+            page.evaluate(OPEN_MARKDOWN_JS, name)
+            if not wait_until(page, "() => window.jupyterapp.shell.currentWidget?.node"
+                                    ".querySelector('.myst')", timeout=30_000):
+                missing.append(name)
+                continue
+            pages_unresolved[name] = page.evaluate(UNRESOLVED_JS)
         page.context.close()
     (ARTIFACTS / "myst_report.json").write_text(json.dumps(report, indent=1))
     assert not missing, f"chapters whose markdown did not render within 30 s: {missing}"
@@ -356,6 +376,7 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
         f"{report[UNRESOLVED_MUTANT]}")
     unresolved = {name: r["unresolved_examples"] for name, r in report.items()
                   if r["unresolved"] and name != UNRESOLVED_MUTANT}
+    unresolved |= {name: found[:5] for name, found in pages_unresolved.items() if found}
     assert not unresolved, ("references or citations JupyterLab shows as 'Not Found' "
                             f"(.dev/lab_references.py rewrites them): {unresolved}")
     assert not raw, f"MyST source visible in JupyterLab: {raw}"
