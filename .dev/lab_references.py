@@ -13,8 +13,9 @@ rewrites exactly those roles, in place, as Markdown links::
 with the text the book prints for the role, read from a build made with
 ``MLNOTES_REFERENCE_TEXTS=texts.json`` (book/_ext/lablinks.py writes it). The book turns each
 link back into that role, and warns (an error under ``-W``) when the text is not what it prints.
-Roles Lab resolves itself (a theorem or equation of the same notebook) and roles with their own
-text (``{ref}`the proof <label>```) are left as they are. Only the role's own characters change,
+A ``{ref}`words <label>``` to another page becomes ``[words](page.ipynb#label)`` (Lab showed
+the words as a link to nowhere; now it opens the page). Roles Lab resolves itself (a theorem or
+equation of the same notebook) are left as they are. Only the role's own characters change,
 so a diff shows one change per reference. tests/test_lab_references.py fails on any role left
 that Lab cannot render.
 
@@ -32,6 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 ROLE_RE = re.compile(r"\{(?P<role>prf:ref|ref|numref|eq|cite:p|cite:t)\}`(?P<target>[^`<>]+)`")
+# {ref}`words <label>`: JupyterLab shows the words, as a link that goes nowhere when the label
+# is outside the page; a link [words](chapter.ipynb#label) opens the chapter
+EXPLICIT_RE = re.compile(r"\{ref\}`(?P<text>[^`<>]+?)\s*<(?P<target>[^`<>]+)>`")
 TARGET_RE = re.compile(r"^\((?P<label>[\w:-]+)\)=\s*$", re.MULTILINE)
 DIRECTIVE_LABEL_RE = re.compile(r"^:label:\s*(?P<label>\S+)\s*$", re.MULTILINE)
 EQUATION_LABEL_RE = re.compile(r"\$\$\s*\((?P<label>[\w:-]+)\)")
@@ -77,6 +81,13 @@ def cannot_render(path):
             if m["role"].startswith("cite:") or m["target"] not in local:
                 found.append((m["role"], m["target"]))
     return found
+
+
+def explicit_elsewhere(path):
+    """The ``{ref}`words <label>``` of ``path`` whose label is outside it: (words, label)."""
+    local = lab_labels(path)
+    return [(m["text"], m["target"]) for text in markdown_sources(path)
+            for m in EXPLICIT_RE.finditer(text) if m["target"] not in local]
 
 
 def _docname(path):
@@ -131,7 +142,7 @@ def link_for(path, role, target, texts, defined):
 
 def rewrite(path, texts, defined):
     """Rewrite the roles of ``path`` Lab cannot render; returns how many changed."""
-    todo = set(cannot_render(path))
+    todo, elsewhere = set(cannot_render(path)), set(explicit_elsewhere(path))
     changed = 0
 
     def sub(m):
@@ -141,6 +152,17 @@ def rewrite(path, texts, defined):
         changed += 1
         return link_for(path, m["role"], m["target"], texts, defined)
 
+    def sub_explicit(m):
+        nonlocal changed
+        if (m["text"], m["target"]) not in elsewhere:
+            return m.group(0)
+        changed += 1
+        owner = defined[m["target"]]
+        return f"[{m['text']}]({owner.relative_to(path.parent).as_posix()}#{m['target']})"
+
+    def fix(line):
+        return EXPLICIT_RE.sub(sub_explicit, ROLE_RE.sub(sub, line))
+
     if path.suffix == ".ipynb":
         raw = path.read_text(encoding="utf-8")
         nb = json.loads(raw)
@@ -148,14 +170,14 @@ def rewrite(path, texts, defined):
             if cell["cell_type"] != "markdown":
                 continue
             lines = cell["source"] if isinstance(cell["source"], list) else [cell["source"]]
-            new = [ROLE_RE.sub(sub, line) for line in lines]
+            new = [fix(line) for line in lines]
             cell["source"] = new if isinstance(cell["source"], list) else new[0]
         if changed:
             path.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                             encoding="utf-8")
     else:
         text = path.read_text(encoding="utf-8")
-        new = ROLE_RE.sub(sub, text)
+        new = fix(text)
         if changed:
             path.write_text(new, encoding="utf-8")
     return changed

@@ -39,10 +39,12 @@ def _bib_keys():
 
 
 def test_no_page_keeps_a_reference_jupyterlab_shows_as_not_found():
-    left = {p.relative_to(BOOK).as_posix(): refs.cannot_render(p)[:5] for p in refs.pages()}
+    left = {p.relative_to(BOOK).as_posix(): [*refs.cannot_render(p), *refs.explicit_elsewhere(p)][:5]
+            for p in refs.pages()}
     left = {name: roles for name, roles in left.items() if roles}
     assert not left, ("roles JupyterLab shows as 'Not Found' (a label outside the notebook, "
-                      "or a citation); run .dev/lab_references.py (its docstring says how): "
+                      "or a citation) or as a link to nowhere ({ref}`words <label>` to another "
+                      "page); run .dev/lab_references.py (its docstring says how): "
                       f"{left}")
 
 
@@ -84,6 +86,7 @@ def test_the_detector_finds_what_jupyterlab_cannot_render(tmp_path, monkeypatch)
     assert sorted(refs.cannot_render(page)) == [
         ("cite:p", "a,b"), ("cite:t", "pearson1901lines"), ("prf:ref", "b-thm"),
         ("ref", "chap-a")]
+    assert refs.explicit_elsewhere(page) == [("the text", "b-thm")]
 
 
 SPHINX_CONF = """
@@ -103,12 +106,16 @@ BIB = "@article{pearson1901lines, author={Karl Pearson}, title={Lines}, journal=
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 GOOD = ("[Theorem 1.2](a.md#a-thm2), [(1.1)](a.md#a-eq), [A](a.md#a-title), [Fig. 2.1](#b-fig), "
-        "[Pearson [1901]](#pearson1901lines), [[Pearson, 1901]](#pearson1901lines)")
+        "[Pearson [1901]](#pearson1901lines), [[Pearson, 1901]](#pearson1901lines), "
+        "[the first chapter](a.md#a-title)")
 # each a careless or stale link: a renumbered theorem, equation or figure (of another page, of
-# the same page), a wrong year, a label that lives in another page than the link names
+# the same page), a wrong year, a label that lives in another page than the link names, a
+# section number the book does not print (a section's link may carry its own words, as
+# {ref}`words <label>`, but never a number)
 STALE = ["[Theorem 1.1](a.md#a-thm2)", "[(1.2)](a.md#a-eq)", "[Fig. 2.2](#b-fig)",
          "[Fig. 3.2](#c-fig)",
-         "[Pearson (1902)](#pearson1901lines)", "[Theorem 1.2](b.md#a-thm2)"]
+         "[Pearson (1902)](#pearson1901lines)", "[Theorem 1.2](b.md#a-thm2)",
+         "[Section 7](a.md#a-title)"]
 
 
 def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_print(tmp_path):
@@ -147,3 +154,6 @@ def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_pr
     assert 'href="a.html#a-thm2">Theorem 1.2</a>' in html  # as {prf:ref} renders it
     assert '<span class="std std-numref">Fig. 2.1</span>' in html  # as {numref}
     assert html.count('class="bibtex-citation"') == 2  # as {cite:t} and {cite:p}
+    # as {ref}`the first chapter <a-title>`
+    assert ('href="a.html#a-title"><span class="std std-ref">the first chapter</span></a>'
+            in html)

@@ -15,6 +15,8 @@ JupyterLab shows the text and opens the chapter; the book resolves each link her
 myst-parser's and Sphinx's resolvers run, as exactly the role it stands for (``prf:ref``,
 ``std:ref``, ``std:numref``, ``math:eq``, ``cite:p`` or ``cite:t``: the one whose rendering is
 the link's text), so the page shows the same reference, number and hover title as the role.
+A link to a section (or any ``std`` label) whose text does not read as a number or a citation is
+``{ref}`its words <label>```: ``[E41](errata.ipynb#errata-e41)``.
 A link whose text is none of those renderings (a renumbered theorem, a moved section, a typo)
 or whose chapter does not hold the label is a build warning, an error under ``-W``: the text a
 notebook reader sees cannot go stale.
@@ -40,6 +42,9 @@ logger = logging.getLogger(__name__)
 ROLES = (("prf", "ref"), ("math", "eq"), ("std", "numref"), ("std", "ref"), ("cite", "p"),
          ("cite", "t"))
 ENV_TEXTS = "MLNOTES_REFERENCE_TEXTS"
+# Text that reads as a number the book assigns: a link with such a text must print exactly that
+# (never taken as the link's own words, which would let a stale number through).
+NUMBERED_RE = re.compile(r"^(?:[A-Z][a-z]+\.? \d+(?:\.\d+)*|\(\d+(?:\.\d+)*\))$|\[\d{4}|\d{4}[a-z]?\]")
 
 
 def _plain(text):
@@ -74,6 +79,18 @@ def _resolve(app, env, docname, domain, typ, label):
                                                        xref, contnode)
     except Exception:
         return None
+
+
+def _resolve_explicit(app, env, docname, label, link):
+    """What ``{ref}`words <label>``` renders to, the words being the link's text."""
+    text = _plain(link.astext())
+    contnode = nodes.inline(text, text, classes=["xref", "std", "std-ref"])
+    xref = addnodes.pending_xref("", contnode, refdomain="std", reftype="ref",
+                                 reftarget=label, refexplicit=True, refwarn=False,
+                                 refdoc=docname)
+    with logging.suppress_logging():
+        return env.get_domain("std").resolve_xref(env, docname, app.builder, "ref", label,
+                                                  xref, contnode)
 
 
 class NoteAnchorTargets(SphinxTransform):
@@ -133,6 +150,11 @@ class LabLinks(SphinxPostTransform):
                     break
                 seen.append(f"{{{domain}:{typ}}} prints {_plain(result.astext())!r}")
             else:
+                if owners["std"] and not NUMBERED_RE.search(text):  # {ref}`words <label>`
+                    result = _resolve_explicit(app, env, env.docname, label, node)
+                    if result is not None:
+                        node.replace_self(result)
+                        continue
                 logger.warning(f"link text {text!r} for {label!r} is not what the book prints "
                                f"({'; '.join(seen)}): write that text, or the role itself for "
                                f"a reference within the same notebook [lablink]",
