@@ -105,17 +105,20 @@ BIB = "@article{pearson1901lines, author={Karl Pearson}, title={Lines}, journal=
 # 1x1 PNG for a figure of the small build
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
-GOOD = ("[Theorem 1.2](a.md#a-thm2), [(1.1)](a.md#a-eq), [A](a.md#a-title), [Fig. 2.1](#b-fig), "
+GOOD = ("[Theorem 1.2](a.md#a-thm2), [(1.1)](a.md#a-eq), [Alpha](a.md#a-title), [Fig. 2.1](#b-fig), "
         "[Pearson [1901]](#pearson1901lines), [[Pearson, 1901]](#pearson1901lines), "
-        "[the first chapter](a.md#a-title)")
+        "[the Alpha chapter](a.md#a-title), [the remark on dots](a.md#a-para), "
+        "[Erratum E35](a.md#a-e35)")
 # each a careless or stale link: a renumbered theorem, equation or figure (of another page, of
 # the same page), a wrong year, a label that lives in another page than the link names, a
-# section number the book does not print (a section's link may carry its own words, as
-# {ref}`words <label>`, but never a number)
+# section number the book does not print, a section renamed since (a section's link may carry
+# its own words, as {ref}`words <label>`, if they hold the section's title and no number; a
+# paragraph's label, any words but a number; an erratum renumbered)
 STALE = ["[Theorem 1.1](a.md#a-thm2)", "[(1.2)](a.md#a-eq)", "[Fig. 2.2](#b-fig)",
          "[Fig. 3.2](#c-fig)",
          "[Pearson (1902)](#pearson1901lines)", "[Theorem 1.2](b.md#a-thm2)",
-         "[Section 7](a.md#a-title)"]
+         "[Section 7](a.md#a-title)", "[the Beta chapter](a.md#a-title)",
+         "[Remark 3](a.md#a-para)", "[Erratum E36](a.md#a-e35)"]
 
 
 def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_print(tmp_path):
@@ -129,8 +132,10 @@ def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_pr
     (tmp_path / "index.md").write_text(
         "# Book\n\n```{toctree}\n:numbered:\na\nb\nc\n```\n", encoding="utf-8")
     (tmp_path / "a.md").write_text(
-        "(a-title)=\n# A\n\n```{prf:theorem} T\n:label: a-thm\nx\n```\n\n"
+        "(a-title)=\n# Alpha\n\n```{prf:theorem} T\n:label: a-thm\nx\n```\n\n"
         "```{prf:theorem} U\n:label: a-thm2\ny\n```\n\n$$\nx\n$$ (a-eq)\n\n"
+        "(a-para)=\nA paragraph with a label and no title.\n\n"
+        "(a-e35)=\n## E35. A slip in the notes\n\n"
         "```{bibliography}\n:all:\n```\n", encoding="utf-8")
     (tmp_path / "b.md").write_text(
         f"# B\n\n```{{figure}} dot.png\n:name: b-fig\n\nA dot.\n```\n\n{GOOD}\n",
@@ -154,6 +159,6 @@ def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_pr
     assert 'href="a.html#a-thm2">Theorem 1.2</a>' in html  # as {prf:ref} renders it
     assert '<span class="std std-numref">Fig. 2.1</span>' in html  # as {numref}
     assert html.count('class="bibtex-citation"') == 2  # as {cite:t} and {cite:p}
-    # as {ref}`the first chapter <a-title>`
-    assert ('href="a.html#a-title"><span class="std std-ref">the first chapter</span></a>'
+    # as {ref}`the Alpha chapter <a-title>`
+    assert ('href="a.html#a-title"><span class="std std-ref">the Alpha chapter</span></a>'
             in html)

@@ -15,8 +15,11 @@ JupyterLab shows the text and opens the chapter; the book resolves each link her
 myst-parser's and Sphinx's resolvers run, as exactly the role it stands for (``prf:ref``,
 ``std:ref``, ``std:numref``, ``math:eq``, ``cite:p`` or ``cite:t``: the one whose rendering is
 the link's text), so the page shows the same reference, number and hover title as the role.
-A link to a section (or any ``std`` label) whose text does not read as a number or a citation is
-``{ref}`its words <label>```: ``[E41](errata.ipynb#errata-e41)``.
+A link to a section whose words name it (they hold its title or its lead, or are part of it) and
+do not read as a number is ``{ref}`its words <label>```: ``[Erratum E35](errata.ipynb#errata-e35)``
+for the section "E35. The linear autoencoder ...";
+a renamed section is a warning like a renumbered theorem. A label before a paragraph (no title)
+takes any words that do not read as a number.
 A link whose text is none of those renderings (a renumbered theorem, a moved section, a typo)
 or whose chapter does not hold the label is a build warning, an error under ``-W``: the text a
 notebook reader sees cannot go stale.
@@ -81,6 +84,16 @@ def _resolve(app, env, docname, domain, typ, label):
         return None
 
 
+def _names(words, title):
+    """Whether ``words`` name the section ``title``: one holds the other, or the words hold
+    the title's lead ("E35" of "E35. The linear autoencoder ...")."""
+    def within(part, whole):
+        return bool(part) and re.search(rf"(?<!\w){re.escape(part)}(?!\w)", whole,
+                                        re.IGNORECASE) is not None
+    lead = re.split(r"[.:]\s", title, maxsplit=1)[0]
+    return within(title, words) or within(words, title) or within(lead, words)
+
+
 def _resolve_explicit(app, env, docname, label, link):
     """What ``{ref}`words <label>``` renders to, the words being the link's text."""
     text = _plain(link.astext())
@@ -138,7 +151,7 @@ class LabLinks(SphinxPostTransform):
                                type="mlnotes", subtype="lablink")
                 node.replace_self(nodes.inline("", "", *node.deepcopy().children))
                 continue
-            text, seen = _plain(node.astext()), []
+            text, seen, title = _plain(node.astext()), [], None
             for domain, typ in ROLES:
                 if not owners[domain]:
                     continue
@@ -148,9 +161,16 @@ class LabLinks(SphinxPostTransform):
                 if _plain(result.astext()) == text:
                     node.replace_self(result)
                     break
+                if (domain, typ) == ("std", "ref"):
+                    title = _plain(result.astext())
                 seen.append(f"{{{domain}:{typ}}} prints {_plain(result.astext())!r}")
             else:
-                if owners["std"] and not NUMBERED_RE.search(text):  # {ref}`words <label>`
+                # {ref}`words <label>`: words that name the section ("Erratum E35" for the
+                # section "E35. The linear autoencoder ..."), never a number, so a renamed or
+                # renumbered section is a warning too; a label without a title (before a
+                # paragraph) takes any words
+                named = title is None or _names(text, title)
+                if owners["std"] and named and not NUMBERED_RE.search(text):
                     result = _resolve_explicit(app, env, env.docname, label, node)
                     if result is not None:
                         node.replace_self(result)
