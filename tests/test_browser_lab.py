@@ -259,6 +259,22 @@ RAW_MYST = {
     "option": re.compile(r"^:(?:label|class|nonumber|name):", re.MULTILINE),
     "display maths": re.compile(r"\$\$"),
 }
+MARKDOWN_PAGES = sorted(p.name for p in (ROOT / "book").glob("*.md"))
+OPEN_MARKDOWN_JS = """async path => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) w.dispose();
+  const widget = await app.commands.execute('docmanager:open',
+                                            {path, factory: 'Markdown Preview'});
+  await widget.context.ready;
+  return true;
+}"""
+# what jupyterlab-myst marks "Cross Reference Not Found" / "Citation Not Found" (its title)
+UNRESOLVED_JS = """() => [...window.jupyterapp.shell.currentWidget.node.querySelectorAll(
+  '.myst [title]')].filter(e => /not found/i.test(e.title))
+  .map(e => e.title + ': ' + e.innerText.trim())"""
+# A notebook that refers to a theorem of another chapter with the role (what the chapters no
+# longer do): the check must see it as unresolved.
+UNRESOLVED_MUTANT = "mutant_unresolved_reference.ipynb"
 OPEN_CHAPTER_JS = """async path => {
   const app = window.jupyterapp;
   for (const w of [...app.shell.widgets('main')]) { await w.sessionContext?.shutdown(); w.dispose(); }
@@ -296,7 +312,10 @@ STATE_JS = """() => {
 def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(browser,
                                                                            tmp_path):
     """jupyterlab-myst renders every chapter's directives, roles and labels (no MyST source is
-    visible), and opening a chapter (its kernel connected) leaves it unmodified."""
+    visible), every reference and citation reads as text (none "Not Found": references outside
+    a notebook and citations are links with the book's text, tests/test_lab_references.py),
+    and opening a chapter (its kernel connected) leaves it unmodified. A notebook with one
+    reference to another chapter's theorem shows the check can fail."""
     root = tmp_path / "book"
     shutil.copytree(ROOT / "book", root, ignore=shutil.ignore_patterns("_build", "*.pdf"))
     for name in CHAPTERS:  # the markup is the subject: the saved outputs only cost rendering
@@ -306,11 +325,16 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
                 cell["outputs"], cell["execution_count"] = [], None
         (root / name).write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False)
                                  + "\n", encoding="utf-8")
+    mutant = {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
+                         "source": "Ky Fan's theorem ({prf:ref}`thm-ky-fan`) is in PCA."}],
+              "metadata": json.loads((root / CHAPTERS[0]).read_text(encoding="utf-8"))[
+                  "metadata"], "nbformat": 4, "nbformat_minor": 5}
+    (root / UNRESOLVED_MUTANT).write_text(json.dumps(mutant), encoding="utf-8")
     settings = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
                 "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                                  "checkForUpdates": False}}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    report, raw, modified, missing = {}, [], [], []
+    report, raw, modified, missing, pages_unresolved = {}, [], [], [], {}
     with run_lab(root, "--LabApp.expose_app_in_browser=True", settings=settings) as (base, token):
         page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
         host = urlparse(base).netloc
@@ -320,7 +344,7 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
                                timeout=60_000)
         page.evaluate("() => window.jupyterapp.started")
-        for name in CHAPTERS:
+        for name in [*CHAPTERS, UNRESOLVED_MUTANT]:
             page.evaluate(OPEN_CHAPTER_JS, name)
             if not wait_until(page, RENDERED_JS, timeout=30_000):
                 missing.append(name)
@@ -337,9 +361,24 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
             report[name] = {**state, "raw": found, "unresolved": len(state["unresolved"]),
                             "unresolved_examples": state["unresolved"][:5]}
         page.evaluate(OPEN_CHAPTER_JS.replace("const panel", "return true; const panel"), "")
+        for name in MARKDOWN_PAGES:  # the book's Markdown pages, in the Markdown preview
+            page.evaluate(OPEN_MARKDOWN_JS, name)
+            if not wait_until(page, "() => window.jupyterapp.shell.currentWidget?.node"
+                                    ".querySelector('.myst')", timeout=30_000):
+                missing.append(name)
+                continue
+            pages_unresolved[name] = page.evaluate(UNRESOLVED_JS)
         page.context.close()
     (ARTIFACTS / "myst_report.json").write_text(json.dumps(report, indent=1))
     assert not missing, f"chapters whose markdown did not render within 30 s: {missing}"
+    assert report[UNRESOLVED_MUTANT]["unresolved"] == 1, (
+        f"the mutant's reference to another chapter was not seen as unresolved: "
+        f"{report[UNRESOLVED_MUTANT]}")
+    unresolved = {name: r["unresolved_examples"] for name, r in report.items()
+                  if r["unresolved"] and name != UNRESOLVED_MUTANT}
+    unresolved |= {name: found[:5] for name, found in pages_unresolved.items() if found}
+    assert not unresolved, ("references or citations JupyterLab shows as 'Not Found' "
+                            f"(.dev/lab_references.py rewrites them): {unresolved}")
     assert not raw, f"MyST source visible in JupyterLab: {raw}"
     assert not modified, f"chapters modified by opening them: {modified}"
     assert sum(r["proofs"] for r in report.values()) >= 50
