@@ -39,7 +39,8 @@ JOIN_REVERSE = 8  # ... and at most this many reverse neighbours, drawn at rando
 MIN_LIST = 10  # NN-descent keeps at least this many per point (then returns the k nearest)
 MAX_ROUNDS = 10  # NN-descent rounds at most
 TOL = 0.01  # stop once fewer than this fraction of the N * k list entries change in a round
-BLOCK_BYTES = 2**26  # candidate coordinates gathered at once, in bytes
+BLOCK_BYTES = 2**26  # coordinates or distances held at once, in bytes
+DESCENT_BLOCK = 256  # points of one NN-descent block (one matrix product with their candidates)
 
 
 def nn_descent(X: ArrayLike, n_neighbors: int, *, n_trees: int = N_TREES,
@@ -95,9 +96,9 @@ def _nn_descent(X, k, rng, *, n_trees=N_TREES, leaf_size=LEAF_SIZE, max_rounds=M
     """:func:`nn_descent` on checked float data ``X`` with ``k < N``, a Generator ``rng``."""
     Xs = _centred_single(X)
     m = min(max(k, MIN_LIST), len(X) - 1)  # short lists have too few neighbours' neighbours
-    ind, D2 = _forest(Xs, m, n_trees, max(leaf_size, m + 1), rng)
+    ind, D2, order = _forest(Xs, m, n_trees, max(leaf_size, m + 1), rng)
     for _ in range(max_rounds):
-        ind, D2, changed = _descent_round(Xs, ind, D2, rng)
+        ind, D2, changed = _descent_round(Xs, ind, D2, order, rng)
         if changed < tol * ind.size:
             break
     ind, D = _exact_sorted(X, _fill_missing(Xs, ind))
@@ -119,8 +120,8 @@ def rp_forest_neighbors(X: ArrayLike, n_neighbors: int, *, n_trees: int = N_TREE
     X, k = _check(X, n_neighbors)
     check_positive(n_trees, "n_trees", integer=True)
     check_positive(leaf_size, "leaf_size", integer=True)
-    ind, _ = _forest(_centred_single(X), k, n_trees, max(leaf_size, k + 1),
-                     check_random_state(random_state))
+    ind, _, _ = _forest(_centred_single(X), k, n_trees, max(leaf_size, k + 1),
+                        check_random_state(random_state))
     return _exact_sorted(X, ind)
 
 
@@ -152,13 +153,14 @@ def _centred_single(X):
 
 def _forest(Xs, k, n_trees, leaf_size, rng):
     """Each point's ``k`` nearest among the points of its leaves in ``n_trees`` trees: indices
-    (-1 where fewer) and squared single-precision distances (inf there)."""
+    (-1 where fewer) and squared single-precision distances (inf there); and the points in the
+    first tree's leaf order (near points close together)."""
     sq = np.einsum("ij,ij->i", Xs, Xs)
-    guesses = [_leaf_neighbors(Xs, sq, _rp_tree_leaves(Xs, leaf_size, rng), k)
-               for _ in range(n_trees)]
+    trees = [_rp_tree_leaves(Xs, leaf_size, rng) for _ in range(n_trees)]
+    guesses = [_leaf_neighbors(Xs, sq, leaves, k) for leaves in trees]
     ind = np.concatenate([g[0] for g in guesses], axis=1)
     D2 = np.concatenate([g[1] for g in guesses], axis=1)
-    return _keep_nearest(ind, D2, k)
+    return *_keep_nearest(ind, D2, k), trees[0][0]
 
 
 def _rp_tree_leaves(Xs, leaf_size, rng):
@@ -266,23 +268,29 @@ def _join_sets(ind, rng):
     return np.concatenate([forward, reverse], axis=1)
 
 
-def _descent_round(Xs, ind, D2, rng):
+def _descent_round(Xs, ind, D2, order, rng):
     """One NN-descent round: every point is offered the join sets of its join set's members;
-    the ``k`` nearest of old and new are kept. Returns the lists and how many entries changed."""
+    the ``k`` nearest of old and new are kept. Returns the lists and how many entries changed.
+
+    The points go through in ``order`` (a tree's leaves), ``DESCENT_BLOCK`` at a time: near
+    points share most candidates, so one matrix product of the block with the union of its
+    candidates gives every inner product needed, and each candidate's coordinates are read once
+    per block instead of once per point offered it."""
     N, k = ind.shape
     B = _join_sets(ind, rng)
     sq = np.einsum("ij,ij->i", Xs, Xs)
-    S = B.shape[1]
-    block = max(1, BLOCK_BYTES // (4 * S * S * Xs.shape[1]))
+    column = np.empty(N, dtype=np.intp)  # a candidate's column in the block's product
     new_ind, new_D2 = np.empty_like(ind), np.empty_like(D2)
-    for s in range(0, N, block):
-        rows = np.arange(s, min(s + block, N))
+    for s in range(0, N, DESCENT_BLOCK):
+        rows = order[s:s + DESCENT_BLOCK]
         Bu = B[rows]
         cand = np.where(Bu[:, :, None] >= 0, B[np.maximum(Bu, 0)], -1).reshape(len(rows), -1)
         cand[cand == rows[:, None]] = -1  # not its own neighbour
         safe = np.maximum(cand, 0)
-        dots = np.einsum("ip,icp->ic", Xs[rows], Xs[safe])
-        d = sq[rows, None] + sq[safe] - 2.0 * dots
+        union = np.flatnonzero(np.bincount(safe.ravel(), minlength=N))
+        column[union] = np.arange(union.size)
+        G = Xs[rows] @ Xs[union].T  # x_u . x_w for every u of the block, w of the union
+        d = sq[rows, None] + sq[safe] - 2.0 * np.take_along_axis(G, column[safe], axis=1)
         new_ind[rows], new_D2[rows] = _keep_nearest(
             np.concatenate([ind[rows], cand], axis=1),
             np.concatenate([D2[rows], np.where(cand >= 0, d, np.inf)], axis=1), k)
