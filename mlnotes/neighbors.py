@@ -1,7 +1,7 @@
 r"""Approximate nearest neighbours for large data: a random-projection forest, then NN-descent.
 
-Finding each point's :math:`k` nearest neighbours exactly compares every pair: :math:`N^2`
-distances, 4.9 billion at 70 000 points. Two ideas find almost all of them from a small
+Finding each point's :math:`k` nearest neighbours exactly compares every pair: :math:`N(N-1)/2`
+distances, 2.4 billion at 70 000 points. Two ideas find almost all of them from a small
 fraction of the pairs (the ideas of Dasgupta & Freund 2008 and Dong, Moses & Li 2011, which
 umap-learn's pynndescent also follows), written here in vectorised numpy:
 
@@ -17,10 +17,12 @@ umap-learn's pynndescent also follows), written here in vectorised numpy:
    those distances, and keeps the ``k`` nearest of old and new. Rounds stop when fewer than a
    fraction ``tol`` of the list entries change.
 
-The distances of the candidates are screened in single precision on the centred data (half the
-bytes to gather); the ``k`` kept are measured again in double precision from their differences,
-so the distances returned are exact for the neighbours returned. The result is approximate in
-*which* neighbours are found: :func:`neighbor_recall` measures the fraction of the exact ones
+A round goes through the points in blocks of near points (a tree's leaf order), so that one
+matrix product of a block with the union of its candidates gives every inner product it needs.
+The candidates are screened in single precision on the centred data; the ``k`` kept are measured
+again in double precision from their differences, so the distances returned are exact for the
+neighbours returned. The result is approximate in *which* neighbours are found:
+:func:`neighbor_recall` measures the fraction of the exact ones
 (:func:`mlnotes.tsne_fft.nearest_neighbors`) that were found. Every random choice comes from
 ``random_state``: the same seed gives the same neighbours.
 """
@@ -199,10 +201,8 @@ def _rp_tree_leaves(Xs, leaf_size, rng):
         # new order: within each node, the left side, then the right (stable)
         key = 2 * node + side
         order = order[np.argsort(key, kind="stable")]
-        left = np.diff(starts).copy()
-        left[big] = size - right.astype(np.intp)
-        new_starts = np.sort(np.concatenate([starts, starts[:-1][big] + left[big]]))
-        starts = new_starts
+        cut = lo + size - right.astype(np.intp)  # where each cut node's right side begins
+        starts = np.sort(np.concatenate([starts, cut]))
 
 
 def _leaf_neighbors(Xs, sq, leaves, k):
