@@ -159,3 +159,10 @@ def test_umap_neighbors_algorithm_messages(kw, X, error, message):
         data = sp.csr_matrix(data)
     with pytest.raises(error, match=message):
         ml.UMAP(n_epochs=5, **kw).fit(data)
+
+
+def test_umap_with_nn_descent_repeats_itself_under_a_seed():
+    X = _clustered()[:400]
+    kw = dict(neighbors_algorithm="nn-descent", n_epochs=10)
+    np.testing.assert_array_equal(ml.UMAP(random_state=5, **kw).fit_transform(X),
+                                  ml.UMAP(random_state=5, **kw).fit_transform(X))
