@@ -42,7 +42,9 @@ the training map held fixed. A new point equal to a training point lands on that
 
 Step 1 reads only each point's nearest neighbours and their distances, so the metric is free
 (:mod:`mlnotes.umap_metrics`: named metrics, callables, precomputed distances, sparse rows;
-:func:`fuzzy_graph_from_knn` for neighbours found elsewhere). Labels enter as a second fuzzy set
+:func:`fuzzy_graph_from_knn` for neighbours found elsewhere); beyond ``NN_DESCENT_MIN_N`` points
+the estimator finds Euclidean neighbours approximately, by NN-descent (:mod:`mlnotes.neighbors`,
+``neighbors_algorithm``). Labels enter as a second fuzzy set
 intersected with the graph (:mod:`mlnotes.umap_supervised`), and :func:`inverse_map` estimates
 data points for places in the map by a local linear regression.
 """
