@@ -121,8 +121,9 @@ def _mlnotes_umap(X, timer):
     import mlnotes as ml
     from mlnotes import umap
 
-    timer.wrap(umap, "_kneighbors", "neighbours")
-    timer.wrap(umap, "_fuzzy_graph", "affinities")
+    timer.wrap(umap, "_euclidean_knn", "neighbours")  # the exact search (up to 20 000 points)
+    timer.wrap(umap, "_nn_descent", "neighbours")  # the approximate one ("auto" beyond)
+    timer.wrap(umap, "_graph_from_knn", "affinities")
     timer.wrap(ml.UMAP, "_start", "init")
     timer.wrap(umap, "optimize_layout", "optimise")
     model = ml.UMAP(random_state=0)

@@ -42,7 +42,9 @@ the training map held fixed. A new point equal to a training point lands on that
 
 Step 1 reads only each point's nearest neighbours and their distances, so the metric is free
 (:mod:`mlnotes.umap_metrics`: named metrics, callables, precomputed distances, sparse rows;
-:func:`fuzzy_graph_from_knn` for neighbours found elsewhere). Labels enter as a second fuzzy set
+:func:`fuzzy_graph_from_knn` for neighbours found elsewhere); beyond ``NN_DESCENT_MIN_N`` points
+the estimator finds Euclidean neighbours approximately, by NN-descent (:mod:`mlnotes.neighbors`,
+``neighbors_algorithm``). Labels enter as a second fuzzy set
 intersected with the graph (:mod:`mlnotes.umap_supervised`), and :func:`inverse_map` estimates
 data points for places in the map by a local linear regression.
 """
@@ -67,6 +69,7 @@ from ._validation import (
 )
 from .base import Estimator
 from .graphs import DisconnectedGraphWarning, _kneighbors, _stacklevel_outside_package
+from .neighbors import _nn_descent
 from .spectral import bottom_eigenpairs, flip_signs
 from .umap_metrics import (
     ALIASES,
@@ -97,6 +100,8 @@ INIT_BOX = 10.0  # the start map fills [0, INIT_BOX] in each coordinate
 INIT_NOISE = 1e-4  # jitter of the spectral start (separates points with equal coordinates)
 TRANSFORM_EPOCHS_FRACTION = 3  # new points: a third of the training epochs
 INIT_METHODS = ("spectral", "pca", "random")
+NEIGHBOR_ALGORITHMS = ("auto", "exact", "nn-descent")
+NN_DESCENT_MIN_N = 20_000  # "auto": the approximate search above this many points (see UMAP)
 INVERSE_RIDGE = 1e-3  # inverse_transform: ridge on the slope, relative to the neighbours' spread
 
 
@@ -801,6 +806,17 @@ class UMAP(Estimator):
         Supervised UMAP (``fit(X, y)``): how strongly the labels cut the graph; an edge between
         two labels keeps a fraction :math:`e^{-2.5/(1 - w)}` of its weight
         (:mod:`mlnotes.umap_supervised`).
+    neighbors_algorithm : {"auto", "exact", "nn-descent"}, default="auto"
+        How step 1 finds the neighbours of the training points for ``metric="euclidean"`` on
+        dense data. "exact": every pair compared (a k-d tree in few dimensions, blocked matrix
+        products beyond), :math:`O(N^2 p)`. "nn-descent": a random-projection forest's guess
+        improved by NN-descent (:func:`mlnotes.neighbors.nn_descent`), about :math:`O(N p)`
+        per round; approximate (on 70 000 noisy 64-D digits it finds 99% of the exact
+        neighbours, and the map keeps the same 10-NN preservation) and seeded by
+        ``random_state``. "auto": "exact" up to ``NN_DESCENT_MIN_N`` = 20 000 points (where
+        the two cost about the same), "nn-descent" above, as umap-learn switches to its
+        approximate search for large data. Other metrics, sparse data and
+        :meth:`transform` always search exactly.
     precomputed_knn : tuple or None, default=None
         ``(knn_indices, knn_dists)`` (a third item, umap-learn's search index, is ignored):
         each point's nearest neighbours with the point itself among them (first, at distance 0, as
@@ -835,7 +851,7 @@ class UMAP(Estimator):
     def __init__(self, n_components=2, *, n_neighbors=15, metric="euclidean", metric_kwds=None,
                  min_dist=0.1, spread=1.0, n_epochs=None, learning_rate=1.0,
                  negative_sample_rate=5, init="spectral", target_weight=0.5,
-                 precomputed_knn=None, random_state=None):
+                 neighbors_algorithm="auto", precomputed_knn=None, random_state=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.metric = metric
@@ -847,6 +863,7 @@ class UMAP(Estimator):
         self.negative_sample_rate = negative_sample_rate
         self.init = init
         self.target_weight = target_weight
+        self.neighbors_algorithm = neighbors_algorithm
         self.precomputed_knn = precomputed_knn
         self.random_state = random_state
 
@@ -886,7 +903,33 @@ class UMAP(Estimator):
                 raise ValueError("init='pca' needs the data's coordinates, and with "
                                  "metric='precomputed' there are only distances; use "
                                  "init='spectral' or 'random'.")
+        self._check_neighbors_algorithm()
         return k, d, n_epochs
+
+    def _check_neighbors_algorithm(self):
+        algorithm = self.neighbors_algorithm
+        if not isinstance(algorithm, str) or algorithm not in NEIGHBOR_ALGORITHMS:
+            raise ValueError(f"neighbors_algorithm must be one of {NEIGHBOR_ALGORITHMS}, got "
+                             f"{algorithm!r}; 'auto' picks the exact search up to "
+                             f"{NN_DESCENT_MIN_N} points and NN-descent beyond.")
+        if algorithm == "nn-descent" and not (isinstance(self._metric, str)
+                                              and self._metric == "euclidean"):
+            raise ValueError(f"neighbors_algorithm='nn-descent' searches in Euclidean distance "
+                             f"only, and metric={self.metric!r}; use metric='euclidean' or "
+                             "neighbors_algorithm='exact' (or 'auto').")
+
+    def _approximate(self, X):
+        """Whether step 1 searches by NN-descent (``neighbors_algorithm``, dense Euclidean)."""
+        algorithm = self.neighbors_algorithm
+        if algorithm == "exact" or not (isinstance(self._metric, str)
+                                        and self._metric == "euclidean"):
+            return False
+        if sp.issparse(X):
+            if algorithm == "nn-descent":
+                raise TypeError("neighbors_algorithm='nn-descent' needs dense rows, and X is "
+                                "sparse; use neighbors_algorithm='exact' (or 'auto').")
+            return False
+        return algorithm == "nn-descent" or X.shape[0] > NN_DESCENT_MIN_N
 
     def _check_input(self, X, *, copy):
         """The data (or the distance matrix), checked once at the door."""
@@ -974,7 +1017,9 @@ class UMAP(Estimator):
             codes, _ = check_labels(y, N)
         rng = check_random_state(self.random_state)
         knn = _check_precomputed_knn(self.precomputed_knn, N, k)
-        if knn is None:
+        if knn is None and self._approximate(X):
+            knn = _nn_descent(X, k - 1, rng)
+        elif knn is None:
             knn = self._neighbours(X, k - 1)
         self.graph_, self.rho_, self.sigma_ = _graph_from_knn(*knn, k)
         if codes is not None:
