@@ -101,14 +101,32 @@
      the top of the formula (outside every bracket, norm and \left...\right group), never an
      operator of a left-hand side (before the row's first relation), never before punctuation
      or after a formula's final punctuation; a wide space between two formulas (\quad,
-     \qquad) is a good place. Written as MathML attributes (linebreak, linebreakstyle) by a
-     filter on each formula's MathML tree, so the TeX source stays as the authors wrote it. */
+     \qquad) is a good place. A bracket with scripts (\rVert_F^2, )^{-1}) closes its group
+     like a bare one, and a bar that nothing closes (KL(P \| Q)) is a symbol, not a norm:
+     read as an open norm, either one once forbade every break after it. Written as MathML
+     attributes (linebreak, linebreakstyle) by a filter on each formula's MathML tree, so the
+     TeX source stays as the authors wrote it. */
   function tidyLineBreaks(args) {
     try {
-      markBreaks(args.data && args.data.root ? args.data.root : args.math.root);
+      const root = args.data && args.data.root ? args.data.root : args.math.root;
+      markBreaks(root);
+      if (args.math && args.math.display) wholeWords(root);
     } catch (error) {
       console.warn("mlnotes: line-break places left to MathJax:", error);  // never lose a formula
     }
+  }
+  /* Text in a display formula (\text{over paths }) is not broken at its spaces: a qualifier
+     moves to the next line whole, at the wide space before it, instead of leaving a word
+     behind ("c a | smooth curve"). */
+  function wholeWords(data) {
+    data.walkTree((n) => {
+      if (!n.isKind("mtext")) return;
+      n.childNodes.forEach((t) => {
+        if (t && t.isKind("text") && / /.test(t.getText())) {
+          t.setText(t.getText().replace(/ /g, "\u00A0"));
+        }
+      });
+    });
   }
   function markBreaks(data) {
     const CLASS = MathJax._.core.MmlTree.MmlNode.TEXCLASS;
@@ -120,12 +138,34 @@
     const noBreak = (node) => node.walkTree((n) => {
       if (n.isKind("mo") || n.isKind("mspace")) n.attributes.set("linebreak", "nobreak");
     });
-    // the bracket a child stands for: an operator's text, or \big( (a group around one)
-    const fenceText = (n) => {
-      while (n && !n.isKind("mo") && n.childNodes && n.childNodes.length === 1) n = n.childNodes[0];
-      return n && n.isKind("mo") ? n.getText() : null;
+    // the bracket a child stands for: an operator's text, \big( (a group around one), or a
+    // bracket with scripts (the base of \rVert_F^2, )^{-1}, |\cdot|^2)
+    const SCRIPTS = ["msub", "msup", "msubsup"];
+    const fenceMo = (n) => {
+      while (n && !n.isKind("mo") && n.childNodes && (n.childNodes.length === 1
+             || SCRIPTS.some((k) => n.isKind(k)))) n = n.childNodes[0];
+      return n && n.isKind("mo") ? n : null;
     };
+    const fenceText = (n) => {
+      const mo = fenceMo(n);
+      return mo ? mo.getText() : null;
+    };
+    const scripted = (n) => SCRIPTS.some((k) => n.isKind(k)) && fenceMo(n) !== null;
     const wide = (n) => n.isKind("mspace") && /^\s*(1|2)em$|quad/.test(String(n.attributes.get("width")));
+    // a bar at kids[i] opens a norm or an absolute value only if the same bar closes it later
+    // in the row, before the bracket around it closes (KL(P \| Q) has a single bar)
+    const closedLater = (kids, i, t) => {
+      let depth = 0;
+      for (let j = i + 1; j < kids.length; j++) {
+        const u = fenceText(kids[j]);
+        if (u === t && depth === 0) return true;
+        const cls = fenceMo(kids[j]) ? fenceMo(kids[j]).texClass : kids[j].texClass;
+        if ((u !== null && OPENS[u] !== undefined) || cls === CLASS.OPEN) depth += 1;
+        else if ((u !== null && CLOSES.has(u)) || cls === CLASS.CLOSE) depth -= 1;
+        if (depth < 0) return false;
+      }
+      return false;
+    };
     function row(node) {
       // thin spaces and invisible operators (a product's "times") are never break places
       node.childNodes.forEach((n) => {
@@ -154,23 +194,40 @@
       let depth = 0;
       kids.forEach((child, i) => {
         const t = fenceText(child);
-        if (!child.isKind("mo") && t !== null && (OPENS[t] !== undefined || CLOSES.has(t))) {
+        if (!child.isKind("mo") && !scripted(child) && t !== null
+            && (OPENS[t] !== undefined || CLOSES.has(t))) {
           noBreak(child);  // \big( and \big): a bracket in a group of its own
           depth = Math.max(0, depth + (OPENS[t] !== undefined ? 1 : -1));
           return;
         }
-        if (child.isKind("mo")) {
-          const opening = OPENS[t] !== undefined || (child.texClass === CLASS.OPEN && !BARS.has(t))
-            || (BARS.has(t) && child.texClass !== CLASS.CLOSE && bars[bars.length - 1] !== t);
-          const closing = !opening && (CLOSES.has(t) || child.texClass === CLASS.CLOSE
-            || (BARS.has(t) && bars[bars.length - 1] === t));
+        if (child.isKind("mo") || scripted(child)) {
+          const mo = fenceMo(child);
+          const bar = BARS.has(t) && (bars[bars.length - 1] === t || closedLater(kids, i, t));
+          if (BARS.has(t) && !bar) {
+            noBreak(child);  // a lone bar (KL(P \| Q)): a symbol, not a bracket
+            return;
+          }
+          const opening = OPENS[t] !== undefined || (mo.texClass === CLASS.OPEN && !BARS.has(t))
+            || (bar && mo.texClass !== CLASS.CLOSE && bars[bars.length - 1] !== t);
+          const closing = !opening && (CLOSES.has(t) || mo.texClass === CLASS.CLOSE
+            || (bar && bars[bars.length - 1] === t));
+          if (scripted(child) && (opening || closing)) {
+            noBreak(child);  // a bracket with scripts: never a break place
+            depth = Math.max(0, depth + (opening ? 1 : -1));
+            if (bar && opening) bars.push(t); else if (bar) bars.pop();
+            return;
+          }
+          if (scripted(child)) {
+            noBreak(child);  // an operator with scripts (\sum_i is not one: its base is no fence)
+            return;
+          }
           if (opening) {
             // before a bracket at the top (a product's next factor): only as a last resort,
             // MathJax prefers relations and operators
             if (depth > 0 || lhs[i]) child.attributes.set("linebreak", "nobreak");
             else child.attributes.set("linebreakstyle", "before");  // never just after it
             depth += 1;
-            if (BARS.has(t)) bars.push(t);
+            if (bar) bars.push(t);
             return;
           }
           if (closing) {
