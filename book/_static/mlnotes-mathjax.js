@@ -115,14 +115,16 @@
       console.warn("mlnotes: line-break places left to MathJax:", error);  // never lose a formula
     }
   }
-  /* Text in a display formula (\text{over paths }) is not broken at its spaces: a qualifier
-     moves to the next line whole, at the wide space before it, instead of leaving a word
-     behind ("c a | smooth curve"). */
+  /* A short text in a display formula (\text{over paths }, a few words) is not broken at its
+     spaces: a qualifier moves to the next line whole, at the wide space before it, instead of
+     leaving a word behind ("c a | smooth curve"). A longer text may break between words, as
+     prose does, where a phone is narrower than it. */
+  const WHOLE_TEXT = 24;  // characters
   function wholeWords(data) {
     data.walkTree((n) => {
       if (!n.isKind("mtext")) return;
       n.childNodes.forEach((t) => {
-        if (t && t.isKind("text") && / /.test(t.getText())) {
+        if (t && t.isKind("text") && / /.test(t.getText()) && t.getText().length <= WHOLE_TEXT) {
           t.setText(t.getText().replace(/ /g, "\u00A0"));
         }
       });
