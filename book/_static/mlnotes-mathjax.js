@@ -6,7 +6,9 @@
  * How: MathJax starts without typesetting the page (startup.typeset = false); an
  * IntersectionObserver watches every formula (the ".math" elements Sphinx writes) and hands
  * those that come near the screen to MathJax.typesetPromise in batches, one batch after the
- * other. MathJax's own lazy component (ui/lazy) is not used: it first runs its whole pipeline
+ * other. The first batch is only the formulas on the screen and just below it (FIRST_MARGIN:
+ * at a link into t-SNE's page about 30 rather than the 57 within LAZY_MARGIN), and the next
+ * batch starts once the browser has drawn it. MathJax's own lazy component (ui/lazy) is not used: it first runs its whole pipeline
  * over every formula of the page (finding, measuring and inserting a placeholder for each: on
  * t-SNE's page, 508 formulas, about 2 s of a phone's CPU before the first screen could be
  * typeset), and it lost formulas that came into view while a batch waited for a font range
@@ -25,6 +27,10 @@
 "use strict";
 (function () {
   const LAZY_MARGIN = "1200px";
+  // the screen and half a screen below it: typeset, the formulas are shorter than their
+  // (hidden) TeX source, and those below move up into the screen (t-SNE: 21 on the screen
+  // before, 29 after)
+  const FIRST_MARGIN = "0px 0px 50% 0px";
   const ALWAYS = "#pst-secondary-sidebar .math, .bd-toc .math";
   const config = window.MathJax;
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
@@ -49,6 +55,32 @@
     root.classList.add("mlnotes-maths-lazy");
   }
 
+  /* The next batch waits until the browser has drawn the last one: the screen's formulas are
+     painted, and their fonts requested, before MathJax starts on those below (started at once,
+     the second batch kept the first screen unpainted, its fonts not yet asked for, for as long
+     as it took). A hidden tab draws no frames: a timeout goes on without one. */
+  const painted = () => new Promise((resolve) => {
+    const go = () => setTimeout(resolve, 0);
+    requestAnimationFrame(go);
+    setTimeout(resolve, 200);
+  });
+
+  /* Fonts nearly every formula uses (Latin letters and digits, brackets) load with the page,
+     not only once the first formulas are typeset and drawn. */
+  const FONTS = ["mjx-ncm-zero", "mjx-ncm-n", "mjx-ncm-brk"];
+  const here = document.currentScript && document.currentScript.src;
+  function preloadFont(name) {
+    if (!here) return;
+    const link = document.createElement("link");
+    link.rel = "preload";
+    link.as = "font";
+    link.type = "font/woff2";
+    link.crossOrigin = "anonymous";
+    link.href = new URL(`mathjax4/fonts/mathjax-newcm-font/chtml/woff2/${name}.woff2`, here).href;
+    document.head.appendChild(link);
+  }
+  FONTS.forEach(preloadFont);
+
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
   function typesetNearScreen() {
@@ -56,12 +88,17 @@
     let running = null;
     let firstScreen = null;
     const firstDone = new Promise((resolve) => { firstScreen = resolve; });
-    const observer = new IntersectionObserver((entries) => {
+    const done = new Set();
+    const seen = (entries) => {
       for (const entry of entries) {
+        if (done.has(entry.target)) continue;
         if (entry.isIntersecting) waiting.add(entry.target); else waiting.delete(entry.target);
       }
       if (!running) running = next();
-    }, { rootMargin: LAZY_MARGIN });
+    };
+    // The first batch is the screen itself (FIRST_MARGIN), so a reader waits for no formula
+    // below it; then the observer looks LAZY_MARGIN around the screen.
+    let observer = new IntersectionObserver(seen, { rootMargin: FIRST_MARGIN });
     // batches run one after the other; formulas arriving during one wait for the next
     function next() {
       if (!waiting.size) {
@@ -70,20 +107,25 @@
       }
       const batch = Array.from(waiting);
       waiting.clear();
-      batch.forEach((el) => observer.unobserve(el));
+      batch.forEach((el) => { observer.unobserve(el); done.add(el); });
       return MathJax.typesetPromise(batch).catch((error) => console.error(error)).then(() => {
         firstScreen();
+        return painted();
+      }).then(() => {
         running = next();
         return running;
       });
     }
-    document.querySelectorAll(".math").forEach((el) => {
-      if (!el.closest(ALWAYS.replace(/ \.math/g, ""))) observer.observe(el);
-    });
-    // the table of contents once the first screen is typeset
+    const formulas = Array.from(document.querySelectorAll(".math"))
+      .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
+    formulas.forEach((el) => observer.observe(el));
     firstDone.then(() => {
-      const always = Array.from(document.querySelectorAll(ALWAYS));
-      if (always.length) MathJax.typesetPromise(always).catch((error) => console.error(error));
+      // the table of contents in the next batch, after the first screen is drawn
+      document.querySelectorAll(ALWAYS).forEach((el) => waiting.add(el));
+      observer.disconnect();
+      observer = new IntersectionObserver(seen, { rootMargin: LAZY_MARGIN });
+      formulas.forEach((el) => { if (!done.has(el)) observer.observe(el); });
+      if (!running) running = next();
     });
     let printed = false;
     window.addEventListener("beforeprint", () => {
@@ -295,11 +337,32 @@
     MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
   };
 
+  /* The font's character ranges a page's formulas use beyond the basic ones (\mathbb,
+     \mathcal: nearly every chapter) are loaded before the first batch, with their web fonts:
+     found in a batch, a range stops it, is fetched, and the batch starts again. */
+  const RANGES = [[/\\mathbb\b/, "double-struck", "mjx-ncm-ds"],
+                  [/\\mathcal\b/, "calligraphic", "mjx-ncm-c"]];
+  function loadRanges() {
+    try {
+      const font = MathJax.startup.output.font;
+      const files = font.CLASS.dynamicFiles;
+      const tex = Array.from(document.querySelectorAll(".math"), (e) => e.textContent).join(" ");
+      return Promise.all(RANGES.filter(([used, name]) => used.test(tex) && files[name])
+        .map(([, name, woff2]) => {
+          preloadFont(woff2);
+          return font.loadDynamicFile(files[name]).catch(() => null);
+        }));
+    } catch (error) {
+      return Promise.resolve(null);  // MathJax loads them itself when a formula needs them
+    }
+  }
+
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     performance.mark("mlnotes-typeset-start");
+    const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
-    return Promise.resolve(done).then((value) =>
+    return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
       Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) => {
       root.classList.remove("mlnotes-maths-pending");
       performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset
