@@ -46,6 +46,7 @@ from browser_support import TYPESET_ALL, launch_chromium, serve_directory  # noq
 
 TARGET_S = 3.0
 CPU_SLOWDOWN = 4
+RATE = [CPU_SLOWDOWN]  # --rate: another slowdown, to see where the time goes
 VIEWPORT = {"width": 390, "height": 844}
 DEVICE_SCALE = 3
 RUNS = 5
@@ -184,7 +185,7 @@ def measure(browser, url):
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": RATE[0]})
 
         def thread_time():
             return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]
@@ -259,7 +260,7 @@ def table(results, formulas, size):
             f"{med(s['batch'] or nan for s in samples):.2f} | "
             f"{med(s['load'] for s in samples):.2f} | "
             f"{'met' if med(maths) <= TARGET_S else 'NOT met'} |")
-    lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {CPU_SLOWDOWN}x "
+    lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
                  f"(Emulation.setCPUThrottlingRate), cache disabled, local server; "
                  f"{len(next(iter(results.values())))} runs per page; times from navigation "
                  f"start, wall clock (quiet machine for the target).")
@@ -291,7 +292,10 @@ def main(argv=None):
                         "(default: the heaviest of the table of contents)")
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
+                        help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
+    RATE[0] = args.rate
     results, formulas, size = run(args.html, args.pages or None, args.runs)
     text = table(results, formulas, size)
     print(text)
