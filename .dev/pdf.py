@@ -13,6 +13,8 @@ bookmark per chapter. Chapter titles keep their numbers ("6. Isomap ..."). Code 
 split across pages where they must (only short ones are kept whole, so no page is left half
 empty); figures and display equations are never split. Figures are printed at
 ``PRINT_PIXEL_RATIO`` pixels per CSS pixel (the site's PNGs carry 2), which keeps the file small.
+Pages are opened at the width of the paper's column (``PRINT_WIDTH_PX``), so MathJax breaks the
+formulas where the paper needs it; a formula still wider than the column stops the printing.
 
 Links: a cross-reference inside a chapter and a link to another page of the book both go to
 the page and height of their target in the PDF (every id of a page is made a destination before
@@ -45,6 +47,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-quic", "--disable-dev-shm-usage"]
 PAGE_TIMEOUT_MS = 60_000
 MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
+# The pages are opened at the width of the paper's printed column (A4, 210 mm, less the side
+# margins: 688 CSS px), so MathJax breaks a formula too wide for the column where the paper needs
+# it. Opened at 1000 px, the article was 800 px wide on screen and 688 px on paper: formulas set
+# for 800 px were cut at the column's edge.
+PRINT_WIDTH_PX = round((210 - 14 - 14) / 25.4 * 96)
 BOOK_TITLE = "Nonlinear Dimensionality Reduction"
 BOOK_SUBTITLE = "an executable textbook"
 BOOK_AUTHOR = "the mlnotes authors"
@@ -74,7 +81,10 @@ PRINT_CSS = """
   /* boxes split where they must; only short ones (mlnotes-keep) stay whole */
   div.cell, div.cell_input, div.cell_output, div.highlight, pre, details,
   div.admonition, div.proof { break-inside: auto !important; }
-  .mlnotes-keep { break-inside: avoid !important; }
+  /* (the theme keeps a code block's outer frame whole: a tall one went to the next page and
+     left its cell's empty frame to the foot of this one) */
+  div[class*="highlight-"] { break-inside: auto !important; }
+  .mlnotes-keep, div.mlnotes-keep.mlnotes-keep { break-inside: avoid !important; }
   /* a statement (theorem, definition, ...) is kept whole, and no box title is left alone at
      the foot of a page (an empty "Theorem 9.2" box once ended a page) */
   div.proof.theorem, div.proof.definition, div.proof.lemma, div.proof.proposition,
@@ -87,7 +97,7 @@ PRINT_CSS = """
     box-decoration-break: clone; -webkit-box-decoration-break: clone; }
   img, figure, mjx-container[display="true"], tr { break-inside: avoid; }
   /* a figure taller than wide is shrunk to fit one page, not sliced across pages */
-  .bd-article img.mlnotes-tall { max-height: 215mm !important; width: auto !important;
+  .bd-article img.mlnotes-tall { max-height: 160mm !important; width: auto !important;
     max-width: 100% !important; }
   pre { white-space: pre-wrap !important; word-break: break-word; overflow: visible !important; }
   figcaption, figcaption p, .caption, .caption-text, .caption-number {
@@ -105,11 +115,23 @@ PREPARE_JS = """async ([keepPx, ratio, quality]) => {
       + '.bd-article .cell_output, .bd-article div.admonition, .bd-article div.proof').forEach(el => {
     if (el.getBoundingClientRect().height <= keepPx) el.classList.add('mlnotes-keep');
   });
+  // a box kept whole takes its wrappers along (a cell's input frame around its code): split,
+  // a wrapper left its empty top, border and background, at the foot of the page before
+  document.querySelectorAll('.bd-article .mlnotes-keep').forEach(el => {
+    let up = el.parentElement;
+    while (up && !up.matches('article, section') && up.children.length === 1) {
+      up.classList.add('mlnotes-keep');
+      up = up.parentElement;
+    }
+  });
   for (const img of document.querySelectorAll('.bd-article img')) {
     // its width on the page: the inline width myst-nb wrote for a cell's figure
     const styled = parseFloat(img.style.width);
     if (img.naturalWidth && styled) img.dataset.mlnotesOwnWidth = styled;
     const w = img.getBoundingClientRect().width;
+    // a figure taller than wide is shrunk to fit a page with what comes before it (the figure
+    // code's last lines): resampled or not
+    if (img.naturalWidth && img.naturalHeight > 1.1 * img.naturalWidth) img.classList.add('mlnotes-tall');
     if (!w || !img.naturalWidth || img.naturalWidth <= ratio * w * 1.05) continue;
     const canvas = document.createElement('canvas');
     canvas.width = Math.round(ratio * w);
@@ -121,8 +143,7 @@ PREPARE_JS = """async ([keepPx, ratio, quality]) => {
     ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
     const url = canvas.toDataURL('image/jpeg', quality);
     img.removeAttribute('srcset');
-    if (img.naturalHeight > 1.1 * img.naturalWidth) img.classList.add('mlnotes-tall');
-    else img.style.width = w + 'px';
+    if (!img.classList.contains('mlnotes-tall')) img.style.width = w + 'px';
     await new Promise(r => { img.onload = r; img.onerror = r; img.src = url; });
   }
 }"""
@@ -159,6 +180,14 @@ FIGURE_SIZES_JS = """(maxStretch) => {
   }
   return bad;
 }"""
+# Every display formula fits the paper's column (a wider one would be cut at its edge): returns
+# those that do not.
+FORMULAS_FIT_JS = """() => Array.from(document.querySelectorAll(
+    '.bd-article mjx-container[display="true"]')).filter(c => {
+  const box = (c.closest('div.math') || c).getBoundingClientRect().width;
+  const math = c.querySelector('mjx-math');
+  return math && math.getBoundingClientRect().width > box + 1;
+}).map(c => (c.querySelector('mjx-math').getAttribute('data-latex') || '').trim().slice(0, 60))"""
 FRONT_CSS = """
 @page { size: A4; margin: 28mm 24mm; }
 body { font-family: "DejaVu Sans", sans-serif; color: #111; }
@@ -264,6 +293,11 @@ def _print_page(page, url):
     wrong = page.evaluate(FIGURE_SIZES_JS, MAX_STRETCH)
     if wrong:
         raise RuntimeError(f"{url}: figures not printed at their own shape and size: {wrong[:3]}")
+    cut = page.evaluate(FORMULAS_FIT_JS)
+    if cut:
+        raise RuntimeError(f"{url}: formulas wider than the paper's column ({PRINT_WIDTH_PX} px), "
+                           f"which print would cut: {cut[:3]} (give MathJax a place to break "
+                           "them: book/_static/mlnotes-mathjax.js)")
     # the article's own title, with its chapter number ("6. Isomap ..."); the theme's print-only
     # copy of the title above it has no number and is hidden by PRINT_CSS
     title = page.evaluate("() => (document.querySelector('article.bd-article h1') || "
@@ -454,7 +488,7 @@ def make_pdf(html_dir=ROOT / "_build" / "html", out=ROOT / "_build" / "pdf" / "m
     with _serve(html_dir) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1000, "height": 1400})
+            context = browser.new_context(viewport={"width": PRINT_WIDTH_PX, "height": 1400})
             # every formula typeset at load, not only those near the screen (mlnotes-mathjax.js)
             context.add_init_script("localStorage.setItem('mlnotes-typeset', 'all');")
             # (images load lazily on the site: _print_page makes each eager and waits for it)

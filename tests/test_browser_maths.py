@@ -57,7 +57,9 @@ FIRST_SCREEN_TARGET_S = 3.0
 # The firm measure: the main thread's CPU time from navigation start until the first screen's
 # maths is typeset, at full speed, times CPU_SLOWDOWN (what a phone that much slower spends, the
 # files being local); it fails past this bound (old whole-page lazy pass: 0.72 s x 4 = 2.9 s;
-# now 0.63-0.68 s x 4 = 2.5-2.7 s; every formula at load: see README)
+# batches within 1200 px: 0.63-0.68 s x 4 = 2.5-2.7 s; a first batch of the screen and half a
+# screen below, drawn before the next: 0.57 s x 4 = 2.3 s; every formula at load: see README).
+# The wall-clock measure, with the CPU slowed down: benchmarks/bench_first_paint.py.
 FIRST_SCREEN_CPU_S = 3.6
 FIRST_SCREEN_S = 15.0
 SCROLL_TYPESET_S = 15.0

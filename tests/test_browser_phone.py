@@ -153,8 +153,15 @@ BREAKS_JS = r"""
       groups.forEach((boxes, key) => {
         if (boxes.size > 1) faults.push(`${key.slice(0, 30)} split across lines: ${tex}`);
       });
-      lines.forEach((line, i) => {
-        if (i > 0 && /^[,;.:]/.test(line)) faults.push(`a line starts with punctuation: ${tex}`);
+      // each line without its scripts and limits (the comma of \sum_{i,j} separates nothing)
+      const tops = Array.from(stack.querySelectorAll(':scope > mjx-linebox')).map(b => {
+        const copy = b.cloneNode(true);
+        copy.querySelectorAll('mjx-script, mjx-under, mjx-over').forEach(s => s.remove());
+        return copy.textContent.replace(/[\u2061-\u2064\s]/g, '');
+      });
+      lines.forEach((whole, i) => {
+        if (i > 0 && /^[,;.:]/.test(whole)) faults.push(`a line starts with punctuation: ${tex}`);
+        const line = tops[i];
         const next = lines[i + 1];
         if (next && REL.test(next)) {
           let comma = -1, depth = 0;  // the last comma outside brackets

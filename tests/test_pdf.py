@@ -115,6 +115,7 @@ def test_make_pdf_prints_the_book(tmp_path):
     assert "printthispage" not in full and "runlocally" not in full
 
     _check_links(reader)
+    _check_no_title_at_a_foot(out, first)
     _check_no_near_blank_pages(out, reader, first, outline)
     _check_index(pdf, text, first, outline)
     _check_no_raw_tex(out)
@@ -146,6 +147,37 @@ def _check_links(reader):
     assert not local, f"{len(local)} links to the print server, e.g. {local[:3]}"
     assert not dangling, f"{len(dangling)} links to no page of the PDF, e.g. {dangling[:3]}"
     assert internal >= MIN_INTERNAL_LINKS, f"only {internal} links inside the PDF"
+
+
+# A box's title line: "Theorem 9.2 (Gradient of SNE)", "Definition 6.1 (...)", "Proof."
+BOX_TITLE = re.compile(r"^(Theorem|Definition|Lemma|Proposition|Corollary|Remark|Proof|Example|"
+                       r"Exercise|Solution|Algorithm)\b[\s\d.]*(\(.*\))?\.?$")
+
+
+def _check_no_title_at_a_foot(path, first):
+    """No box ends a page with only its title (an empty "Theorem 9.2" box once sat at the foot
+    of a page, its statement on the next): a page's last line of text, above its number, is
+    not a statement's or a proof's title."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(str(path))
+    alone = []
+    try:
+        for index in range(first, len(document)):
+            lines = [ln.strip() for ln in
+                     document[index].get_textpage().get_text_bounded().splitlines() if ln.strip()]
+            if len(lines) >= 2 and BOX_TITLE.match(lines[-2]):
+                alone.append((index - first + 1, lines[-2][:50]))
+    finally:
+        document.close()
+    assert not alone, f"a box's title alone at the foot of a page (book page, title): {alone}"
+
+
+def test_a_title_alone_is_found():
+    # the check's pattern: a statement's title line, not a sentence that starts with its name
+    assert BOX_TITLE.match("Theorem 9.2 (Gradient of SNE)")
+    assert BOX_TITLE.match("Proof.")
+    assert not BOX_TITLE.match("Theorem 9.2 shows that the gradient is a sum of springs.")
 
 
 def _check_no_near_blank_pages(path, reader, first, outline):

@@ -6,7 +6,9 @@
  * How: MathJax starts without typesetting the page (startup.typeset = false); an
  * IntersectionObserver watches every formula (the ".math" elements Sphinx writes) and hands
  * those that come near the screen to MathJax.typesetPromise in batches, one batch after the
- * other. MathJax's own lazy component (ui/lazy) is not used: it first runs its whole pipeline
+ * other. The first batch is only the formulas on the screen and just below it (FIRST_MARGIN:
+ * at a link into t-SNE's page about 30 rather than the 57 within LAZY_MARGIN), and the next
+ * batch starts once the browser has drawn it. MathJax's own lazy component (ui/lazy) is not used: it first runs its whole pipeline
  * over every formula of the page (finding, measuring and inserting a placeholder for each: on
  * t-SNE's page, 508 formulas, about 2 s of a phone's CPU before the first screen could be
  * typeset), and it lost formulas that came into view while a batch waited for a font range
@@ -25,6 +27,10 @@
 "use strict";
 (function () {
   const LAZY_MARGIN = "1200px";
+  // the screen and half a screen below it: typeset, the formulas are shorter than their
+  // (hidden) TeX source, and those below move up into the screen (t-SNE: 21 on the screen
+  // before, 29 after)
+  const FIRST_MARGIN = "0px 0px 50% 0px";
   const ALWAYS = "#pst-secondary-sidebar .math, .bd-toc .math";
   const config = window.MathJax;
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
@@ -49,6 +55,37 @@
     root.classList.add("mlnotes-maths-lazy");
   }
 
+  /* The next batch waits until the browser has drawn the last one: the screen's formulas are
+     painted, and their fonts requested, before MathJax starts on those below (started at once,
+     the second batch kept the first screen unpainted, its fonts not yet asked for, for as long
+     as it took). A hidden tab draws no frames: a timeout goes on without one. */
+  const frame = () => new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 200);
+  });
+  // the fonts the batch brought in are loaded first (until then its glyphs are invisible, and
+  // a next batch started at once kept them so, t-SNE: 1.5 s at 4x), then a frame shows them
+  const painted = () => Promise.race([
+    document.fonts ? document.fonts.ready : Promise.resolve(),
+    new Promise((resolve) => setTimeout(resolve, 1000)),
+  ]).then(frame);
+
+  /* Fonts nearly every formula uses (Latin letters and digits, brackets) load with the page,
+     not only once the first formulas are typeset and drawn. */
+  const FONTS = ["mjx-ncm-zero", "mjx-ncm-n", "mjx-ncm-brk"];
+  const here = document.currentScript && document.currentScript.src;
+  function preloadFont(name) {
+    if (!here) return;
+    const link = document.createElement("link");
+    link.rel = "preload";
+    link.as = "font";
+    link.type = "font/woff2";
+    link.crossOrigin = "anonymous";
+    link.href = new URL(`mathjax4/fonts/mathjax-newcm-font/chtml/woff2/${name}.woff2`, here).href;
+    document.head.appendChild(link);
+  }
+  FONTS.forEach(preloadFont);
+
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
   function typesetNearScreen() {
@@ -56,12 +93,17 @@
     let running = null;
     let firstScreen = null;
     const firstDone = new Promise((resolve) => { firstScreen = resolve; });
-    const observer = new IntersectionObserver((entries) => {
+    const done = new Set();
+    const seen = (entries) => {
       for (const entry of entries) {
+        if (done.has(entry.target)) continue;
         if (entry.isIntersecting) waiting.add(entry.target); else waiting.delete(entry.target);
       }
       if (!running) running = next();
-    }, { rootMargin: LAZY_MARGIN });
+    };
+    // The first batch is the screen itself (FIRST_MARGIN), so a reader waits for no formula
+    // below it; then the observer looks LAZY_MARGIN around the screen.
+    let observer = new IntersectionObserver(seen, { rootMargin: FIRST_MARGIN });
     // batches run one after the other; formulas arriving during one wait for the next
     function next() {
       if (!waiting.size) {
@@ -70,20 +112,25 @@
       }
       const batch = Array.from(waiting);
       waiting.clear();
-      batch.forEach((el) => observer.unobserve(el));
+      batch.forEach((el) => { observer.unobserve(el); done.add(el); });
       return MathJax.typesetPromise(batch).catch((error) => console.error(error)).then(() => {
         firstScreen();
+        return painted();
+      }).then(() => {
         running = next();
         return running;
       });
     }
-    document.querySelectorAll(".math").forEach((el) => {
-      if (!el.closest(ALWAYS.replace(/ \.math/g, ""))) observer.observe(el);
-    });
-    // the table of contents once the first screen is typeset
+    const formulas = Array.from(document.querySelectorAll(".math"))
+      .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
+    formulas.forEach((el) => observer.observe(el));
     firstDone.then(() => {
-      const always = Array.from(document.querySelectorAll(ALWAYS));
-      if (always.length) MathJax.typesetPromise(always).catch((error) => console.error(error));
+      // the table of contents in the next batch, after the first screen is drawn
+      document.querySelectorAll(ALWAYS).forEach((el) => waiting.add(el));
+      observer.disconnect();
+      observer = new IntersectionObserver(seen, { rootMargin: LAZY_MARGIN });
+      formulas.forEach((el) => { if (!done.has(el)) observer.observe(el); });
+      if (!running) running = next();
     });
     let printed = false;
     window.addEventListener("beforeprint", () => {
@@ -101,14 +148,34 @@
      the top of the formula (outside every bracket, norm and \left...\right group), never an
      operator of a left-hand side (before the row's first relation), never before punctuation
      or after a formula's final punctuation; a wide space between two formulas (\quad,
-     \qquad) is a good place. Written as MathML attributes (linebreak, linebreakstyle) by a
-     filter on each formula's MathML tree, so the TeX source stays as the authors wrote it. */
+     \qquad) is a good place. A bracket with scripts (\rVert_F^2, )^{-1}) closes its group
+     like a bare one, and a bar that nothing closes (KL(P \| Q)) is a symbol, not a norm:
+     read as an open norm, either one once forbade every break after it. Written as MathML
+     attributes (linebreak, linebreakstyle) by a filter on each formula's MathML tree, so the
+     TeX source stays as the authors wrote it. */
   function tidyLineBreaks(args) {
     try {
-      markBreaks(args.data && args.data.root ? args.data.root : args.math.root);
+      const root = args.data && args.data.root ? args.data.root : args.math.root;
+      markBreaks(root);
+      if (args.math && args.math.display) wholeWords(root);
     } catch (error) {
       console.warn("mlnotes: line-break places left to MathJax:", error);  // never lose a formula
     }
+  }
+  /* A short text in a display formula (\text{over paths }, a few words) is not broken at its
+     spaces: a qualifier moves to the next line whole, at the wide space before it, instead of
+     leaving a word behind ("c a | smooth curve"). A longer text may break between words, as
+     prose does, where a phone is narrower than it. */
+  const WHOLE_TEXT = 24;  // characters
+  function wholeWords(data) {
+    data.walkTree((n) => {
+      if (!n.isKind("mtext")) return;
+      n.childNodes.forEach((t) => {
+        if (t && t.isKind("text") && / /.test(t.getText()) && t.getText().length <= WHOLE_TEXT) {
+          t.setText(t.getText().replace(/ /g, "\u00A0"));
+        }
+      });
+    });
   }
   function markBreaks(data) {
     const CLASS = MathJax._.core.MmlTree.MmlNode.TEXCLASS;
@@ -120,12 +187,34 @@
     const noBreak = (node) => node.walkTree((n) => {
       if (n.isKind("mo") || n.isKind("mspace")) n.attributes.set("linebreak", "nobreak");
     });
-    // the bracket a child stands for: an operator's text, or \big( (a group around one)
-    const fenceText = (n) => {
-      while (n && !n.isKind("mo") && n.childNodes && n.childNodes.length === 1) n = n.childNodes[0];
-      return n && n.isKind("mo") ? n.getText() : null;
+    // the bracket a child stands for: an operator's text, \big( (a group around one), or a
+    // bracket with scripts (the base of \rVert_F^2, )^{-1}, |\cdot|^2)
+    const SCRIPTS = ["msub", "msup", "msubsup"];
+    const fenceMo = (n) => {
+      while (n && !n.isKind("mo") && n.childNodes && (n.childNodes.length === 1
+             || SCRIPTS.some((k) => n.isKind(k)))) n = n.childNodes[0];
+      return n && n.isKind("mo") ? n : null;
     };
+    const fenceText = (n) => {
+      const mo = fenceMo(n);
+      return mo ? mo.getText() : null;
+    };
+    const scripted = (n) => SCRIPTS.some((k) => n.isKind(k)) && fenceMo(n) !== null;
     const wide = (n) => n.isKind("mspace") && /^\s*(1|2)em$|quad/.test(String(n.attributes.get("width")));
+    // a bar at kids[i] opens a norm or an absolute value only if the same bar closes it later
+    // in the row, before the bracket around it closes (KL(P \| Q) has a single bar)
+    const closedLater = (kids, i, t) => {
+      let depth = 0;
+      for (let j = i + 1; j < kids.length; j++) {
+        const u = fenceText(kids[j]);
+        if (u === t && depth === 0) return true;
+        const cls = fenceMo(kids[j]) ? fenceMo(kids[j]).texClass : kids[j].texClass;
+        if ((u !== null && OPENS[u] !== undefined) || cls === CLASS.OPEN) depth += 1;
+        else if ((u !== null && CLOSES.has(u)) || cls === CLASS.CLOSE) depth -= 1;
+        if (depth < 0) return false;
+      }
+      return false;
+    };
     function row(node) {
       // thin spaces and invisible operators (a product's "times") are never break places
       node.childNodes.forEach((n) => {
@@ -154,23 +243,40 @@
       let depth = 0;
       kids.forEach((child, i) => {
         const t = fenceText(child);
-        if (!child.isKind("mo") && t !== null && (OPENS[t] !== undefined || CLOSES.has(t))) {
+        if (!child.isKind("mo") && !scripted(child) && t !== null
+            && (OPENS[t] !== undefined || CLOSES.has(t))) {
           noBreak(child);  // \big( and \big): a bracket in a group of its own
           depth = Math.max(0, depth + (OPENS[t] !== undefined ? 1 : -1));
           return;
         }
-        if (child.isKind("mo")) {
-          const opening = OPENS[t] !== undefined || (child.texClass === CLASS.OPEN && !BARS.has(t))
-            || (BARS.has(t) && child.texClass !== CLASS.CLOSE && bars[bars.length - 1] !== t);
-          const closing = !opening && (CLOSES.has(t) || child.texClass === CLASS.CLOSE
-            || (BARS.has(t) && bars[bars.length - 1] === t));
+        if (child.isKind("mo") || scripted(child)) {
+          const mo = fenceMo(child);
+          const bar = BARS.has(t) && (bars[bars.length - 1] === t || closedLater(kids, i, t));
+          if (BARS.has(t) && !bar) {
+            noBreak(child);  // a lone bar (KL(P \| Q)): a symbol, not a bracket
+            return;
+          }
+          const opening = OPENS[t] !== undefined || (mo.texClass === CLASS.OPEN && !BARS.has(t))
+            || (bar && mo.texClass !== CLASS.CLOSE && bars[bars.length - 1] !== t);
+          const closing = !opening && (CLOSES.has(t) || mo.texClass === CLASS.CLOSE
+            || (bar && bars[bars.length - 1] === t));
+          if (scripted(child) && (opening || closing)) {
+            noBreak(child);  // a bracket with scripts: never a break place
+            depth = Math.max(0, depth + (opening ? 1 : -1));
+            if (bar && opening) bars.push(t); else if (bar) bars.pop();
+            return;
+          }
+          if (scripted(child)) {
+            noBreak(child);  // an operator with scripts (\sum_i is not one: its base is no fence)
+            return;
+          }
           if (opening) {
             // before a bracket at the top (a product's next factor): only as a last resort,
             // MathJax prefers relations and operators
             if (depth > 0 || lhs[i]) child.attributes.set("linebreak", "nobreak");
             else child.attributes.set("linebreakstyle", "before");  // never just after it
             depth += 1;
-            if (BARS.has(t)) bars.push(t);
+            if (bar) bars.push(t);
             return;
           }
           if (closing) {
@@ -236,11 +342,32 @@
     MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
   };
 
+  /* The font's character ranges a page's formulas use beyond the basic ones (\mathbb,
+     \mathcal: nearly every chapter) are loaded before the first batch, with their web fonts:
+     found in a batch, a range stops it, is fetched, and the batch starts again. */
+  const RANGES = [[/\\mathbb\b/, "double-struck", "mjx-ncm-ds"],
+                  [/\\mathcal\b/, "calligraphic", "mjx-ncm-c"]];
+  function loadRanges() {
+    try {
+      const font = MathJax.startup.output.font;
+      const files = font.CLASS.dynamicFiles;
+      const tex = Array.from(document.querySelectorAll(".math"), (e) => e.textContent).join(" ");
+      return Promise.all(RANGES.filter(([used, name]) => used.test(tex) && files[name])
+        .map(([, name, woff2]) => {
+          preloadFont(woff2);
+          return font.loadDynamicFile(files[name]).catch(() => null);
+        }));
+    } catch (error) {
+      return Promise.resolve(null);  // MathJax loads them itself when a formula needs them
+    }
+  }
+
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     performance.mark("mlnotes-typeset-start");
+    const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
-    return Promise.resolve(done).then((value) =>
+    return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
       Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) => {
       root.classList.remove("mlnotes-maths-pending");
       performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset

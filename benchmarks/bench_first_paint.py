@@ -1,0 +1,306 @@
+"""Maths at first paint on a slow phone (issue 32): navigation start -> the first screen's maths.
+
+One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
+
+    .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 5] [PAGE ...]
+
+Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
+(390 x 844 CSS px, device pixel ratio 3, touch) with the CPU slowed down four times
+(``Emulation.setCPUThrottlingRate``, rate 4: Chrome's "mid-tier mobile") and a fresh cache,
+from a local server. Per run it records, from the start of navigation:
+
+* ``maths``: every formula in the first viewport typeset (it holds MathJax's output) and the web
+  fonts it uses loaded (``document.fonts.status``): the first screen's maths is readable;
+* ``fcp``: the first contentful paint; ``dcl`` and ``load``: the DOMContentLoaded and load events;
+* ``cpu``: the page's main-thread CPU time from navigation start (``Performance.getMetrics``,
+  ``ThreadTime``), which the machine's load moves much less than the wall clock, read once
+  ``maths`` is seen: an upper bound, which may include part of the next batch of formulas;
+* how many formulas the first viewport holds, and how many of the page's formulas were typeset
+  by then (the first batch).
+
+Without page arguments it measures the heaviest pages of the table of contents: the one with the
+most display and inline formulas and the one with the largest HTML, each opened at its top and
+at the place a link lands on the most maths (the section, statement or equation below which one
+phone screen holds the most formulas: the first screen of a page's top often holds none). It
+prints the median of ``--runs`` runs (and the range) per page, against the target of 3 s, as a
+table, and writes it to ``benchmarks/results-first-paint.md``. The times are wall-clock times:
+on a shared machine they follow its load; the target is judged on a quiet machine.
+
+``rows()`` gives the same medians to ``benchmarks/run.py`` (``make bench``) when
+``MLNOTES_BENCH_FIRST_PAINT=1`` is set and a built book and Chromium are there.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import statistics
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from browser_support import TYPESET_ALL, launch_chromium, serve_directory  # noqa: E402
+
+TARGET_S = 3.0
+CPU_SLOWDOWN = 4
+RATE = [CPU_SLOWDOWN]  # --rate: another slowdown, to see where the time goes
+VIEWPORT = {"width": 390, "height": 844}
+DEVICE_SCALE = 3
+RUNS = 5
+TIMEOUT_MS = 120_000
+# How the time is taken: the page checks FIRST_SCREEN_JS in an animation-frame callback, just
+# before each frame is drawn, and keeps the first frame's time at which it holds (a check run
+# from a timer would wait behind the page's next long task, e.g. the batch of formulas below the
+# screen, and report when that ends, not when the screen was drawn).
+WATCH_JS = """
+window.mlnotesFirstScreen = null;
+(function () {
+  const check = CHECK;
+  const tick = () => {
+    const found = check(ANCHOR);
+    if (found) window.mlnotesFirstScreen = found; else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();
+"""
+RESULTS = ROOT / "benchmarks" / "results-first-paint.md"
+
+# True (with the time) once every formula in the first viewport that a reader could see holds
+# MathJax's output and no web font is still loading; checked by the page on each animation frame.
+FIRST_SCREEN_JS = r"""
+(anchor) => {
+  if (!document.body || document.readyState === 'loading') return false;
+  if (anchor) {  // a link into the page: the browser has scrolled to its target
+    const target = document.getElementById(anchor);
+    if (!target) return false;
+    const top = target.getBoundingClientRect().top;
+    if (top < -50 || top > 100) return false;
+  }
+  const shown = Array.from(document.querySelectorAll('.bd-article .math')).filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth
+      && e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  });
+  if (!shown.length) return false;
+  if (shown.some(e => !e.querySelector('mjx-math'))) return false;
+  if (document.fonts.status !== 'loaded') return false;
+  return {t: performance.now() / 1000, shown: shown.length,
+          typeset: document.querySelectorAll('.bd-article .math mjx-math').length,
+          formulas: document.querySelectorAll('.bd-article .math').length};
+}
+"""
+TIMING_JS = r"""
+() => {
+  const n = performance.getEntriesByType('navigation')[0];
+  const p = performance.getEntriesByName('first-contentful-paint')[0];
+  const mark = (name) => { const m = performance.getEntriesByName(name)[0];
+                           return m ? m.startTime / 1000 : null; };
+  return {fcp: p ? p.startTime / 1000 : null, dcl: n.domContentLoadedEventEnd / 1000,
+          load: n.loadEventEnd / 1000, mathjax: mark('mlnotes-typeset-start'),
+          batch: mark('mlnotes-typeset-end')};
+}
+"""
+
+
+def toc_pages(html):
+    """The built pages of ``_toc.yml``, relative to ``html``."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []) or []:
+                if "file" in child:
+                    files.append(child["file"])
+                walk(child)
+
+    walk(toc)
+    return [f"{f}.html" for f in files if (html / f"{f}.html").is_file()]
+
+
+def heaviest_pages(html):
+    """The page with the most formulas and the page with the largest HTML (one if the same)."""
+    pages = toc_pages(html)
+    formulas = {p: len(re.findall(r'class="math[ "]', (html / p).read_text())) for p in pages}
+    size = {p: (html / p).stat().st_size for p in pages}
+    most = max(pages, key=formulas.get)
+    largest = max(pages, key=size.get)
+    return list(dict.fromkeys([most, largest])), formulas, size
+
+
+# The element (a section, a statement, a numbered equation) below which one phone screen holds
+# the most formulas, with every formula typeset: where a link into the page lands on the most
+# maths (the first screen of a page's top often holds none).
+DENSEST_JS = r"""
+(height) => {
+  const maths = Array.from(document.querySelectorAll('.bd-article .math'))
+    .filter(e => e.checkVisibility())
+    .map(e => e.getBoundingClientRect().top + scrollY);
+  const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
+  const unique = (id) => ids.indexOf(id) === ids.lastIndexOf(id);
+  let best = null, most = 0;
+  for (const el of document.querySelectorAll(
+      '.bd-article section[id], .bd-article div.proof[id], .bd-article div.math[id]')) {
+    if (!unique(el.id) || !el.checkVisibility()) continue;
+    const top = el.getBoundingClientRect().top + scrollY;
+    const n = maths.filter(t => t >= top && t < top + height).length;
+    if (n > most) { most = n; best = el.id; }
+  }
+  return {anchor: best, most, top: maths.filter(t => t < height).length};
+}
+"""
+
+
+def densest_anchor(browser, url):
+    """The id on ``url`` below which a phone's screen holds the most formulas (all typeset),
+    their number, and the number on the page's first screen."""
+    context = browser.new_context(viewport=VIEWPORT, is_mobile=True, has_touch=True)
+    try:
+        context.add_init_script(TYPESET_ALL)
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                               " && !document.documentElement.classList.contains("
+                               "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
+        page.evaluate("() => MathJax.startup.promise")
+        return page.evaluate(DENSEST_JS, VIEWPORT["height"])
+    finally:
+        context.close()
+
+
+def measure(browser, url):
+    """One load of ``url`` on a throttled phone: the times (s) from navigation start (a
+    ``#fragment`` counts once the browser has scrolled to it)."""
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE,
+                                  is_mobile=True, has_touch=True)
+    try:
+        anchor = url.partition("#")[2] or None
+        context.add_init_script(WATCH_JS.replace("CHECK", FIRST_SCREEN_JS.strip())
+                                .replace("ANCHOR", json.dumps(anchor)))
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": RATE[0]})
+
+        def thread_time():
+            return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]
+                        if m["name"] == "ThreadTime")
+
+        start = thread_time()
+        page.goto(url, wait_until="commit")
+        done = page.wait_for_function("() => window.mlnotesFirstScreen", polling=100,
+                                      timeout=TIMEOUT_MS).json_value()
+        cpu = thread_time() - start
+        page.wait_for_load_state("load")
+        timing = page.evaluate(TIMING_JS)
+        return {"maths": done["t"], "cpu": cpu, "shown": done["shown"],
+                "typeset": done["typeset"], "formulas": done["formulas"], **timing}
+    finally:
+        context.close()
+
+
+def run(html, pages=None, runs=RUNS, echo=print):
+    """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page medians."""
+    html = pathlib.Path(html).resolve()
+    chosen, formulas, size = heaviest_pages(html)
+    pages = pages or chosen
+    results = {}
+    with serve_directory(html) as base, launch_chromium() as browser:
+        densest_anchor(browser, f"{base}/{pages[0]}")  # warm up: the server, the browser
+        # each page opened at its top, and at the place a link lands on the most maths
+        cases = []
+        for page in pages:
+            if "#" in page:
+                cases.append(page)
+                continue
+            found = densest_anchor(browser, f"{base}/{page}")
+            if found["top"]:
+                cases.append(page)
+            else:
+                echo(f"  {page}: no formula on its first screen; measured at a link into it")
+            if found["anchor"]:
+                cases.append(f"{page}#{found['anchor']}")
+        for page in cases:
+            samples = []
+            for k in range(runs):
+                samples.append(measure(browser, f"{base}/{page}"))
+                s = samples[-1]
+                echo(f"  {page} run {k + 1}: maths {s['maths']:.2f} s, cpu {s['cpu']:.2f} s, "
+                     f"fcp {s['fcp'] or float('nan'):.2f} s, dcl {s['dcl']:.2f} s, "
+                     f"MathJax ready {s['mathjax'] or float('nan'):.2f} s, first batch "
+                     f"{s['batch'] or float('nan'):.2f} s, load {s['load']:.2f} s")
+            results[page] = samples
+    return results, formulas, size
+
+
+def table(results, formulas, size):
+    """The Markdown table of the medians (and ranges) per page."""
+    med = statistics.median
+    lines = [f"| page | formulas | HTML kB | first screen: formulas (typeset by then) | "
+             f"maths s (median, range) | main-thread CPU s | FCP s | DOMContentLoaded s | "
+             f"MathJax starts s | first batch done s | load s | target {TARGET_S:.0f} s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    nan = float("nan")
+    for page, samples in results.items():
+        maths = [s["maths"] for s in samples]
+        fcp = [s["fcp"] for s in samples if s["fcp"] is not None]
+        file = page.split("#")[0]
+        lines.append(
+            f"| {page} | {formulas.get(file, '?')} | {size.get(file, 0) / 1e3:.0f} | "
+            f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f}) | "
+            f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f}) | "
+            f"{med(s['cpu'] for s in samples):.2f} | {med(fcp) if fcp else nan:.2f} | "
+            f"{med(s['dcl'] for s in samples):.2f} | "
+            f"{med(s['mathjax'] or nan for s in samples):.2f} | "
+            f"{med(s['batch'] or nan for s in samples):.2f} | "
+            f"{med(s['load'] for s in samples):.2f} | "
+            f"{'met' if med(maths) <= TARGET_S else 'NOT met'} |")
+    lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
+                 f"(Emulation.setCPUThrottlingRate), cache disabled, local server; "
+                 f"{len(next(iter(results.values())))} runs per page; times from navigation "
+                 f"start, wall clock (quiet machine for the target).")
+    return "\n".join(lines)
+
+
+def rows():
+    """``benchmarks/run.py``'s rows: the median time to the first screen's maths per page (with
+    ``MLNOTES_BENCH_FIRST_PAINT=1``: a browser's wall-clock times, a few minutes)."""
+    html = ROOT / "_build" / "html"
+    if not os.environ.get("MLNOTES_BENCH_FIRST_PAINT"):
+        print("bench_first_paint: skipped (MLNOTES_BENCH_FIRST_PAINT=1 runs it; or run "
+              "benchmarks/bench_first_paint.py itself)")
+        return
+    if not (html / "index.html").exists():
+        print("bench_first_paint: no built book in _build/html (jupyter-book build .): skipped")
+        return
+    results, _, _ = run(html, echo=lambda *a: None)
+    for page, samples in results.items():
+        yield {"case": f"first screen's maths, phone 4x slower: {page}",
+               "n": samples[0]["formulas"], "mlnotes_s": statistics.median(
+                   s["maths"] for s in samples), "sklearn_s": None,
+               "target": f"< {TARGET_S:.0f} s (wall clock, quiet machine)"}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="*", help="pages relative to the HTML folder "
+                        "(default: the heaviest of the table of contents)")
+    parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
+                        help="CPU slowdown (the target is judged at 4)")
+    args = parser.parse_args(argv)
+    RATE[0] = args.rate
+    results, formulas, size = run(args.html, args.pages or None, args.runs)
+    text = table(results, formulas, size)
+    print(text)
+    RESULTS.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
