@@ -491,11 +491,14 @@ class ReplayExplorer(Explorer):
         loop.call_later(0.001, next_snapshot)
 
     def _on_frame(self, change):
+        # The page switches the picture itself (jslink); the kernel only draws a snapshot not
+        # sent yet, and never sets the stack's index here: a busy kernel answering late would
+        # send the page back to a snapshot it has already left.
         frame = int(change["new"])
         if 0 <= frame < len(self._image_widget.children):
             with self._reporting_errors():
                 self._picture(frame)
-                self._image_widget.selected_index = self.params["frame"] = frame
+                self.params["frame"] = frame
 
     def _show(self, png):
         self._image = png
