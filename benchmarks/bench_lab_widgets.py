@@ -14,9 +14,10 @@ What is timed: from the input event (key down, pointer down, change) to the firs
 frame after the explorer's new picture is loaded in the page (a ``MutationObserver`` on the
 output finds the visible ``img.widget-image`` whose source changed; its ``load`` event, then
 ``requestAnimationFrame``). Wall-clock time, meaningful on a quiet machine: each row says the
-load average during its explorer, and the kernel's CPU time per input (``/proc``, user +
-system), the part the explorer's code controls. Rows: per explorer, median and p90 of new and
-of seen settings (targets 150 ms and 50 ms); every single measurement is written to
+load average (1 min, this benchmark's own processes included) as its explorer starts, and the
+kernel's median CPU time per input (``/proc``, user + system, from the input to the picture),
+the part the explorer's code controls. Rows: per explorer, median and p90 of new and of seen
+settings (targets 150 ms and 50 ms); every single measurement is written to
 ``benchmarks/results_lab.json``.
 
 ``MLNOTES_BENCH_LAB=0`` leaves this module out of ``make bench`` (it takes a few minutes);
@@ -53,9 +54,10 @@ WATCH_JS = """k => {
     if (img.complete && img.naturalWidth) done();
     else img.addEventListener('load', done, {once: true});
   };
+  const now = [...out.querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null);
+  st.src = now ? now.src : null;  // the picture already there is not a new one
   new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
                                            attributeFilter: ['src', 'style', 'class']});
-  look();
   return true;
 }""" % OUTPUT
 
@@ -109,17 +111,23 @@ class Lab:
     def __init__(self, page, kernel_pid):
         self.page, self.kernel_pid = page, kernel_pid
 
-    def idle(self, timeout=600_000):
+    def idle(self, k=None, timeout=600_000):
+        """Wait until the kernel is idle and, for a replay explorer ``k``, every snapshot of
+        its run is in the page (play enabled)."""
         self.page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=timeout)
         self.page.wait_for_timeout(150)  # messages still on their way, then idle again
         self.page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=timeout)
+        if k is not None and self.output(k).locator(".widget-play").count():
+            play = self.output(k).locator(".widget-play button").first
+            self.page.wait_for_function("b => !b.disabled", arg=play.element_handle(),
+                                        timeout=timeout)
 
     def output(self, k):
         return self.page.locator(OUTPUT).nth(k)
 
     def act(self, k, action):
         """Do ``action()`` on output ``k``; return (ms from the input to the new picture shown,
-        or None if none came, kernel CPU seconds)."""
+        or None if none came; the kernel's CPU seconds until then)."""
         page = self.page
         page.evaluate(WATCH_JS, k)
         before = page.evaluate(f"() => {{ window.mlx[{k}].inputs = [];"
@@ -130,11 +138,12 @@ class Lab:
             page.wait_for_function(f"() => window.mlx[{k}].shown.length > {before}",
                                    timeout=120_000)
         except Exception:  # noqa: BLE001 (Playwright's timeout: no new picture)
-            self.idle()
+            self.idle(k)
             return None, _cpu_s(self.kernel_pid) - cpu
+        cpu = _cpu_s(self.kernel_pid) - cpu
         ms = page.evaluate(f"() => window.mlx[{k}].shown[{before}] - window.mlx[{k}].inputs[0]")
-        self.idle()
-        return ms, _cpu_s(self.kernel_pid) - cpu
+        self.idle(k)
+        return ms, cpu
 
 
 def _slider_moves(lab, k, index, n):
@@ -178,7 +187,7 @@ def _play(lab, k):
     handle = out.locator(".widget-slider", has_text="snapshot").locator(".noUi-handle")
     handle.focus()
     page.keyboard.press("Home")
-    lab.idle()
+    lab.idle(k)
     total = int(float(handle.get_attribute("aria-valuemax"))) + 1
     page.evaluate(WATCH_JS, k)
     before = page.evaluate(f"() => window.mlx[{k}].shown.length")
@@ -187,7 +196,7 @@ def _play(lab, k):
         "([h, last]) => +h.getAttribute('aria-valuenow') >= last",
         arg=[handle.element_handle(), total - 1], timeout=600_000)
     page.wait_for_timeout(1000)
-    lab.idle()
+    lab.idle(k)
     return total, 1 + page.evaluate(f"() => window.mlx[{k}].shown.length") - before
 
 
@@ -222,8 +231,8 @@ def measure(n_moves=N_MOVES):
                 f"() => document.querySelectorAll('{OUTPUT} img.widget-image').length"
                 f" >= {len(cells)}", timeout=900_000)
             lab = Lab(page, int(page.locator(OUTPUT).first.inner_text().strip()))
-            lab.idle()
             for k, (chapter, _) in enumerate(cells, start=1):
+                lab.idle(k)
                 load = os.getloadavg()[0]
                 lab.output(k).scroll_into_view_if_needed()
                 for kind, label, disabled, index in page.evaluate(CONTROLS_JS, k):
