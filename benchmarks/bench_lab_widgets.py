@@ -61,6 +61,24 @@ WATCH_JS = """k => {
   return true;
 }""" % OUTPUT
 
+# In the page, before JupyterLab loads: when each websocket message leaves or arrives (ms, bytes),
+# so that a row can say how much of the time the page itself takes.
+SOCKETS_JS = """
+window.mlxSocket = [];
+const Socket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new Socket(...args);
+  const size = d => d.byteLength || d.size || d.length || 0;
+  ws.addEventListener('message', e => window.mlxSocket.push([1, performance.now(), size(e.data)]));
+  const send = ws.send.bind(ws);
+  ws.send = d => { window.mlxSocket.push([0, performance.now(), size(d)]); return send(d); };
+  return ws;
+};
+window.WebSocket.prototype = Socket.prototype;
+Object.assign(window.WebSocket, Socket);
+"""
+PICTURE_BYTES = 5000  # a message this large carries a picture
+
 # Every control of output k: [kind, label, disabled, index among its kind].
 CONTROLS_JS = """k => {
   const out = document.querySelectorAll('%s')[k];
@@ -127,10 +145,12 @@ class Lab:
 
     def act(self, k, action):
         """Do ``action()`` on output ``k``; return (ms from the input to the new picture shown,
-        or None if none came; the kernel's CPU seconds until then)."""
+        or None if none came; the kernel's CPU seconds until then; ms of it spent in the page:
+        from the input to its message leaving, and from the picture's message arriving to the
+        picture shown, or None when the picture came from the page itself)."""
         page = self.page
         page.evaluate(WATCH_JS, k)
-        before = page.evaluate(f"() => {{ window.mlx[{k}].inputs = [];"
+        before = page.evaluate(f"() => {{ window.mlx[{k}].inputs = []; window.mlxSocket = [];"
                                f" return window.mlx[{k}].shown.length; }}")
         cpu = _cpu_s(self.kernel_pid)
         action()
@@ -139,11 +159,19 @@ class Lab:
                                    timeout=120_000)
         except Exception:  # noqa: BLE001 (Playwright's timeout: no new picture)
             self.idle(k)
-            return None, _cpu_s(self.kernel_pid) - cpu
+            return None, _cpu_s(self.kernel_pid) - cpu, None
         cpu = _cpu_s(self.kernel_pid) - cpu
-        ms = page.evaluate(f"() => window.mlx[{k}].shown[{before}] - window.mlx[{k}].inputs[0]")
+        ms, page_ms = page.evaluate(f"""() => {{
+          const st = window.mlx[{k}], start = st.inputs[0], shown = st.shown[{before}];
+          const out = window.mlxSocket.find(m => m[0] === 0 && m[1] >= start);
+          const pictures = window.mlxSocket.filter(m => m[0] === 1 && m[2] > {PICTURE_BYTES}
+                                                   && m[1] <= shown);
+          const page = out && pictures.length
+            ? (out[1] - start) + (shown - pictures.at(-1)[1]) : null;
+          return [shown - start, page];
+        }}""")
         self.idle(k)
-        return ms, cpu
+        return ms, cpu, page_ms
 
 
 def _slider_moves(lab, k, index, n):
@@ -205,22 +233,24 @@ def _p90(values):
         else values[0]
 
 
-def measure(n_moves=N_MOVES):
+def measure(n_moves=N_MOVES, only=()):
     """Every measurement: a list of dicts (explorer, control, kind new/seen/play, ms, cpu_s,
-    load)."""
+    page_ms, load), for the chapters named in ``only`` (default: all)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_browser_lab import run_lab
 
     from browser_support import launch_chromium
 
-    cells = explorer_cells()
+    cells = [cell for cell in explorer_cells() if not only or cell[0] in only]
     records = []
     with tempfile.TemporaryDirectory() as tmp, launch_chromium() as browser:
         root = pathlib.Path(tmp)
         _notebook(root, cells)
         every_cell = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
         with run_lab(root, settings=every_cell) as (base, token):
-            page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+            context = browser.new_context(viewport={"width": 1280, "height": 1000})
+            context.add_init_script(SOCKETS_JS)
+            page = context.new_page()
             page.goto(f"{base}/lab/tree/bench.ipynb?token={token}")
             page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
@@ -231,8 +261,9 @@ def measure(n_moves=N_MOVES):
                 f"() => document.querySelectorAll('{OUTPUT} img.widget-image').length"
                 f" >= {len(cells)}", timeout=900_000)
             lab = Lab(page, int(page.locator(OUTPUT).first.inner_text().strip()))
-            for k, (chapter, _) in enumerate(cells, start=1):
+            for k in range(1, len(cells) + 1):  # every replay's snapshots in the page
                 lab.idle(k)
+            for k, (chapter, _) in enumerate(cells, start=1):
                 load = os.getloadavg()[0]
                 lab.output(k).scroll_into_view_if_needed()
                 for kind, label, disabled, index in page.evaluate(CONTROLS_JS, k):
@@ -244,10 +275,10 @@ def measure(n_moves=N_MOVES):
                         new, seen = _choice_moves(lab, k, kind, index, n_moves)
                     for what, actions in (("new", new), ("seen", seen)):
                         for action in actions:
-                            ms, cpu = lab.act(k, action)
+                            ms, cpu, page_ms = lab.act(k, action)
                             records.append({"explorer": chapter, "control": label.strip(),
                                             "kind": what, "ms": ms, "cpu_s": cpu,
-                                            "load": load})
+                                            "page_ms": page_ms, "load": load})
                 if lab.output(k).locator(".widget-play").count():
                     total, shown = _play(lab, k)
                     records.append({"explorer": chapter, "control": "play", "kind": "play",
@@ -267,6 +298,8 @@ def summary(records):
             if not ms:
                 continue
             cpu = statistics.median(r["cpu_s"] for r in moves)
+            in_page = [r["page_ms"] for r in moves if r.get("page_ms") is not None]
+            in_page = f"; page {statistics.median(in_page):.0f} ms" if in_page else ""
             lost = len(moves) - len(ms)
             rows.append({
                 "case": f"lab: {chapter} {what} setting ({len(ms)} inputs"
@@ -274,7 +307,7 @@ def summary(records):
                 "n": None, "mlnotes_s": statistics.median(ms) / 1e3, "sklearn_s": None,
                 "agreement": None,
                 "target": f"< {budget:.3f} s; p90 {_p90(ms) / 1e3:.3f} s; kernel CPU "
-                          f"{cpu:.3f} s; load {load:.1f}"})
+                          f"{cpu:.3f} s{in_page}; load {load:.1f}"})
         frames = [r["ms"] for r in mine if r["control"] == "snapshot" and r["ms"] is not None]
         if frames:
             rows.append({"case": f"lab: {chapter} snapshot slider ({len(frames)} inputs)",
@@ -289,11 +322,11 @@ def summary(records):
     return rows
 
 
-def rows():
+def rows(only=()):
     if os.environ.get("MLNOTES_BENCH_LAB", "1") == "0":
         return
     try:
-        records = measure()
+        records = measure(only=only)
     except BaseException as exc:  # pytest's skip (no Chromium) is a BaseException
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -304,7 +337,7 @@ def rows():
     yield from summary(records)
 
 
-if __name__ == "__main__":
-    for row in rows():
+if __name__ == "__main__":  # python benchmarks/bench_lab_widgets.py [chapter ...]
+    for row in rows(sys.argv[1:]):
         seconds = "–" if row["mlnotes_s"] is None else f"{row['mlnotes_s']:.4f}"
         print(f"| {row['case']} | {seconds} | {row['target']} |", flush=True)
