@@ -807,7 +807,7 @@ def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkey
         ex._controls["perplexity"].value = 5.0  # a new run before the first is sent
         while ex._play.disabled:
             await asyncio.sleep(0.01)  # the kernel's event loop: snapshots go out one at a time
-        assert "snapshots ready" not in ex._status.value and not ex._frame.disabled
+        assert "snapshots in the page" not in ex._status.value and not ex._frame.disabled
         return ex, [bytes(p.value) for p in ex._image_widget.children]
 
     ex, pictures = asyncio.run(replay())

@@ -35,7 +35,8 @@ from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
 
-# What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py.
+# What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
+# (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
 UPDATE_BUDGET_S = 0.150
 STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes of full colour)
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
@@ -175,7 +176,7 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
-PNG_CACHE_SIZE = 128  # settings whose PNG an explorer keeps (about 50 KB each)
+PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
 
 
 def _cache_key(params):
@@ -482,7 +483,8 @@ class ReplayExplorer(Explorer):
             if missing:
                 self._picture(missing[0])
                 self._status.value = f"{shown} <small>(replay: {n - len(missing) + 1} of {n} " \
-                                     f"snapshots ready)</small>"
+                                     f"snapshots in the page; snapshot and play wait for the " \
+                                     f"rest)</small>"
                 loop.call_later(0.001, next_snapshot)  # messages waiting go first
             else:
                 self._frame.disabled = self._play.disabled = False
