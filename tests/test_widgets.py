@@ -9,6 +9,7 @@ import asyncio
 import base64
 import functools
 import re
+import threading
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -817,6 +818,44 @@ def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkey
             **{**params, "perplexity": 5.0}, frame=frame))
     assert ex.params["frame"] == 10 and ex._image_widget.selected_index == 10
     assert _core.PLAY_INTERVAL_MS <= 150 and ex._play.interval == _core.PLAY_INTERVAL_MS
+
+
+def test_a_new_run_on_another_thread_never_gets_the_old_runs_snapshots(monkeypatch):
+    """JupyterLab may send the widgets' messages to a subshell (another thread and event loop of
+    the kernel) while the cell's thread still sends the first run's snapshots: every picture
+    of the new run is its own snapshot, and the explorer's parameters are the new run's."""
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+    params = {"case": "two_clusters", "n_samples": 60, "max_iter": 100, "perplexity": 10.0,
+              "exaggeration": 1.0}
+
+    async def wait_for_replay(ex):
+        while ex._play.disabled:
+            await asyncio.sleep(0.002)
+
+    async def cell():
+        ex = mw.tsne_explorer(**params)
+        assert ex.widget is not None and ex._play.disabled  # its snapshots go out on this loop
+        await asyncio.sleep(0.02)
+
+        def subshell():  # a control moved, answered on another thread with its own loop
+            async def moved():
+                ex._controls["perplexity"].value = 5.0
+                await wait_for_replay(ex)
+            asyncio.run(moved())
+
+        other = threading.Thread(target=subshell)
+        other.start()
+        while other.is_alive():  # this loop keeps running (and sending) meanwhile
+            await asyncio.sleep(0.001)
+        other.join()
+        return ex
+
+    ex = asyncio.run(cell())
+    assert ex.params["perplexity"] == 5.0 and not ex._play.disabled
+    pictures = [bytes(p.value) for p in ex._image_widget.children]
+    for frame, picture in enumerate(pictures):
+        assert picture == _core.figure_png(mw.draw_tsne(
+            **{**params, "perplexity": 5.0}, frame=frame)), f"snapshot {frame}"
 
 
 def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():

@@ -24,6 +24,7 @@ import html
 import inspect
 import io
 import os
+import threading
 import time
 import typing
 
@@ -254,15 +255,20 @@ class Explorer:
         (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
+        png = self._png(params)
+        self.params = params
+        self.last_update_s = time.perf_counter() - start
+        return png
+
+    def _png(self, params):
+        """The PNG of a setting: the kept one, or drawn (and kept, most recent last)."""
         key = _cache_key(params)
         png = self._pngs.pop(key, None)
         if png is None:
             png = figure_png(self.draw(**params))
-        self._pngs[key] = png  # most recent last
+        self._pngs[key] = png
         while len(self._pngs) > PNG_CACHE_SIZE:
             del self._pngs[next(iter(self._pngs))]
-        self.params = params
-        self.last_update_s = time.perf_counter() - start
         return png
 
     # static renderings
@@ -393,12 +399,15 @@ class ReplayExplorer(Explorer):
     that play shows every frame at its own pace however busy the kernel is. A new run shows its
     last snapshot at once; the kernel then draws the others between its messages (a control
     moved meanwhile is answered after at most one snapshot's drawing), and the slider and play
-    wait, disabled, until every snapshot is in the page.
+    wait, disabled, until every snapshot is in the page. JupyterLab may send the widgets'
+    messages to another thread of the kernel (a subshell) than the one that ran the cell: a
+    lock keeps a run's snapshots and a new run from crossing.
     """
 
     def __init__(self, draw, controls, params, *, n_frames, **kwargs):
         self.n_frames = n_frames
         self._replay_run = 0  # which run the snapshots being sent belong to
+        self._replay_lock = threading.RLock()
         super().__init__(draw, controls, params, **kwargs)
 
     def _run_params(self):
@@ -434,34 +443,36 @@ class ReplayExplorer(Explorer):
         return [w.HBox([self._play, self._frame, self._progress])]
 
     def _picture(self, frame):
-        """The Image of snapshot ``frame`` (drawn now if it is not in the page yet)."""
-        picture = self._pictures[frame]
-        if frame not in self._sent:
-            shown = self.params["frame"]
-            picture.value = self.render(frame=frame)
-            self.params["frame"] = shown  # drawing a snapshot does not show it
-            self._sent.add(frame)
-        return picture
+        """The Image of snapshot ``frame`` of the run in the page (drawn now if it is not there
+        yet; the explorer's parameters stay as they are)."""
+        with self._replay_lock:
+            picture = self._pictures[frame]
+            if frame not in self._sent:
+                picture.value = self._png({**self._replay_params, "frame": frame})
+                self._sent.add(frame)
+            return picture
 
     def _show_run(self, n, frame, png=None):
         """Put the run's snapshot ``frame`` on screen, then send the other snapshots."""
         w = import_optional("ipywidgets", purpose="The live explorer")
 
-        self._replay_run += 1
-        self._sent = set()
-        while len(self._pictures) < n:
-            self._pictures.append(w.Image(format="png"))
-        if png is not None:
-            self._pictures[frame].value = png
-            self._sent.add(frame)
-        self._picture(frame)
-        with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
-            self._image_widget.children = self._pictures[:n]
-            self._frame.max = self._play.max = n - 1
-            self._frame.value = self._image_widget.selected_index = frame
-        self._image_widget.layout.opacity = "1"
-        self.params["frame"] = frame
-        self._send_snapshots(self._replay_run, n)
+        with self._replay_lock:
+            self._replay_run += 1
+            self._replay_params = self._run_params()
+            self._sent = set()
+            while len(self._pictures) < n:
+                self._pictures.append(w.Image(format="png"))
+            if png is not None:
+                self._pictures[frame].value = png
+                self._sent.add(frame)
+            self._picture(frame)
+            with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
+                self._image_widget.children = self._pictures[:n]
+                self._frame.max = self._play.max = n - 1
+                self._frame.value = self._image_widget.selected_index = frame
+            self._image_widget.layout.opacity = "1"
+            self.params["frame"] = frame
+            self._send_snapshots(self._replay_run, n)
 
     def _send_snapshots(self, run, n):
         """Draw and send the run's snapshots one at a time, between the kernel's messages (in
@@ -477,18 +488,19 @@ class ReplayExplorer(Explorer):
         shown = self._status.value
 
         def next_snapshot():
-            if run != self._replay_run:  # a newer run took over
-                return
-            missing = [f for f in range(n) if f not in self._sent]
-            if missing:
+            with self._replay_lock:
+                if run != self._replay_run:  # a newer run took over
+                    return
+                missing = [f for f in range(n) if f not in self._sent]
+                if not missing:
+                    self._frame.disabled = self._play.disabled = False
+                    self._status.value = shown
+                    return
                 self._picture(missing[0])
                 self._status.value = f"{shown} <small>(replay: {n - len(missing) + 1} of {n} " \
                                      f"snapshots in the page; snapshot and play wait for the " \
                                      f"rest)</small>"
-                loop.call_later(0.001, next_snapshot)  # messages waiting go first
-            else:
-                self._frame.disabled = self._play.disabled = False
-                self._status.value = shown
+            loop.call_later(0.001, next_snapshot)  # messages waiting go first
 
         loop.call_later(0.001, next_snapshot)
 
@@ -497,8 +509,8 @@ class ReplayExplorer(Explorer):
         # sent yet, and never sets the stack's index here: a busy kernel answering late would
         # send the page back to a snapshot it has already left.
         frame = int(change["new"])
-        if 0 <= frame < len(self._image_widget.children):
-            with self._reporting_errors():
+        with self._replay_lock, self._reporting_errors():
+            if 0 <= frame < len(self._image_widget.children):
                 self._picture(frame)
                 self.params["frame"] = frame
 
@@ -515,6 +527,10 @@ class ReplayExplorer(Explorer):
         def hook(done, total):
             self._progress.value = int(100 * done / max(total, 1))
 
+        with self._replay_lock:
+            self._new_run(values, hook)
+
+    def _new_run(self, values, hook):
         n = None
         start = time.perf_counter()
         with self._reporting_errors(), reporting_progress(hook):
