@@ -496,7 +496,11 @@ class ReplayExplorer(Explorer):
                     self._frame.disabled = self._play.disabled = False
                     self._status.value = shown
                     return
-                self._picture(missing[0])
+                with self._reporting_errors():
+                    self._picture(missing[0])
+                if missing[0] not in self._sent:  # it failed (said so): the rest on demand
+                    self._frame.disabled = self._play.disabled = False
+                    return
                 self._status.value = f"{shown} <small>(replay: {n - len(missing) + 1} of {n} " \
                                      f"snapshots in the page; snapshot and play wait for the " \
                                      f"rest)</small>"
