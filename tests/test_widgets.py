@@ -5,9 +5,11 @@ Expected values come from independent computations (numpy, scikit-learn), never 
 under test. Every figure is closed.
 """
 
+import asyncio
 import base64
 import functools
 import re
+import threading
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -31,6 +33,14 @@ def _by_gid(fig, gid):
     found = [a for a in fig.findobj() if a.get_gid() == gid]
     assert found, f"no artist with gid {gid!r}"
     return found[0]
+
+
+def _shown(ex):
+    """The PNG the live explorer shows: its image, or a replay's picture of the current snapshot."""
+    figure = ex._image_widget
+    if hasattr(figure, "selected_index"):  # a replay: one picture per snapshot, which the page
+        figure = figure.children[ex.params["frame"]]  # shows as the slider says (jslink)
+    return bytes(figure.value)
 
 
 def _numbers(text):
@@ -205,12 +215,16 @@ def test_tsne_replays_every_recorded_snapshot_with_its_kl(close_figures):
 def test_tsne_explorer_reruns_with_progress_and_shows_the_end_of_the_new_run():
     ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
     assert ex.widget is not None
-    before = ex._image_widget.value
+    before = _shown(ex)
     ex._frame.value = 0
-    assert ex._image_widget.value != before
+    assert _shown(ex) != before and _shown(ex).startswith(PNG_MAGIC)
+    assert ex.params["frame"] == 0
     ex._controls["perplexity"].value = 5.0
     assert ex._progress.value == 100 and ex._frame.max == 30 and ex._frame.value == 30
     assert ex.params["perplexity"] == 5.0 and ex.params["frame"] == 30
+    assert len(ex._image_widget.children) == 31 and ex._image_widget.selected_index == 30
+    assert _shown(ex) == _core.figure_png(mw.draw_tsne(
+        case="two_clusters", n_samples=60, max_iter=300, perplexity=5.0, frame=30))
 
 
 # --- Isomap, LLE, eigenmaps ----------------------------------------------------------------------
@@ -419,7 +433,7 @@ def test_autoencoder_rows_are_the_data_and_pcas_reconstruction_and_it_beats_pca(
 def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monkeypatch):
     ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
     assert ex.widget is not None
-    shown = ex._image_widget.value
+    shown = _shown(ex)
 
     def diverge(**params):
         raise FloatingPointError("The optimisation diverged at iteration 3")
@@ -427,7 +441,7 @@ def test_a_setting_the_method_cannot_handle_is_reported_in_the_status_line(monke
     monkeypatch.setattr(ex, "n_frames", diverge)
     ex._controls["learning_rate"].value = 1000.0
     assert "cannot draw this setting: The optimisation diverged" in ex._status.value
-    assert ex._progress.bar_style == "danger" and ex._image_widget.value == shown
+    assert ex._progress.bar_style == "danger" and _shown(ex) == shown
     assert ex._image_widget.layout.opacity == _core.STALE_OPACITY  # marked stale
     monkeypatch.undo()
     ex._controls["learning_rate"].value = 200.0  # a good setting again: the figure is current
@@ -777,11 +791,71 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
 
 
-def test_play_never_runs_faster_than_a_frame_is_drawn(close_figures):
-    ex = mw.tsne_explorer(case="two_clusters", n_samples=60, max_iter=300, perplexity=10.0)
-    ex.widget  # noqa: B018 (builds the controls)
-    ex._frame.value = 0
-    assert ex._play.interval >= max(_core.PLAY_INTERVAL_MS, 1.5 * 1000 * ex.last_update_s) - 1
+def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkeypatch):
+    """In a reader's kernel the snapshot slider and "play" switch pictures in the page alone:
+    every snapshot of the run is sent, each its own drawing, before they are enabled; drawn
+    between the kernel's messages, and a new run supersedes the snapshots still to send."""
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+    params = {"case": "two_clusters", "n_samples": 60, "max_iter": 100, "perplexity": 10.0,
+              "exaggeration": 1.0}
+
+    async def replay():
+        ex = mw.tsne_explorer(**params)
+        assert ex.widget is not None
+        n = len(ex._image_widget.children)
+        assert n == 11 and ex._play.disabled and ex._frame.disabled  # only the last one is there
+        assert ex._image_widget.selected_index == n - 1 and _shown(ex).startswith(PNG_MAGIC)
+        ex._controls["perplexity"].value = 5.0  # a new run before the first is sent
+        while ex._play.disabled:
+            await asyncio.sleep(0.01)  # the kernel's event loop: snapshots go out one at a time
+        assert "snapshots in the page" not in ex._status.value and not ex._frame.disabled
+        return ex, [bytes(p.value) for p in ex._image_widget.children]
+
+    ex, pictures = asyncio.run(replay())
+    assert len(pictures) == 11 and len(set(pictures)) == 11
+    for frame in (0, 4, 10):  # each picture is its snapshot of the new run
+        assert pictures[frame] == _core.figure_png(mw.draw_tsne(
+            **{**params, "perplexity": 5.0}, frame=frame))
+    assert ex.params["frame"] == 10 and ex._image_widget.selected_index == 10
+    assert _core.PLAY_INTERVAL_MS <= 150 and ex._play.interval == _core.PLAY_INTERVAL_MS
+
+
+def test_a_new_run_on_another_thread_never_gets_the_old_runs_snapshots(monkeypatch):
+    """JupyterLab may send the widgets' messages to a subshell (another thread and event loop of
+    the kernel) while the cell's thread still sends the first run's snapshots: every picture
+    of the new run is its own snapshot, and the explorer's parameters are the new run's."""
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+    params = {"case": "two_clusters", "n_samples": 60, "max_iter": 100, "perplexity": 10.0,
+              "exaggeration": 1.0}
+
+    async def wait_for_replay(ex):
+        while ex._play.disabled:
+            await asyncio.sleep(0.002)
+
+    async def cell():
+        ex = mw.tsne_explorer(**params)
+        assert ex.widget is not None and ex._play.disabled  # its snapshots go out on this loop
+        await asyncio.sleep(0.02)
+
+        def subshell():  # a control moved, answered on another thread with its own loop
+            async def moved():
+                ex._controls["perplexity"].value = 5.0
+                await wait_for_replay(ex)
+            asyncio.run(moved())
+
+        other = threading.Thread(target=subshell)
+        other.start()
+        while other.is_alive():  # this loop keeps running (and sending) meanwhile
+            await asyncio.sleep(0.001)
+        other.join()
+        return ex
+
+    ex = asyncio.run(cell())
+    assert ex.params["perplexity"] == 5.0 and not ex._play.disabled
+    pictures = [bytes(p.value) for p in ex._image_widget.children]
+    for frame, picture in enumerate(pictures):
+        assert picture == _core.figure_png(mw.draw_tsne(
+            **{**params, "perplexity": 5.0}, frame=frame)), f"snapshot {frame}"
 
 
 def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():

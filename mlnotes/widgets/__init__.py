@@ -6,7 +6,9 @@ Each explorer is a thin ipywidgets layer over a plain drawing function of the pa
     ml.widgets.draw_isomap(n_neighbors=12)    # the same figure, as a matplotlib Figure
 
 ``<method>_explorer(**defaults)`` takes any keyword of ``draw_<method>`` as its starting value. In
-JupyterLab the explorer is live (sliders redraw the figure, cached so an update is instant). In
+JupyterLab the explorer is live (sliders redraw the figure, a setting seen before is sent from the
+kept PNG; an iterative method's snapshots are all sent once, and its snapshot slider and "play"
+switch them in the page, so play shows every frame). In
 the saved notebook it also carries its static form: the results for a grid of settings, computed
 by the same cached functions (``scene_<method>`` turns them into panels of points, edges, curves and
 images) and drawn with working controls by the book's ``explorer.js``; the page says which

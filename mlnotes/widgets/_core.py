@@ -14,6 +14,7 @@ Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a dra
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
 """
 
+import asyncio
 import base64
 import contextlib
 import contextvars
@@ -23,6 +24,7 @@ import html
 import inspect
 import io
 import os
+import threading
 import time
 import typing
 
@@ -34,13 +36,14 @@ from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
 
-# What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py.
+# What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
+# (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
 UPDATE_BUDGET_S = 0.150
 STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes of full colour)
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
-PLAY_INTERVAL_MS = 150  # the replay's fastest pace (slower while frames take longer to draw)
+PLAY_INTERVAL_MS = 100  # the replay's pace: every snapshot is in the page before play starts
 STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown faded
 
 
@@ -77,9 +80,12 @@ def static_panel(fig, painter, args, *, width):
 
 
 def figure_png(fig):
-    """The figure as PNG bytes."""
+    """The figure as PNG bytes: the canvas drawn once and its pixels encoded (``savefig``
+    would add a few milliseconds of bookkeeping to every update)."""
+    from PIL import Image
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=FIG_DPI, pil_kwargs={"compress_level": PNG_COMPRESSION})
+    Image.fromarray(figure_rgba(fig)).save(buf, format="png", compress_level=PNG_COMPRESSION)
     return buf.getvalue()
 
 
@@ -174,7 +180,7 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
-PNG_CACHE_SIZE = 128  # settings whose PNG an explorer keeps (about 50 KB each)
+PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
 
 
 def _cache_key(params):
@@ -252,15 +258,20 @@ class Explorer:
         (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
+        png = self._png(params)
+        self.params = params
+        self.last_update_s = time.perf_counter() - start
+        return png
+
+    def _png(self, params):
+        """The PNG of a setting: the kept one, or drawn (and kept, most recent last)."""
         key = _cache_key(params)
         png = self._pngs.pop(key, None)
         if png is None:
             png = figure_png(self.draw(**params))
-        self._pngs[key] = png  # most recent last
+        self._pngs[key] = png
         while len(self._pngs) > PNG_CACHE_SIZE:
             del self._pngs[next(iter(self._pngs))]
-        self.params = params
-        self.last_update_s = time.perf_counter() - start
         return png
 
     # static renderings
@@ -315,7 +326,7 @@ class Explorer:
         w = import_optional("ipywidgets", purpose="The live explorer")
 
         self._controls = {c.name: c.build(self.params[c.name]) for c in self.controls}
-        self._image_widget = w.Image(value=self._image, format="png")
+        self._image_widget = self._figure_widget()
         self._status = w.HTML(layout=w.Layout(min_height="1.5em"))
         for control in self._controls.values():
             control.observe(self._on_change, names="value")
@@ -327,6 +338,11 @@ class Explorer:
 
     def _extra_widgets(self):
         return []
+
+    def _figure_widget(self):
+        w = import_optional("ipywidgets", purpose="The live explorer")
+
+        return w.Image(value=self._image, format="png")
 
     def inapplicable(self, params=None):
         """``{control name: reason}`` for the controls that have no effect at ``params``
@@ -380,10 +396,21 @@ class ReplayExplorer(Explorer):
     ``n_frames(**params)`` runs (or fetches from its cache) the optimisation for ``params`` and
     returns how many snapshots it recorded, calling :func:`report_progress` as it goes. The
     static book replays the recorded snapshots of every held setting.
+
+    Live, the figure is a stack of one picture per snapshot, which the snapshot slider and
+    "play" switch in the page alone (linked in the front end, no round trip to the kernel), so
+    that play shows every frame at its own pace however busy the kernel is. A new run shows its
+    last snapshot at once; the kernel then draws the others between its messages (a control
+    moved meanwhile is answered after at most one snapshot's drawing), and the slider and play
+    wait, disabled, until every snapshot is in the page. JupyterLab may send the widgets'
+    messages to another thread of the kernel (a subshell) than the one that ran the cell: a
+    lock keeps a run's snapshots and a new run from crossing.
     """
 
     def __init__(self, draw, controls, params, *, n_frames, **kwargs):
         self.n_frames = n_frames
+        self._replay_run = 0  # which run the snapshots being sent belong to
+        self._replay_lock = threading.RLock()
         super().__init__(draw, controls, params, **kwargs)
 
     def _run_params(self):
@@ -395,6 +422,12 @@ class ReplayExplorer(Explorer):
                            frames_of=self.n_frames, star=self.grid == "star",
                            irrelevant=self.irrelevant)
 
+    def _figure_widget(self):
+        w = import_optional("ipywidgets", purpose="The live explorer")
+
+        self._pictures = []  # one Image per snapshot, reused from run to run
+        return w.Stack()
+
     def _extra_widgets(self):
         w = import_optional("ipywidgets", purpose="The live explorer")
 
@@ -405,17 +438,93 @@ class ReplayExplorer(Explorer):
         self._play = w.Play(value=frame, min=0, max=n - 1, interval=PLAY_INTERVAL_MS,
                             description="play")
         w.jslink((self._play, "value"), (self._frame, "value"))
+        w.jslink((self._frame, "value"), (self._image_widget, "selected_index"))
         self._progress = w.IntProgress(value=100, min=0, max=100, description="run",
                                        bar_style="success")
         self._frame.observe(self._on_frame, names="value")
+        self._show_run(n, frame, self._image)
         return [w.HBox([self._play, self._frame, self._progress])]
 
+    def _picture(self, frame):
+        """The Image of snapshot ``frame`` of the run in the page (drawn now if it is not there
+        yet; the explorer's parameters stay as they are)."""
+        with self._replay_lock:
+            picture = self._pictures[frame]
+            if frame not in self._sent:
+                picture.value = self._png({**self._replay_params, "frame": frame})
+                self._sent.add(frame)
+            return picture
+
+    def _show_run(self, n, frame, png=None):
+        """Put the run's snapshot ``frame`` on screen, then send the other snapshots."""
+        w = import_optional("ipywidgets", purpose="The live explorer")
+
+        with self._replay_lock:
+            self._replay_run += 1
+            self._replay_params = self._run_params()
+            self._sent = set()
+            while len(self._pictures) < n:
+                self._pictures.append(w.Image(format="png"))
+            if png is not None:
+                self._pictures[frame].value = png
+                self._sent.add(frame)
+            self._picture(frame)
+            with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
+                self._image_widget.children = self._pictures[:n]
+                self._frame.max = self._play.max = n - 1
+                self._frame.value = self._image_widget.selected_index = frame
+            self._image_widget.layout.opacity = "1"
+            self.params["frame"] = frame
+            self._send_snapshots(self._replay_run, n)
+
+    def _send_snapshots(self, run, n):
+        """Draw and send the run's snapshots one at a time, between the kernel's messages (in
+        a reader's kernel), or none until asked (elsewhere: tests, a headless run)."""
+        loop = None
+        if in_jupyter_server():
+            with contextlib.suppress(RuntimeError):
+                loop = asyncio.get_running_loop()
+        if loop is None:
+            self._frame.disabled = self._play.disabled = False
+            return
+        self._frame.disabled = self._play.disabled = True
+        shown = self._status.value
+
+        def next_snapshot():
+            with self._replay_lock:
+                if run != self._replay_run:  # a newer run took over
+                    return
+                missing = [f for f in range(n) if f not in self._sent]
+                if not missing:
+                    self._frame.disabled = self._play.disabled = False
+                    self._status.value = shown
+                    return
+                with self._reporting_errors():
+                    self._picture(missing[0])
+                if missing[0] not in self._sent:  # it failed (said so): the rest on demand
+                    self._frame.disabled = self._play.disabled = False
+                    return
+                self._status.value = f"{shown} <small>(replay: {n - len(missing) + 1} of {n} " \
+                                     f"snapshots in the page; snapshot and play wait for the " \
+                                     f"rest)</small>"
+            loop.call_later(0.001, next_snapshot)  # messages waiting go first
+
+        loop.call_later(0.001, next_snapshot)
+
     def _on_frame(self, change):
-        with self._reporting_errors():
-            self._show(self.render(frame=int(change["new"])))
-        # play advances no faster than a frame is drawn, so that it shows every frame
-        ms = 1000 * self.last_update_s
-        self._play.interval = max(PLAY_INTERVAL_MS, int(1.5 * ms) if ms < 2000 else 2000)
+        # The page switches the picture itself (jslink); the kernel only draws a snapshot not
+        # sent yet, and never sets the stack's index here: a busy kernel answering late would
+        # send the page back to a snapshot it has already left.
+        frame = int(change["new"])
+        with self._replay_lock, self._reporting_errors():
+            if 0 <= frame < len(self._image_widget.children):
+                self._picture(frame)
+                self.params["frame"] = frame
+
+    def _show(self, png):
+        self._image = png
+        self._image_widget.layout.opacity = "1"
+        self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
@@ -425,18 +534,22 @@ class ReplayExplorer(Explorer):
         def hook(done, total):
             self._progress.value = int(100 * done / max(total, 1))
 
+        with self._replay_lock:
+            self._new_run(values, hook)
+
+    def _new_run(self, values, hook):
         n = None
+        start = time.perf_counter()
         with self._reporting_errors(), reporting_progress(hook):
             n = self.n_frames(**{**self._run_params(), **values})
         if n is None:  # the run failed (said so in the status line): keep showing the last one
             self._progress.bar_style = "danger"
             return
         self._progress.value, self._progress.bar_style = 100, "success"
-        # Show the end of the new run, then let "play" replay it from the start.
-        with self._frame.hold_trait_notifications():
-            self._frame.max = self._play.max = n - 1
         self.params.update(values)
-        if self._frame.value == n - 1:
-            self._show(self.render(frame=n - 1))
-        else:
-            self._frame.value = n - 1
+        with self._reporting_errors():  # the end of the new run; "play" replays it from the start
+            self._mark_inapplicable(values)
+            self.render(frame=n - 1)
+            self.last_update_s = time.perf_counter() - start
+            self._show(self._pngs[_cache_key(self.params)])
+            self._show_run(n, n - 1, self._image)

@@ -1,0 +1,115 @@
+"""A replay explorer in JupyterLab, in a real browser: "play" shows every frame.
+
+JupyterLab (started as in ``test_browser_lab``) runs a small t-SNE explorer (31 snapshots) in
+headless Chromium. Once the kernel has sent every snapshot (slider and play enabled), "play"
+runs from the first snapshot to the last while the kernel is kept busy by another cell: each
+snapshot's picture must appear in the page, in order (a ``MutationObserver`` counts the pictures
+shown), since the replay runs in the page alone. The snapshot slider then moves a picture with
+the kernel still busy.
+"""
+
+import json
+
+import pytest
+from test_browser_lab import ARTIFACTS, run_lab
+
+from browser_support import launch_chromium
+
+pytestmark = pytest.mark.browser
+
+N_FRAMES = 31  # max_iter=300, a snapshot every 10 iterations and the start
+CELL = ("import mlnotes as ml\n"
+        "ml.widgets.tsne_explorer(case='two_clusters', n_samples=60, max_iter=300)")
+BUSY = "import time\ntime.sleep(30)"
+OUTPUT = ".jp-Notebook .jp-CodeCell .jp-OutputArea"
+# The snapshot number of every picture shown (its order in the stack's children is not in the
+# DOM: the slider's value when the picture loads), recorded in the page.
+WATCH = """() => {
+  const out = document.querySelector('%s');
+  window.shown = [];
+  let src = null;
+  const look = () => {
+    const img = [...out.querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null);
+    if (!img || img.src === src) return;
+    src = img.src;
+    const handles = out.querySelectorAll('.widget-slider .noUi-handle');
+    const at = +handles[handles.length - 1].getAttribute('aria-valuenow');
+    const done = () => window.shown.push(at);
+    if (img.complete && img.naturalWidth) done();
+    else img.addEventListener('load', done, {once: true});
+  };
+  new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
+                                           attributeFilter: ['src']});
+}""" % OUTPUT
+
+
+@pytest.fixture(scope="module")
+def replay_lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("replay")
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+                   "outputs": [], "source": source} for i, source in enumerate([CELL, BUSY])],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    (root / "replay.ipynb").write_text(json.dumps(notebook))
+    with run_lab(root) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as b:
+        yield b
+
+
+def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
+    base, token = replay_lab
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    out = page.locator(OUTPUT).first
+    handle = out.locator(".widget-slider .noUi-handle").last  # the snapshot slider
+    try:
+        page.goto(f"{base}/lab/tree/replay.ipynb?token={token}")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+        page.keyboard.press("Shift+Enter")
+        out.locator("img.widget-image").wait_for(timeout=120_000)
+        play = out.locator(".widget-play button").first
+        page.wait_for_function("b => !b.disabled", arg=play.element_handle(), timeout=120_000)
+        assert float(handle.get_attribute("aria-valuemax")) == N_FRAMES - 1
+        handle.focus()
+        page.keyboard.press("Home")  # the first snapshot, drawn in the page
+        page.wait_for_function("h => +h.getAttribute('aria-valuenow') === 0",
+                               arg=handle.element_handle(), timeout=10_000)
+        page.evaluate(WATCH)
+
+        # the second cell keeps the kernel busy for 30 s while play runs (3.1 s at 100 ms)
+        page.locator(".jp-Notebook .jp-Cell .cm-content").nth(1).click()
+        page.keyboard.press("Shift+Enter")
+        # (the cell's prompt, not the status bar: JupyterLab may answer widget messages on a
+        # subshell, whose idle status the status bar shows while the cell still runs)
+        busy = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").nth(1)
+        page.wait_for_function("p => p.textContent.includes('*')", arg=busy.element_handle(),
+                               timeout=10_000)
+        play.click()
+        page.wait_for_function(
+            f"() => window.shown.length >= {N_FRAMES - 1} || window.shown.at(-1) === "
+            f"{N_FRAMES - 1}", timeout=60_000)
+        page.wait_for_timeout(500)
+        shown = page.evaluate("() => window.shown")
+        assert shown == list(range(1, N_FRAMES)), f"play showed snapshots {shown}"
+
+        handle.focus()
+        page.keyboard.press("Home")  # the slider too answers without the kernel
+        page.wait_for_function("() => window.shown.at(-1) === 0", timeout=5_000)
+        assert "*" in busy.text_content(), "the busy cell ended before the checks"
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "replay_failure.png"))
+        raise
+    finally:
+        page.context.close()
+    assert not errors, f"page errors: {errors[:5]}"
