@@ -2,7 +2,7 @@ r"""Approximate nearest neighbours for large data: a random-projection forest, t
 
 Finding each point's :math:`k` nearest neighbours exactly compares every pair: :math:`N(N-1)/2`
 distances, 2.4 billion at 70 000 points. Two ideas find almost all of them from a small
-fraction of the pairs (the ideas of Dasgupta & Freund 2008 and Dong, Moses & Li 2011, which
+fraction of the pairs (the ideas of Dasgupta & Freund 2008 and Dong, Charikar & Li 2011, which
 umap-learn's pynndescent also follows), written here in vectorised numpy:
 
 1. **A random-projection tree** cuts the data in two by the hyperplane halfway between two
