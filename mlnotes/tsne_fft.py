@@ -99,6 +99,8 @@ NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j
 KNN_BLOCK_BYTES = 2**27  # each block of the kNN search holds at most 128 MB of distances
 KD_TREE_MAX_DIM = 8  # up to this data dimension a k-d tree beats the blocked BLAS search
 KNN_SLACK = 10  # the BLAS search screens k + this many candidates in single precision
+KNN_SAMPLE_FRACTION = 0.1  # ... bounding each row's candidates by the columns of a 10% sample
+KNN_SAMPLE_MIN = 20  # ... of at least 20 x the candidates (else every row is sorted whole)
 N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE use 3, see below
 MIN_BOXES = 50  # boxes per axis at least (FIt-SNE's and openTSNE's floor) from ...
 FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in proportion, ...
@@ -183,25 +185,63 @@ def _sparse_nearest_neighbors(X, k):
 
 
 def _screen_single(X, n_candidates):
-    """The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
+    r"""The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
     single-precision distances of the centred data: half the bytes and twice the speed of
-    double precision; :func:`nearest_neighbors` re-ranks them in double precision."""
+    double precision; :func:`nearest_neighbors` re-ranks them in double precision.
+
+    Within a row only the order matters, so the row's own :math:`\|x_i\|^2` is left out and
+    :math:`\|x_j\|^2 - 2 x_i^\top x_j` comes from one product of the rows
+    :math:`(-2 x_i, 1)` and :math:`(x_j, \|x_j\|^2)`, with no pass over the block after it.
+    For many points the rows are not partially sorted whole: the ``n_candidates``-th smallest
+    value among a random :data:`KNN_SAMPLE_FRACTION` of the columns bounds the row's own
+    ``n_candidates``-th smallest from above (a subset's order statistic is never below the
+    whole row's), so every true candidate is at most that bound; those entries (about
+    ``n_candidates / KNN_SAMPLE_FRACTION`` per row) are gathered and partially sorted.
+    """
     N = X.shape[0]
     Xs = (X - X.mean(axis=0)).astype(np.float32)  # centred: smaller norms, smaller rounding
-    sq = np.einsum("ij,ij->i", Xs, Xs)
+    left = np.empty((N, Xs.shape[1] + 1), dtype=np.float32)
+    np.multiply(Xs, -2.0, out=left[:, :-1])
+    left[:, -1] = 1.0
+    right = np.empty_like(left)
+    right[:, :-1] = Xs
+    right[:, -1] = np.einsum("ij,ij->i", Xs, Xs)
+    n_sample = max(int(KNN_SAMPLE_FRACTION * N), KNN_SAMPLE_MIN * n_candidates)
+    if n_sample < N:  # sampled columns first: a random order of the points, mapped back below
+        order = np.random.default_rng(0).permutation(N)
+        right = right[order]
+        place = np.empty(N, dtype=np.intp)
+        place[order] = np.arange(N)  # the column of point i
+    else:
+        order = None
     block = max(1, KNN_BLOCK_BYTES // (4 * N))
     idx = np.empty((N, n_candidates), dtype=np.intp)
     for s in range(0, N, block):
         rows = np.arange(s, min(s + block, N))
-        D2 = Xs[rows] @ Xs.T
-        D2 *= -2.0
-        D2 += sq[rows, None]
-        D2 += sq[None, :]
-        D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
-        idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+        D2 = left[rows] @ right.T
+        if order is None:
+            D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
+            idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+        else:
+            D2[np.arange(rows.size), place[rows]] = np.inf
+            idx[rows] = order[_smallest_below_sample_bound(D2, n_candidates, n_sample)]
     return idx
-    order = np.argsort(D2, axis=1, kind="stable")
-    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _smallest_below_sample_bound(D2, n, n_sample):
+    """Column indices of the ``n`` smallest entries of each row of ``D2``, from the entries at
+    most the row's ``n``-th smallest among its first ``n_sample`` columns (an upper bound)."""
+    bound = np.partition(D2[:, :n_sample], n - 1, axis=1)[:, n - 1:n]
+    r, c = np.nonzero(D2 <= bound)  # row-major: each row's candidates contiguous
+    counts = np.bincount(r, minlength=D2.shape[0])
+    first = np.cumsum(counts) - counts
+    position = np.arange(r.size) - first[r]
+    values = np.full((D2.shape[0], counts.max()), np.inf, dtype=D2.dtype)
+    columns = np.zeros(values.shape, dtype=np.intp)
+    values[r, position] = D2[r, c]
+    columns[r, position] = c
+    keep = np.argpartition(values, n - 1, axis=1)[:, :n]
+    return np.take_along_axis(columns, keep, axis=1)
 
 
 def _drop_self(idx, k):

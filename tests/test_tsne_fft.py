@@ -36,11 +36,14 @@ def _random_map(N, scale, seed):
 
 
 # --- neighbours and affinities -----------------------------------------------------------------
-@pytest.mark.parametrize("dim", [3, 20])  # the k-d tree and the blocked BLAS search
-def test_nearest_neighbors_match_brute_force(dim, monkeypatch):
+@pytest.mark.parametrize("dim, sample", [(3, 20), (20, 20), (20, 2)])
+def test_nearest_neighbors_match_brute_force(dim, sample, monkeypatch):
+    """The k-d tree (dim 3), the blocked BLAS search sorting whole rows (dim 20: a sample of
+    20 x 22 candidates is all 500 points) and bounding them by a sampled 10% of the columns."""
     X = np.random.default_rng(1).normal(size=(500, dim))
     X[7] = X[3]  # a duplicate pair: each is the other's nearest neighbour, at distance 0
     monkeypatch.setattr(tsne_fft, "KNN_BLOCK_BYTES", 8 * 500 * 37)  # 37 rows a block
+    monkeypatch.setattr(tsne_fft, "KNN_SAMPLE_MIN", sample)
     idx, D2 = tsne_fft.nearest_neighbors(X, 12)
     full = squared_distances(X)
     np.fill_diagonal(full, np.inf)
