@@ -374,10 +374,17 @@ class LaplacianEigenmaps(Estimator):
             off = dist + np.diag(np.full(len(dist), np.inf))
             self._kth_d2 = np.partition(off, self.n_neighbors_ - 1, axis=1)[
                 :, self.n_neighbors_ - 1] ** 2
-        elif self.radius is None:  # squared distance of each point to its k-th neighbour
+        else:  # dense data: found by transform when it first needs them (not every fit does)
+            self._kth_d2 = None
+        return self
+
+    def _kth_squared_distances(self):
+        """Squared distance of each training point to its k-th nearest (for ``transform``)."""
+        if self._kth_d2 is None:
+            X = self.X_fit_
             kth = nearest_neighbors(X, self.n_neighbors_)[:, -1]
             self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
-        return self
+        return self._kth_d2
 
     def _check_no_isolated_points(self, X, D=None):
         r"""A point of degree 0 (no edge, or every weight underflowing) is a component of its
@@ -413,7 +420,8 @@ class LaplacianEigenmaps(Estimator):
             k = self.n_neighbors_
             kth_of_y = np.partition(D2, k - 1, axis=1)[:, k - 1:k]
             # y -> its k nearest, or x_j -> y when y is within x_j's k-th neighbour distance
-            edge = (D2 <= kth_of_y) | (D2 <= self._kth_d2[None, :] * (1.0 + TIE_RTOL))
+            edge = (D2 <= kth_of_y) | (D2 <= self._kth_squared_distances()[None, :]
+                                       * (1.0 + TIE_RTOL))
         if self.t is None:
             return edge.astype(float)
         return np.where(edge, np.exp(-np.where(edge, D2, 0.0) / self.t), 0.0)

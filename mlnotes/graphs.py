@@ -174,12 +174,14 @@ def _symmetrise(n, rows, cols, lengths, mode):
     c = np.concatenate([cols, rows])
     d = np.concatenate([lengths, lengths])
     key = r.astype(np.int64) * n + c
-    order = np.lexsort((d, key))  # by pair, shortest first
+    order = np.argsort(key)  # by pair (one integer key: far quicker than a two-key lexsort)
     key, d = key[order], d[order]
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     count = np.diff(np.r_[first, len(key)])
-    keep = first[count >= (2 if mode == "and" else 1)]
-    return sp.csr_matrix((d[keep], (key[keep] // n, key[keep] % n)), shape=(n, n))
+    shortest = np.minimum.reduceat(d, first) if len(key) else np.zeros(1)  # each pair's shortest
+    keep = count >= (2 if mode == "and" else 1)
+    key = key[first[keep]]
+    return sp.csr_matrix((shortest[keep], (key // n, key % n)), shape=(n, n))
 
 
 def knn_graph(X: ArrayLike | Sparse, n_neighbors: int, *, mode: str = "or") -> Sparse:

@@ -51,7 +51,13 @@ the benchmark (``benchmarks/scaling.py``, about 208 units across), the repulsion
 error against the exact sums, and the time of one :func:`repulsion` (one thread), were: 4.3%
 and 71 ms with 3 nodes in boxes of side 1 (their grid), 1.2% and 124 ms with 4, 0.32% and
 220 ms with 5, and 0.96% and 101 ms with 5 in boxes of side 1.25 (this grid: the same node
-spacing as 4 in side 1, a higher degree). Their floor of 50 boxes
+spacing as 4 in side 1, a higher degree). From :data:`LARGE_N` = 50 000 points on the map is
+wider (its extent grows about as :math:`\sqrt N`), the grid's nodes grow with the points, and
+the boxes keep side 1.25 but carry :math:`p = 4` nodes (3.2 per unit length,
+:func:`default_n_interp`): on the final map of the benchmark's 70 000 points (about 229 units
+across) the force error (of :math:`r_i / Z_{\mathrm{sum}}`, against a grid of 0.1% error)
+was 3.4% with :math:`p = 4`, 0.97% with 5, and 5.2% with their grid, and one
+:func:`repulsion` cost 113, 175 and 89 ms of CPU (one thread, a busy machine). Their floor of 50 boxes
 is kept from :data:`FULL_FLOOR_N` = 1 000 points on; fewer points get a floor in proportion,
 :math:`\lceil 50 N / 1000 \rceil`, at least 5 (:func:`default_min_boxes`): the floor only
 refines a map smaller than 50 units, which the side-1 boxes already interpolate accurately, and
@@ -99,12 +105,17 @@ NEIGHBOURS_PER_PERPLEXITY = 3  # k = floor(3 Perp) nearest neighbours carry p_{j
 KNN_BLOCK_BYTES = 2**27  # each block of the kNN search holds at most 128 MB of distances
 KD_TREE_MAX_DIM = 8  # up to this data dimension a k-d tree beats the blocked BLAS search
 KNN_SLACK = 10  # the BLAS search screens k + this many candidates in single precision
+KNN_SAMPLE_FRACTION = 0.1  # ... bounding each row's candidates by the columns of a 10% sample
+KNN_SAMPLE_MIN = 20  # ... of at least 20 x the candidates (else every row is sorted whole)
 N_INTERPOLATION = 5  # Lagrange nodes per box and axis (p); openTSNE and FIt-SNE use 3, see below
+N_INTERPOLATION_LARGE = 4  # ... and from LARGE_N points on, where the grid's cost dominates
+LARGE_N = 50000
 MIN_BOXES = 50  # boxes per axis at least (FIt-SNE's and openTSNE's floor) from ...
 FULL_FLOOR_N = 1000  # ... this many points on; fewer points get a floor in proportion, ...
 MIN_BOXES_SMALL = 5  # ... but at least this many boxes
 BOX_WIDTH = 1.25  # more boxes when needed to keep each box's side <= 1.25 (module doc)
 MAX_NODES = 2**21  # bound on the grid (a diverging map must not allocate a huge grid)
+SINGLE_PRECISION_PAIRS = 2**20  # the attraction's pair arithmetic in float32 from here on
 EXACT_REPULSION_RATIO = 0.25  # N^2 <= this x the padded grid's nodes (N <= nodes per axis): exact sums
 MAX_DIM = 2
 FFT_DTYPE = np.float32  # single precision transforms: rounding ~1e-7, far below the interpolation error
@@ -183,25 +194,63 @@ def _sparse_nearest_neighbors(X, k):
 
 
 def _screen_single(X, n_candidates):
-    """The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
+    r"""The ``n_candidates`` nearest of each row (itself excluded, unordered) by blocked
     single-precision distances of the centred data: half the bytes and twice the speed of
-    double precision; :func:`nearest_neighbors` re-ranks them in double precision."""
+    double precision; :func:`nearest_neighbors` re-ranks them in double precision.
+
+    Within a row only the order matters, so the row's own :math:`\|x_i\|^2` is left out and
+    :math:`\|x_j\|^2 - 2 x_i^\top x_j` comes from one product of the rows
+    :math:`(-2 x_i, 1)` and :math:`(x_j, \|x_j\|^2)`, with no pass over the block after it.
+    For many points the rows are not partially sorted whole: the ``n_candidates``-th smallest
+    value among a random :data:`KNN_SAMPLE_FRACTION` of the columns bounds the row's own
+    ``n_candidates``-th smallest from above (a subset's order statistic is never below the
+    whole row's), so every true candidate is at most that bound; those entries (about
+    ``n_candidates / KNN_SAMPLE_FRACTION`` per row) are gathered and partially sorted.
+    """
     N = X.shape[0]
     Xs = (X - X.mean(axis=0)).astype(np.float32)  # centred: smaller norms, smaller rounding
-    sq = np.einsum("ij,ij->i", Xs, Xs)
+    left = np.empty((N, Xs.shape[1] + 1), dtype=np.float32)
+    np.multiply(Xs, -2.0, out=left[:, :-1])
+    left[:, -1] = 1.0
+    right = np.empty_like(left)
+    right[:, :-1] = Xs
+    right[:, -1] = np.einsum("ij,ij->i", Xs, Xs)
+    n_sample = max(int(KNN_SAMPLE_FRACTION * N), KNN_SAMPLE_MIN * n_candidates)
+    if n_sample < N:  # sampled columns first: a random order of the points, mapped back below
+        order = np.random.default_rng(0).permutation(N)
+        right = right[order]
+        place = np.empty(N, dtype=np.intp)
+        place[order] = np.arange(N)  # the column of point i
+    else:
+        order = None
     block = max(1, KNN_BLOCK_BYTES // (4 * N))
     idx = np.empty((N, n_candidates), dtype=np.intp)
     for s in range(0, N, block):
         rows = np.arange(s, min(s + block, N))
-        D2 = Xs[rows] @ Xs.T
-        D2 *= -2.0
-        D2 += sq[rows, None]
-        D2 += sq[None, :]
-        D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
-        idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+        D2 = left[rows] @ right.T
+        if order is None:
+            D2[np.arange(rows.size), rows] = np.inf  # not its own neighbour
+            idx[rows] = np.argpartition(D2, n_candidates - 1, axis=1)[:, :n_candidates]
+        else:
+            D2[np.arange(rows.size), place[rows]] = np.inf
+            idx[rows] = order[_smallest_below_sample_bound(D2, n_candidates, n_sample)]
     return idx
-    order = np.argsort(D2, axis=1, kind="stable")
-    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(D2, order, axis=1)
+
+
+def _smallest_below_sample_bound(D2, n, n_sample):
+    """Column indices of the ``n`` smallest entries of each row of ``D2``, from the entries at
+    most the row's ``n``-th smallest among its first ``n_sample`` columns (an upper bound)."""
+    bound = np.partition(D2[:, :n_sample], n - 1, axis=1)[:, n - 1:n]
+    r, c = np.nonzero(D2 <= bound)  # row-major: each row's candidates contiguous
+    counts = np.bincount(r, minlength=D2.shape[0])
+    first = np.cumsum(counts) - counts
+    position = np.arange(r.size) - first[r]
+    values = np.full((D2.shape[0], counts.max()), np.inf, dtype=D2.dtype)
+    columns = np.zeros(values.shape, dtype=np.intp)
+    values[r, position] = D2[r, c]
+    columns[r, position] = c
+    keep = np.argpartition(values, n - 1, axis=1)[:, :n]
+    return np.take_along_axis(columns, keep, axis=1)
 
 
 def _drop_self(idx, k):
@@ -262,12 +311,22 @@ def lagrange_weights(u: ArrayLike, n_nodes: int) -> FloatArray:
     (interpolation reproduces constants).
     """
     x = (np.arange(n_nodes) + 0.5) / n_nodes
-    W = np.ones((np.shape(u)[0], n_nodes))
-    for a in range(n_nodes):
-        for b in range(n_nodes):
-            if a != b:
-                W[:, a] *= (u - x[b]) / (x[a] - x[b])
-    return W
+    u = np.asarray(u, dtype=np.float64)
+    # numerators prod_{b != a} (u - x_b) as (product of the factors before a) x (after a),
+    # 2p products instead of p(p - 1); the denominators are constants
+    factors = u[None, :] - x[:, None]  # (p, N): one contiguous row per node
+    W = np.empty((n_nodes, u.shape[0]))
+    W[-1] = 1.0
+    for a in range(n_nodes - 1, 0, -1):  # W[a - 1] = prod_{b >= a} (u - x_b)
+        np.multiply(W[a], factors[a], out=W[a - 1])
+    before = factors[0].copy()
+    for a in range(1, n_nodes):  # times prod_{b < a} (u - x_b)
+        W[a] *= before
+        before *= factors[a]
+    gaps = x[:, None] - x[None, :]
+    np.fill_diagonal(gaps, 1.0)
+    W /= gaps.prod(axis=1)[:, None]
+    return W.T
 
 
 def default_min_boxes(N: int) -> int:
@@ -287,16 +346,17 @@ def _grid_size(Z, n_interp, min_boxes, box_width):
     return lo, width, n_boxes
 
 
-def _grid(Z, n_interp, min_boxes, box_width):
+def _grid(Z, n_interp, size):
     """Boxes over the map's bounding square: the node of each point's interpolation stencil
     (flat grid index) and its Lagrange weight, the nodes per axis and their spacing.
 
     Boxes have side ``box_width`` exactly once the map spans ``min_boxes`` of them (so the
     spacing, and with it the kernel's transform, stays the same from one iteration to the
     next); a smaller map is cut into ``min_boxes`` equal boxes, and a map too wide for
-    :data:`MAX_NODES` nodes into as many wider boxes as they allow.
+    :data:`MAX_NODES` nodes into as many wider boxes as they allow. ``size`` is
+    :func:`_grid_size`'s answer.
     """
-    lo, width, n_boxes = _grid_size(Z, n_interp, min_boxes, box_width)
+    lo, width, n_boxes = size
     index, weight = _stencil(Z, lo, width, n_boxes, n_interp)
     return index, weight, n_boxes * n_interp, width / n_interp  # nodes per axis, spacing h
 
@@ -450,7 +510,8 @@ def repulsion(Z: ArrayLike, *, dof: float = 1.0, n_interp: int | None = None, mi
     dof : float
         :math:`\nu`.
     n_interp : int, optional
-        Lagrange nodes per box and axis, :math:`p` (default :data:`N_INTERPOLATION` = 5).
+        Lagrange nodes per box and axis, :math:`p` (default :func:`default_n_interp` of N: 5,
+        or 4 from 50 000 points on).
     min_boxes : int, optional
         Boxes per axis at least (default :func:`default_min_boxes` of N: 50 from 1 000
         points on, fewer for fewer points).
@@ -465,13 +526,31 @@ def repulsion(Z: ArrayLike, *, dof: float = 1.0, n_interp: int | None = None, mi
     Z_sum : float
     r : ndarray of shape (N, d)
     """
+    n_interp, size = _grid_choice(Z, n_interp, min_boxes, box_width)
+    return _interpolated_repulsion(Z, float(dof), n_interp, size, 1 if workers is None
+                                   else workers)
+
+
+def default_n_interp(N: int) -> int:
+    r"""Lagrange nodes per box and axis for ``N`` points: :data:`N_INTERPOLATION` = 5 below
+    :data:`LARGE_N` = 50 000 points, :data:`N_INTERPOLATION_LARGE` = 4 from there on (see the
+    module docstring)."""
+    return N_INTERPOLATION if N < LARGE_N else N_INTERPOLATION_LARGE
+
+
+def _grid_choice(Z, n_interp, min_boxes, box_width):
+    """The nodes per box and :func:`_grid_size` of the map, defaults filled in."""
+    n_interp = default_n_interp(Z.shape[0]) if n_interp is None else n_interp
+    min_boxes = default_min_boxes(Z.shape[0]) if min_boxes is None else min_boxes
+    box_width = BOX_WIDTH if box_width is None else box_width
+    return n_interp, _grid_size(Z, n_interp, min_boxes, box_width)
+
+
+def _interpolated_repulsion(Z, dof, n_interp, size, workers):
+    """:func:`repulsion` on the grid of ``size`` (:func:`_grid_size`)."""
     N, d = Z.shape
     power = (dof + 1.0) / 2.0
-    n_interp = N_INTERPOLATION if n_interp is None else n_interp
-    min_boxes = default_min_boxes(N) if min_boxes is None else min_boxes
-    box_width = BOX_WIDTH if box_width is None else box_width
-    workers = 1 if workers is None else workers
-    index, weight, m, h = _grid(Z, n_interp, min_boxes, box_width)
+    index, weight, m, h = _grid(Z, n_interp, size)
     # L[i, a] = L_a(z_i): p**d weights per row, at the nodes of point i's box
     L = sp.csr_array((weight.ravel(), index.ravel(), np.arange(0, index.size + 1,
                                                                 index.shape[1])),
@@ -494,14 +573,10 @@ def repulsion(Z: ArrayLike, *, dof: float = 1.0, n_interp: int | None = None, mi
     return Z_sum, r
 
 
-def _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
+def _exact_is_cheaper(Z, n_interp, n_boxes):
     """Whether the map has fewer pairs than :data:`EXACT_REPULSION_RATIO` times its padded
     grid's nodes (few points, spread far: the exact sums then cost less than the FFTs)."""
     N, d = Z.shape
-    n_interp = N_INTERPOLATION if n_interp is None else n_interp
-    min_boxes = default_min_boxes(N) if min_boxes is None else min_boxes
-    _, _, n_boxes = _grid_size(Z, n_interp, min_boxes, BOX_WIDTH if box_width is None
-                               else box_width)
     return N * N <= EXACT_REPULSION_RATIO * (2 * n_boxes * n_interp) ** d
 
 
@@ -526,7 +601,12 @@ class _UpperPairs:
     are held as an upper-triangular CSR matrix ``U`` (rows sorted, so a point's pairs are
     contiguous) whose values the attraction overwrites each call, with preallocated buffers
     for the per-pair arithmetic: a fresh array of a million pairs per operation would cost a
-    page fault per 4 kB, about as much as the operation itself.
+    page fault per 4 kB, about as much as the operation itself. From
+    :data:`SINGLE_PRECISION_PAIRS` pairs on that arithmetic (differences, :math:`w_{ij}`, the
+    forces and their sums) runs in single precision, half the bytes to move: the attraction's
+    relative error is then about :math:`10^{-6}` (2e-6 measured on 4.6 million pairs), far
+    below the interpolated repulsion's (about 1%); fewer pairs (every test of the gradient
+    against finite differences or the exact method) keep double precision.
     """
 
     last = None
@@ -539,8 +619,13 @@ class _UpperPairs:
         self.upper, self.rows, self.cols = upper, rows[upper], P.indices[upper].astype(np.intp)
         counts = np.bincount(self.rows, minlength=N)
         U_indptr = np.concatenate([[0], np.cumsum(counts)])
-        self.U = sp.csr_array((np.empty(self.rows.size), self.cols, U_indptr), shape=(N, N))
-        self.buffers = np.empty((MAX_DIM + 2, self.rows.size))  # differences, a spare, w
+        self.dtype = np.float32 if self.rows.size >= SINGLE_PRECISION_PAIRS else np.float64
+        self.U = sp.csr_array((np.empty(self.rows.size, dtype=self.dtype), self.cols, U_indptr),
+                              shape=(N, N))
+        self.has_pairs = counts > 0  # rows of U with a pair, and where their pairs start
+        self.row_starts = U_indptr[:-1][self.has_pairs]
+        self.buffers = np.empty((MAX_DIM + 2, self.rows.size), dtype=self.dtype)  # differences,
+        # a spare, 1 / w
         self._set_weights(P.data)
 
     def _set_weights(self, data):
@@ -549,6 +634,7 @@ class _UpperPairs:
         self.p_log_p = 2.0 * float(np.dot(self.p, np.log(self.p, out=np.zeros_like(self.p),
                                                          where=self.p > 0)))
         self.p_sum = 2.0 * float(self.p.sum())
+        self.p_work = self.p.astype(self.dtype, copy=False)  # in the attraction's precision
 
     @classmethod
     def of(cls, P):
@@ -565,7 +651,9 @@ class _UpperPairs:
 
     def attraction(self, Z, dof):
         r"""The attraction :math:`\sum_j p_{ij} w_{ij} (z_i - z_j)` of every point, and the
-        pairs' :math:`w_{ij}` (a view of a buffer, valid until the next call).
+        pairs' :math:`1 / w_{ij} = 1 + \|z_i - z_j\|^2 / \nu` (a view of a buffer, valid
+        until the next call; :math:`p_{ij} w_{ij}` is one division, not a reciprocal and a
+        product).
 
         Per pair i < j: :math:`w_{ij}` from the coordinate differences, and the force
         :math:`f_{ij} = p_{ij} w_{ij} (z_i - z_j)` per coordinate, which pulls i (row sums of
@@ -573,30 +661,30 @@ class _UpperPairs:
         are summed as they are, not as :math:`z_i \sum_j a_{ij} - \sum_j a_{ij} z_j`, whose
         rounding would not vanish between coincident points (and would split exact twins)."""
         N, d = Z.shape
-        diffs, spare, w = self.buffers[:d], self.buffers[d], self.buffers[d + 1]
+        diffs, spare, den = self.buffers[:d], self.buffers[d], self.buffers[d + 1]
         for c in range(d):
-            zc = np.ascontiguousarray(Z[:, c])
+            zc = np.ascontiguousarray(Z[:, c], dtype=self.dtype)
             dc = diffs[c]
             np.take(zc, self.rows, out=dc, mode="clip")  # "clip": unbuffered
             np.take(zc, self.cols, out=spare, mode="clip")
             dc -= spare
             if c == 0:
-                np.multiply(dc, dc, out=w)
+                np.multiply(dc, dc, out=den)
             else:
                 np.multiply(dc, dc, out=spare)
-                w += spare
+                den += spare
         if dof != 1.0:
-            w /= dof
-        w += 1.0
-        np.reciprocal(w, out=w)
-        np.multiply(self.p, w, out=spare)  # a_ij = p_ij w_ij
-        ones = np.ones(N)
-        attract = np.empty((N, d))
+            den /= dof
+        den += 1.0
+        np.divide(self.p_work, den, out=spare)  # a_ij = p_ij w_ij
+        ones = np.ones(N, dtype=self.dtype)
+        attract = np.zeros((N, d))
         for c in range(d):
             np.multiply(spare, diffs[c], out=self.U.data)  # f_ij, coordinate c
-            attract[:, c] = self.U @ ones
+            if self.row_starts.size:  # row sums of U: contiguous segments, no gather
+                attract[self.has_pairs, c] = np.add.reduceat(self.U.data, self.row_starts)
             attract[:, c] -= self.U.T @ ones
-        return attract, w
+        return attract, den
 
 
 def _check_sparse_pair(Z, P):
@@ -658,15 +746,16 @@ def fft_objective_gradient(Z: ArrayLike, P: Matrix, *, dof: float = 1.0, compute
     dof = float(dof)
     N, d = Z.shape
     pairs = _UpperPairs.of(P)
-    attract, w = pairs.attraction(Z, dof)  # w_ij = 1 / (1 + |z_i - z_j|^2 / nu), i < j
-    if _exact_is_cheaper(Z, n_interp, min_boxes, box_width):
+    attract, den = pairs.attraction(Z, dof)  # 1 / w_ij = 1 + |z_i - z_j|^2 / nu, i < j
+    n_interp, size = _grid_choice(Z, n_interp, min_boxes, box_width)  # once per gradient
+    if _exact_is_cheaper(Z, n_interp, size[2]):
         Z_sum, r = exact_repulsion(Z, dof=dof)
     else:
-        Z_sum, r = repulsion(Z, dof=dof, n_interp=n_interp, min_boxes=min_boxes,
-                             box_width=box_width, workers=workers)
+        Z_sum, r = _interpolated_repulsion(Z, dof, n_interp, size,
+                                           1 if workers is None else workers)
     grad = (2.0 * (dof + 1.0) / dof) * (attract - r / Z_sum)
     kl = None
     if compute_objective:
-        p_log_w = 2.0 * float(np.dot(pairs.p, np.log(w)))
+        p_log_w = -2.0 * float(np.dot(pairs.p, np.log(den, dtype=np.float64)))
         kl = pairs.p_log_p - (dof + 1.0) / 2.0 * p_log_w + pairs.p_sum * np.log(Z_sum)
     return kl, grad

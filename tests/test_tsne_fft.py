@@ -36,11 +36,14 @@ def _random_map(N, scale, seed):
 
 
 # --- neighbours and affinities -----------------------------------------------------------------
-@pytest.mark.parametrize("dim", [3, 20])  # the k-d tree and the blocked BLAS search
-def test_nearest_neighbors_match_brute_force(dim, monkeypatch):
+@pytest.mark.parametrize("dim, sample", [(3, 20), (20, 20), (20, 2)])
+def test_nearest_neighbors_match_brute_force(dim, sample, monkeypatch):
+    """The k-d tree (dim 3), the blocked BLAS search sorting whole rows (dim 20: a sample of
+    20 x 22 candidates is all 500 points) and bounding them by a sampled 10% of the columns."""
     X = np.random.default_rng(1).normal(size=(500, dim))
     X[7] = X[3]  # a duplicate pair: each is the other's nearest neighbour, at distance 0
     monkeypatch.setattr(tsne_fft, "KNN_BLOCK_BYTES", 8 * 500 * 37)  # 37 rows a block
+    monkeypatch.setattr(tsne_fft, "KNN_SAMPLE_MIN", sample)
     idx, D2 = tsne_fft.nearest_neighbors(X, 12)
     full = squared_distances(X)
     np.fill_diagonal(full, np.inf)
@@ -177,6 +180,21 @@ def test_exaggerated_P_gives_the_exaggerated_attraction(P_digits):
     assert _rel(g12, g_ref) < 1e-2
     _, g1_again = tsne_fft.fft_objective_gradient(Z, P_digits)  # the cache follows the values
     np.testing.assert_array_equal(g1, g1_again)
+
+
+def test_many_pairs_attract_in_single_precision(P_digits, monkeypatch):
+    """From SINGLE_PRECISION_PAIRS pairs on the attraction's arithmetic is float32: the
+    gradient and KL move by ~1e-6 relative, far below the interpolation's 1%."""
+    Z = _random_map(400, 5.0, 7)
+    monkeypatch.setattr(tsne_fft._UpperPairs, "last", None)
+    kl64, g64 = tsne_fft.fft_objective_gradient(Z, P_digits)
+    assert tsne_fft._UpperPairs.last.dtype == np.float64
+    monkeypatch.setattr(tsne_fft, "SINGLE_PRECISION_PAIRS", 1)
+    monkeypatch.setattr(tsne_fft._UpperPairs, "last", None)
+    kl32, g32 = tsne_fft.fft_objective_gradient(Z, P_digits)
+    assert tsne_fft._UpperPairs.last.dtype == np.float32
+    assert _rel(g32, g64) < 1e-5 and abs(kl32 - kl64) < 1e-6 * abs(kl64)
+    assert _rel(g32, g64) > 0  # the single-precision path did run
 
 
 # --- the estimator ------------------------------------------------------------------------------
@@ -331,7 +349,7 @@ def test_few_points_spread_far_sum_the_repulsion_exactly(monkeypatch):
     def no_grid(*args, **kwargs):
         raise AssertionError("the grid was used for a 10-point map")
 
-    monkeypatch.setattr(tsne_fft, "repulsion", no_grid)
+    monkeypatch.setattr(tsne_fft, "_interpolated_repulsion", no_grid)
     Z = sne.TSNE(method="fft", perplexity=2, learning_rate=100.0, init="random", max_iter=300,
                  random_state=0).fit_transform(X)
     assert np.isfinite(Z).all()
@@ -346,11 +364,22 @@ def test_grid_floor_grows_with_n_up_to_fit_snes_fifty_boxes():
     for scale, boxes in [(0.5, 8), (10.0, None)]:
         Z = _random_map(150, scale, 0)
         extent = float(np.ptp(Z, axis=0).max())
-        _, _, m, h = tsne_fft._grid(Z, tsne_fft.N_INTERPOLATION, tsne_fft.default_min_boxes(150),
-                                    tsne_fft.BOX_WIDTH)
+        size = tsne_fft._grid_size(Z, tsne_fft.N_INTERPOLATION, tsne_fft.default_min_boxes(150),
+                                   tsne_fft.BOX_WIDTH)
+        _, _, m, h = tsne_fft._grid(Z, tsne_fft.N_INTERPOLATION, size)
         expected = boxes or int(np.ceil(extent / tsne_fft.BOX_WIDTH))
         assert m == expected * tsne_fft.N_INTERPOLATION
         assert h * tsne_fft.N_INTERPOLATION <= tsne_fft.BOX_WIDTH
+
+
+def test_large_n_gets_four_nodes_per_box(monkeypatch):
+    assert [tsne_fft.default_n_interp(n) for n in [150, 49_999, 50_000, 70_000]] == [5, 5, 4, 4]
+    Z = _random_map(400, 10.0, 8)
+    five, four = (tsne_fft.repulsion(Z, n_interp=p)[1] for p in (5, 4))
+    assert _rel(four, five) > 1e-3  # the two grids differ
+    np.testing.assert_array_equal(tsne_fft.repulsion(Z)[1], five)
+    monkeypatch.setattr(tsne_fft, "LARGE_N", 400)  # 400 points count as many
+    np.testing.assert_array_equal(tsne_fft.repulsion(Z)[1], four)
 
 
 def test_small_n_with_the_floor_keeps_the_gradient_accurate():
