@@ -38,11 +38,9 @@ import re
 import statistics
 import sys
 
-import yaml
-
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from browser_support import TYPESET_ALL, launch_chromium, serve_directory  # noqa: E402
+from browser_support import TYPESET_ALL, launch_chromium, serve_directory, toc_files  # noqa: E402
 
 TARGET_S = 3.0
 CPU_SLOWDOWN = 4
@@ -107,17 +105,7 @@ TIMING_JS = r"""
 
 def toc_pages(html):
     """The built pages of ``_toc.yml``, relative to ``html``."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                if "file" in child:
-                    files.append(child["file"])
-                walk(child)
-
-    walk(toc)
+    files = toc_files()
     return [f"{f}.html" for f in files if (html / f"{f}.html").is_file()]
 
 

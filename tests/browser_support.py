@@ -14,6 +14,7 @@ import shutil
 import threading
 
 import pytest
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The built HTML book the browser tests read: `make book` writes _build/html; point
@@ -40,6 +41,22 @@ new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(n => {
 # TeX source as a reader would see it: a control word (\lambda, \top), an inline delimiter
 # \( \) \[ \], or a $...$ pair (the book's pages and the PDF's text are scanned with it).
 RAW_TEX = r"\\[A-Za-z]{2,}|\\[()\[\]]|\$[^$\s][^$]*\$|\$\$"
+
+
+def toc_files():
+    """The book's files in ``_toc.yml`` order (without suffix), from its root down."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []) or []:
+                if "file" in child:
+                    files.append(child["file"])
+                walk(child)
+
+    walk(toc)
+    return files
 
 
 def browser_required():

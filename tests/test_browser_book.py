@@ -43,7 +43,6 @@ import sys
 from urllib.parse import urlparse
 
 import pytest
-import yaml
 
 from browser_support import (
     BOOK_HTML,
@@ -52,6 +51,7 @@ from browser_support import (
     TYPESET_ALL,
     launch_chromium,
     serve_directory,
+    toc_files,
     wait_until,
 )
 
@@ -69,17 +69,7 @@ MAX_STRETCH = 0.02
 
 def _toc_pages():
     """The HTML pages the book must have: one per file in _toc.yml, plus Sphinx's own."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                if "file" in child:
-                    files.append(child["file"])
-                walk(child)
-
-    walk(toc)
+    files = toc_files()
     # Sphinx's own pages: the redirect, the general index, search, and the index of theorems,
     # definitions and algorithms (sphinx-proof's domain, listed by title: book/_ext/surface.py).
     return ["index.html", "genindex.html", "search.html", "prf-statements.html"] + [

@@ -31,9 +31,16 @@ import json
 import re
 
 import pytest
-import yaml
 
-from browser_support import BOOK_HTML, ROOT, TYPESET_ALL, launch_chromium, serve_directory, wait_until
+from browser_support import (
+    BOOK_HTML,
+    ROOT,
+    TYPESET_ALL,
+    launch_chromium,
+    serve_directory,
+    toc_files,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -48,17 +55,7 @@ SAMPLE_PAGES = ["book/tsne.html", "book/appendix_notation.html", "book/isomap.ht
 
 
 def _toc_pages():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                if "file" in child:
-                    files.append(child["file"])
-                walk(child)
-
-    walk(toc)
+    files = toc_files()
     return [f"{f}.html" for f in files]
 
 
