@@ -247,15 +247,19 @@ def load_assignment(folder: str | os.PathLike, *, need_notebook: bool = False) -
     return assignment
 
 
+def _json_record(path, fmt, encoding="utf-8"):
+    """The JSON object in ``path`` if it is one whose ``format`` is ``fmt``, else None."""
+    try:
+        record = json.loads(path.read_text(encoding=encoding))
+    except (OSError, ValueError):                 # UnicodeDecodeError is a ValueError
+        return None
+    return record if isinstance(record, dict) and record.get("format") == fmt else None
+
+
 def _check_record(key):
     from .keys import FORMAT
 
-    try:
-        record = json.loads(key.read_text(encoding="ascii"))
-        ok = isinstance(record, dict) and record.get("format") == FORMAT
-    except (ValueError, UnicodeDecodeError):
-        ok = False
-    if not ok:
+    if _json_record(key, FORMAT, encoding="ascii") is None:
         raise AssignmentError(f"{key} is not an encrypted key (a plain source?): encrypt the key "
                               "with python -m mlnotes.homework encrypt-key KEY.py --key-file "
                               f"PASSPHRASE --out {key}, and keep KEY.py out of the folder")
@@ -638,12 +642,8 @@ def student_assignment(folder: str | os.PathLike) -> Assignment:
     if (folder / SPEC).is_file():
         return load_assignment(folder)
     path = folder / RELEASED
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        ok = isinstance(record, dict) and record.get("format") == RELEASED_FORMAT
-    except (OSError, ValueError):
-        ok = False
-    if not ok:
+    record = _json_record(path, RELEASED_FORMAT)
+    if record is None:
         raise AssignmentError(f"{folder} holds no {RELEASED} (nor {SPEC}): give the folder your "
                               "instructor released (the one holding the notebook and "
                               f"{RELEASED}), e.g. my_variant(\"your id\", assignment=\".\")")
