@@ -374,17 +374,20 @@ class LaplacianEigenmaps(Estimator):
             off = dist + np.diag(np.full(len(dist), np.inf))
             self._kth_d2 = np.partition(off, self.n_neighbors_ - 1, axis=1)[
                 :, self.n_neighbors_ - 1] ** 2
-        else:  # dense data: found by transform when it first needs them (not every fit does)
+        else:  # dense data: found by transform when it needs them (not every fit does)
             self._kth_d2 = None
         return self
 
     def _kth_squared_distances(self):
-        """Squared distance of each training point to its k-th nearest (for ``transform``)."""
-        if self._kth_d2 is None:
-            X = self.X_fit_
-            kth = nearest_neighbors(X, self.n_neighbors_)[:, -1]
-            self._kth_d2 = np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
-        return self._kth_d2
+        """Squared distance of each training point to its k-th nearest (for ``transform``).
+
+        Dense data: searched on each call, not stored, as ``transform`` leaves the estimator
+        unchanged (scikit-learn's ``check_dict_unchanged``)."""
+        if self._kth_d2 is not None:
+            return self._kth_d2
+        X = self.X_fit_
+        kth = nearest_neighbors(X, self.n_neighbors_)[:, -1]
+        return np.einsum("ij,ij->i", X[kth] - X, X[kth] - X)
 
     def _check_no_isolated_points(self, X, D=None):
         r"""A point of degree 0 (no edge, or every weight underflowing) is a component of its
