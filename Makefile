@@ -30,7 +30,7 @@ export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: setup book pdf test peers test-install test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean distclean FORCE
+.PHONY: setup book pdf test-pdf test peers test-install test-unit test-notebooks test-notebooks-kernel test-browser serve lab bench notebooks lint clean distclean FORCE
 
 setup: $(PACKAGE_STAMP)
 
@@ -78,6 +78,13 @@ book: setup
 pdf: book
 	$(BIN)/python .dev/pdf.py _build/html _build/pdf/mlnotes.pdf
 
+# The PDF's own check (tests/test_pdf.py, marked pdf): prints the book and reads the PDF back
+# (links inside it or to the site, no blank pages, no title alone at a page foot, the index, no
+# raw TeX). About two minutes, so not part of `make test` (its time budget); .ci/run calls it
+# after `make test`, whose browser phase keeps the PDF module's quick tests.
+test-pdf: book
+	$(BIN)/python -m pytest -p no:cacheprovider -q -rfE -m pdf tests/test_pdf.py
+
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
 # The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
@@ -98,7 +105,7 @@ test: setup
 	wait $$book; built=$$?; cat "$$log"; rm -f "$$log"; \
 	if [ $$built -ne 0 ]; then echo "make book failed (exit $$built)"; fi; \
 	[ $$kernel -eq 0 ] && [ $$built -eq 0 ]
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m browser tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "browser and not pdf" tests
 
 # The peers' own test suites (scikit-learn's, openTSNE's, umap-learn's upstream test files,
 # adapted in tests/peers) run against mlnotes, with a pass/fail/skip table per file; the
@@ -134,7 +141,7 @@ test-notebooks-kernel: setup
 	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
 
 test-browser: setup
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m browser tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "browser and not pdf" tests
 
 serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"

@@ -57,6 +57,7 @@ def _page_texts(path):
 
 
 @pytest.mark.slow
+@pytest.mark.pdf
 def test_make_pdf_prints_the_book(tmp_path):
     if not (HTML / "index.html").exists():
         pytest.fail("no built book: `make book` runs before the browser tests")
