@@ -779,8 +779,8 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     first = ex.render(angle=45)
     ex.render(angle=50)
     calls = []
-    draw = ex.draw
-    monkeypatch.setattr(ex, "draw", lambda **p: calls.append(p) or draw(**p))
+    update = ex._live.update  # the kept figure, redrawn for a new setting
+    monkeypatch.setattr(ex._live, "update", lambda **p: calls.append(p) or update(**p))
     assert ex.render(angle=45) == first and not calls and ex.params["angle"] == 45
     ex.render(angle=55)
     assert len(calls) == 1
@@ -863,3 +863,53 @@ def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
     there) until the cell runs: the fallback says what to do."""
     html = _static.explorer_html({"title": "PCA", "note": "n"} | {"controls": []})
     assert "in a notebook, run this cell to use it" in html
+
+
+# --- the live figure: kept, and only its changing artists redrawn --------------------------------
+@pytest.mark.parametrize("make, moves", [
+    (mw.pca_explorer, [dict(angle=5), dict(angle=135)]),
+    (mw.mds_explorer, [dict(dissimilarity="cityblock"), dict(dissimilarity="geodesic")]),
+    (mw.kernel_pca_explorer, [dict(gamma=0.3), dict(kernel="poly", degree=3),
+                              dict(dataset="moons", kernel="linear")]),
+    (mw.isomap_explorer, [dict(n_neighbors=12), dict(graph="epsilon", radius=3.0)]),
+    (mw.lle_explorer, [dict(n_neighbors=12), dict(reg=0.1)]),
+    (mw.eigenmaps_explorer, [dict(t=1.0), dict(n_neighbors=20)]),
+])
+def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(make, moves):
+    """A setting reached by updating the explorer's kept figure (its changing artists drawn over
+    the kept pixels of the rest) shows exactly what the drawing function draws afresh."""
+    ex = make()
+    assert ex._live is not None
+    for move in moves:
+        ex.render(**move)
+        np.testing.assert_array_equal(ex._live.rgba(**ex.params),
+                                      _core.figure_rgba(ex.draw(**ex.params)))
+
+
+def test_a_failed_update_drops_the_kept_figure_and_the_next_setting_builds_a_new_one(
+        monkeypatch):
+    ex = mw.pca_explorer()
+    kept = ex._live
+
+    def fail(**params):
+        raise ValueError("no such setting")
+
+    monkeypatch.setattr(kept, "update", fail)
+    with pytest.raises(ValueError, match="no such setting"):
+        ex.render(angle=45)
+    assert ex._live is None
+    ex.render(angle=50)
+    assert ex._live is not kept and ex._live.params["angle"] == 50
+
+
+def test_the_live_png_is_a_palette_image_close_to_the_drawing():
+    from io import BytesIO
+
+    from PIL import Image
+
+    ex = mw.kernel_pca_explorer()
+    picture = Image.open(BytesIO(ex.render(gamma=1.0)))
+    assert picture.mode == "P"
+    drawn = _core.figure_rgba(ex.draw(**ex.params))[..., :3].astype(int)
+    error = np.abs(np.asarray(picture.convert("RGB")).astype(int) - drawn)
+    assert error.mean() < 2.0 and np.percentile(error, 99) < 16

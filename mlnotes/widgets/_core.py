@@ -33,7 +33,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .._optional import import_optional
-from ..plotting import FIG_DPI
+from ..plotting import FIG_DPI, LABEL_CMAP, _color_and_cmap
 from ._static import explorer_html, product_grid, star_grid, static_spec
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
@@ -82,10 +82,20 @@ def static_panel(fig, painter, args, *, width):
 def figure_png(fig):
     """The figure as PNG bytes: the canvas drawn once and its pixels encoded (``savefig``
     would add a few milliseconds of bookkeeping to every update)."""
+    return encode_png(figure_rgba(fig))
+
+
+def encode_png(image):
+    """An RGBA image (opaque) as the PNG the live widget sends: a palette of
+    :data:`STATIC_COLORS` colours chosen by a fast octree, at zlib level
+    :data:`PNG_COMPRESSION`. Half the bytes of full colour and half the encoding time; a plot
+    has few colours, so only the edges of anti-aliased shapes move, by about 1/255 on average."""
     from PIL import Image
 
     buf = io.BytesIO()
-    Image.fromarray(figure_rgba(fig)).save(buf, format="png", compress_level=PNG_COMPRESSION)
+    picture = Image.fromarray(np.ascontiguousarray(image[..., :3]))
+    picture.quantize(colors=STATIC_COLORS, method=Image.Quantize.FASTOCTREE).save(
+        buf, format="png", compress_level=PNG_COMPRESSION)
     return buf.getvalue()
 
 
@@ -96,6 +106,101 @@ def palette_png(image, colors=STATIC_COLORS):
     buf = io.BytesIO()
     Image.fromarray(image[..., :3]).quantize(colors=colors).save(buf, format="png", optimize=True)
     return buf.getvalue()
+
+
+class LiveFigure:
+    """A figure built once and then redrawn in place, setting after setting.
+
+    A subclass draws the whole figure in :meth:`build` and names, with :meth:`changing`, the
+    artists whose data, text or colours a control changes; :meth:`update` puts another setting
+    on them (``set_offsets``, ``set_text`` ...). The live explorer then draws the rest of the
+    figure once, keeps its pixels, and per setting pastes them back and draws only the changing
+    artists over them: no axes, ticks or labels are built or drawn again (a fresh figure spends
+    most of its time there). ``LiveFigure(**params).fig`` is the figure at ``params``, drawn
+    whole: the explorer's drawing function.
+
+    Parameters
+    ----------
+    **params
+        The setting to draw (every parameter of the explorer's drawing function).
+
+    Attributes
+    ----------
+    fig : matplotlib.figure.Figure
+    params : dict
+        The setting the figure shows.
+    """
+
+    size: typing.ClassVar[tuple[float, float]] = (10.0, 3.3)  # inches
+
+    def __init__(self, **params: typing.Any) -> None:
+        self.fig = new_figure(*self.size)
+        self._changing: list = []
+        self._background = None  # the pixels of everything but the changing artists
+        self.build(**params)
+        self.params = dict(params)
+
+    def build(self, **params: typing.Any) -> None:
+        """Draw the figure at ``params`` into :attr:`fig`, registering the changing artists."""
+        raise TypeError(f"{type(self).__name__} must define build(**params).")
+
+    def update(self, **params: typing.Any) -> bool:
+        """Put the setting ``params`` on the changing artists; return whether only they changed
+        (False: the rest of the figure changed too, say an axis range, and is drawn again)."""
+        raise TypeError(f"{type(self).__name__} must define update(**params).")
+
+    def changing(self, artist):
+        """Register ``artist`` as one that :meth:`update` changes (drawn over the kept pixels,
+        after the rest, in order of zorder); returns it."""
+        self._changing.append(artist)
+        return artist
+
+    def replace(self, old, new):
+        """Swap a changing artist for a new one (one that cannot be updated in place, such as
+        filled contours): ``old`` leaves the figure. Returns ``new``."""
+        self._changing[self._changing.index(old)] = new  # drawn where ``old`` was
+        old.remove()
+        return new
+
+    def rgba(self, **params: typing.Any) -> np.ndarray:
+        """The figure at ``params`` as an ``(H, W, 4)`` uint8 array (a view of the canvas, valid
+        until the next call), drawing only what changed since the last call."""
+        if params != self.params:
+            if not self.update(**params):
+                self._background = None
+            self.params = dict(params)
+        canvas = self.fig.canvas
+        for artist in self._changing:
+            artist.set_animated(True)  # left out of canvas.draw(), drawn below
+        if self._background is None:
+            canvas.draw()
+            self._background = canvas.copy_from_bbox(self.fig.bbox)
+        else:
+            canvas.restore_region(self._background)
+        for artist in sorted(self._changing, key=lambda a: a.get_zorder()):
+            self.fig.draw_artist(artist)
+        return np.asarray(canvas.buffer_rgba())
+
+
+def fit_view(ax, points):
+    """Set ``ax``'s view to ``points`` as a fresh scatter of them would (data limits, margins,
+    an equal aspect adjusted through the limits)."""
+    ax.ignore_existing_data_limits = True
+    ax.update_datalim(np.asarray(points)[:, :2])
+    ax.autoscale_view()
+    ax.apply_aspect()
+
+
+def set_points(collection, points, values=None):
+    """Move a scatter's points to ``points`` and, given ``values``, recolour them as
+    :func:`mlnotes.plotting.scatter` colours by them (labels on their fixed scale, coordinates
+    on a scale spanning them)."""
+    collection.set_offsets(np.asarray(points)[:, :2])
+    if values is not None:
+        values, cmap = _color_and_cmap(values)
+        collection.set_array(values)
+        if cmap != LABEL_CMAP:
+            collection.norm.autoscale(values)
 
 
 # --- progress of a long computation -------------------------------------------------------------
@@ -224,6 +329,9 @@ class Explorer:
         ``irrelevant(**params) -> set of control names`` that have no effect at a setting (the
         degree of a kernel that has none): the static book holds them only at their current
         value there, and disables them.
+    live : type, optional
+        A :class:`LiveFigure` subclass drawing what ``draw`` draws: the live widget keeps one
+        and redraws only its changing artists per setting, instead of a new figure.
 
     Attributes
     ----------
@@ -233,7 +341,8 @@ class Explorer:
         Wall-clock time of the last redraw (draw + PNG encoding), in seconds.
     """
 
-    def __init__(self, draw, controls, params, *, scene, grid="product", irrelevant=None):
+    def __init__(self, draw, controls, params, *, scene, grid="product", irrelevant=None,
+                 live=None):
         defaults = draw_defaults(draw)
         unknown = sorted(set(params) - set(defaults))
         if unknown:
@@ -245,6 +354,7 @@ class Explorer:
             raise ValueError(f"grid must be 'product' or 'star', got {grid!r}.")
         self.draw, self.controls, self.scene = draw, list(controls), scene
         self.grid, self.irrelevant = grid, irrelevant
+        self.live, self._live = live, None  # the LiveFigure class and the one kept
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
         self._widget = None
@@ -268,11 +378,32 @@ class Explorer:
         key = _cache_key(params)
         png = self._pngs.pop(key, None)
         if png is None:
-            png = figure_png(self.draw(**params))
+            png = encode_png(self._rgba(params))
         self._pngs[key] = png
         while len(self._pngs) > PNG_CACHE_SIZE:
             del self._pngs[next(iter(self._pngs))]
         return png
+
+    def _rgba(self, params):
+        """The pixels of a setting: the kept live figure updated (a new one if a parameter
+        that no control sets has changed), or a new figure drawn."""
+        if self.live is None:
+            return figure_rgba(self.draw(**params))
+        controlled = {c.name for c in self.controls}
+        if self._live is not None and any(self._live.params[k] != v for k, v in params.items()
+                                          if k not in controlled):
+            self._live = None
+        try:
+            if self._live is None:
+                self._live = self.live(**params)
+            return self._live.rgba(**params)
+        except BaseException:
+            self._live = None  # possibly half updated: the next setting builds a new one
+            raise
+
+    def is_kept(self, **changes):
+        """Whether the PNG of the current parameters with ``changes`` is kept (sent at once)."""
+        return _cache_key({**self.params, **changes}) in self._pngs
 
     # static renderings
     def static_settings(self):
@@ -366,7 +497,8 @@ class Explorer:
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
         self._mark_inapplicable(values)
-        self._status.value = "<small>computing…</small>"  # a new setting may take a moment
+        if not self.is_kept(**values):  # a new setting may take a moment; a kept one is sent
+            self._status.value = "<small>computing…</small>"
         with self._reporting_errors():
             self._show(self.render(**values))
 

@@ -16,7 +16,7 @@ from ..kernel_pca import gram_embedding
 from ..kernels import KERNELS, center_kernel, center_kernel_test, kernel_matrix
 from ..plotting import scatter
 from . import _static as st
-from ._core import Choice, Explorer, Slider, frozen, new_figure
+from ._core import Choice, Explorer, LiveFigure, Slider, fit_view, frozen, set_points
 
 DATASETS = {"circles": lambda n, noise, rs: make_circles(n, noise=noise, factor=0.4, random_state=rs),
             "moons": lambda n, noise, rs: make_moons(n, noise=noise, random_state=rs)}
@@ -76,24 +76,69 @@ def draw_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_s
         Panels: component 1 and component 2 over the input plane (filled contours, the data on
         top), and the embedding :math:`(z_1, z_2)` (gid ``"embedding"``).
     """
-    X, y = kpca_data(dataset, n_samples, noise, random_state)
-    Z, lam, gx, gy, values = kpca_fit(dataset, kernel, float(gamma), int(degree), n_samples,
-                                      noise, random_state)
-    fig = new_figure(10.0, 3.4)
-    axes = fig.subplots(1, 3)
-    for l, ax in enumerate(axes[:2]):
-        ax.contourf(gx, gy, values[l], N_CONTOURS, cmap="RdBu_r", alpha=0.8)
-        ax.set_aspect("equal")
-        scatter(ax, X, y, s=5, edgecolors="k")
-        ax.set_title(f"component {l + 1} over the plane (λ = {lam[l]:.3g})", fontsize=10)
-    scatter(axes[2], Z, y, s=6, gid="embedding")
-    axes[2].set_title("embedding (z1, z2)", fontsize=10)
-    for ax in axes:
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.suptitle(_title(dataset, kernel, gamma, degree), fontsize=10)
-    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.84, wspace=0.08)
-    return fig
+    return KernelPcaFigure(dataset=dataset, kernel=kernel, gamma=gamma, degree=degree,
+                           n_samples=n_samples, noise=noise, random_state=random_state).fig
+
+
+class KernelPcaFigure(LiveFigure):
+    """:func:`draw_kernel_pca`'s figure; a kernel parameter changes the contours (drawn anew),
+    the embedding and the titles; another data set changes the axes, so the figure is built
+    again."""
+
+    size = (10.0, 3.4)
+
+    def build(self, **params):
+        X, y = kpca_data(params["dataset"], params["n_samples"], params["noise"],
+                         params["random_state"])
+        Z, lam, gx, gy, values = _fit(**params)
+        fig, changing = self.fig, self.changing
+        axes = fig.subplots(1, 3)
+        self._contours, self._titles = [], []
+        for l, ax in enumerate(axes[:2]):
+            self._contours.append(changing(_contours(ax, gx, gy, values[l])))
+            changing(scatter(ax, X, y, s=5, edgecolors="k"))  # over the contours
+            # the grid's extent, whatever the contours' (so that a kernel's change keeps them)
+            ax.set(xlim=(gx[0], gx[-1]), ylim=(gy[0], gy[-1]))
+            ax.set_aspect("equal", adjustable="box")
+            for spine in ax.spines.values():  # the contours fill the frame: it goes on top
+                changing(spine)
+            self._titles.append(changing(ax.set_title("", fontsize=10)))
+        self._embedding = changing(scatter(axes[2], Z, y, s=6, gid="embedding"))
+        axes[2].set_title("embedding (z1, z2)", fontsize=10)
+        for ax in axes:
+            ax.set_xticks([])
+            ax.set_yticks([])
+        self._axes, self._dataset, self._values = axes, params["dataset"], values
+        self._suptitle = changing(fig.suptitle("", fontsize=10))
+        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.84, wspace=0.08)
+        self.update(**params)
+
+    def update(self, **params):
+        if params["dataset"] != self._dataset:
+            self.fig.clear()
+            self._changing.clear()
+            self.build(**params)
+            return False
+        Z, lam, gx, gy, values = _fit(**params)
+        for l, ax in enumerate(self._axes[:2]):
+            if values is not self._values:  # (kpca_fit keeps its results)
+                self._contours[l] = self.replace(self._contours[l],
+                                                 _contours(ax, gx, gy, values[l]))
+            self._titles[l].set_text(f"component {l + 1} over the plane (λ = {lam[l]:.3g})")
+        self._values = values
+        set_points(self._embedding, Z)
+        fit_view(self._axes[2], Z)
+        self._suptitle.set_text(_title(params["dataset"], params["kernel"], params["gamma"],
+                                       params["degree"]))
+        return True
+
+
+def _fit(*, dataset, kernel, gamma, degree, n_samples, noise, random_state):
+    return kpca_fit(dataset, kernel, float(gamma), int(degree), n_samples, noise, random_state)
+
+
+def _contours(ax, gx, gy, values):
+    return ax.contourf(gx, gy, values, N_CONTOURS, cmap="RdBu_r", alpha=0.8)
 
 
 def _title(dataset, kernel, gamma, degree):
@@ -139,4 +184,4 @@ def kernel_pca_explorer(**defaults):
         Slider("degree", DEGREES, "degree", held=HELD_DEGREES),
     ]
     return Explorer(draw_kernel_pca, controls, defaults, scene=scene_kernel_pca,
-                    irrelevant=kernel_pca_unused)
+                    irrelevant=kernel_pca_unused, live=KernelPcaFigure)

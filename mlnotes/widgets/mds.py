@@ -23,10 +23,13 @@ from . import _static as st
 from ._core import (
     Choice,
     Explorer,
+    LiveFigure,
     ReplayExplorer,
+    fit_view,
     frozen,
     new_figure,
     report_progress,
+    set_points,
     static_panel,
 )
 
@@ -93,10 +96,7 @@ def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
         ``"nonnegative"``). The spectrum's title counts the negative ones.
     """
     _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
-    Z, lam = mds_solution(dissimilarity, n_samples, random_state)
-    rel = lam / lam[0]
-    negative = rel < -NEGATIVE_EIGENVALUE_RTOL
-    index = np.arange(1, len(lam) + 1)
+    Z, lam, rel, negative, index, title = _mds_parts(dissimilarity, n_samples, random_state)
 
     fig = new_figure(10.0, 3.3)
     static_panel(fig, _paint_data, (n_samples, random_state), width=DATA_PANEL_WIDTH)
@@ -108,14 +108,53 @@ def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
     spec.vlines(index[~negative], 0, rel[~negative], color="C0", lw=1.5, gid="nonnegative")
     spec.vlines(index[negative], 0, rel[negative], color="C3", lw=1.5, gid="negative")
     spec.axhline(0, color="k", lw=0.5)
-    share = np.abs(lam[negative]).sum() / np.abs(lam).sum()
-    spec.set_title(f"{int(negative.sum())} negative eigenvalues ({100 * share:.1f}% of Σ|λ|)",
-                   fontsize=10, gid="spectrum-summary")
+    spec.set_title(title, fontsize=10, gid="spectrum-summary")
     spec.set(xlabel="index (decreasing)", ylabel="λ / λ1", xlim=(0, len(lam) + 1))
     spec.locator_params(axis="y", nbins=4)
     fig.suptitle(f"{dissimilarity} dissimilarities", fontsize=10)
     fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.25)
     return fig
+
+
+def _mds_parts(dissimilarity, n_samples, random_state):
+    """What :func:`draw_mds` shows of a setting: the embedding, the eigenvalues (all, over the
+    first), which are negative, their indices, and the spectrum's title."""
+    Z, lam = mds_solution(dissimilarity, n_samples, random_state)
+    rel = lam / lam[0]
+    negative = rel < -NEGATIVE_EIGENVALUE_RTOL
+    share = np.abs(lam[negative]).sum() / np.abs(lam).sum()
+    title = f"{int(negative.sum())} negative eigenvalues ({100 * share:.1f}% of Σ|λ|)"
+    return Z, lam, rel, negative, np.arange(1, len(lam) + 1), title
+
+
+class MdsFigure(LiveFigure):
+    """:func:`draw_mds`'s figure, kept: a dissimilarity changes the embedding, the spectrum
+    (whose axis range changes too, so the figure is drawn whole) and the titles."""
+
+    def build(self, *, dissimilarity, n_samples, random_state):
+        self.fig = draw_mds(dissimilarity=dissimilarity, n_samples=n_samples,
+                            random_state=random_state)
+        self._emb, self._spec = self.fig.axes
+        self._stems = {gid: next(c for c in self._spec.collections if c.get_gid() == gid)
+                       for gid in ("nonnegative", "negative")}
+        self._suptitle = next(t for t in self.fig.texts
+                              if t.get_text() == self.fig.get_suptitle())
+
+    def update(self, *, dissimilarity, n_samples, random_state):
+        _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
+        Z, _, rel, negative, index, title = _mds_parts(dissimilarity, n_samples, random_state)
+        set_points(self._emb.collections[0], Z, t)
+        fit_view(self._emb, Z)
+        for gid, where in (("nonnegative", ~negative), ("negative", negative)):
+            self._stems[gid].set_segments([((i, 0.0), (i, r))
+                                           for i, r in zip(index[where], rel[where], strict=True)])
+        spec = self._spec
+        spec.ignore_existing_data_limits = True
+        spec.update_datalim(np.column_stack([np.r_[index, index], np.r_[rel, 0 * rel]]))
+        spec.autoscale_view(scalex=False)
+        spec.title.set_text(title)
+        self._suptitle.set_text(f"{dissimilarity} dissimilarities")
+        return False  # the spectrum's axis range and ticks change: drawn whole
 
 
 def data_panel(X, t, title):
@@ -149,7 +188,7 @@ def scene_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
 def mds_explorer(**defaults):
     """Explorer over :func:`draw_mds`: the dissimilarity."""
     return Explorer(draw_mds, [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity")],
-                    defaults, scene=scene_mds)
+                    defaults, scene=scene_mds, live=MdsFigure)
 
 
 # --- SMACOF -------------------------------------------------------------------------------------

@@ -27,7 +27,17 @@ from ..metrics import residual_variance
 from ..plotting import scatter
 from ..spectral import bottom_eigenpairs, flip_signs
 from . import _static as st
-from ._core import Choice, Explorer, Slider, frozen, new_figure, static_panel
+from ._core import (
+    Choice,
+    Explorer,
+    LiveFigure,
+    Slider,
+    fit_view,
+    frozen,
+    new_figure,
+    set_points,
+    static_panel,
+)
 
 SHORT_CIRCUIT_RATIO = 3.0
 LAYER_GAP = 2 * np.pi  # radial distance between turns of the Swiss roll
@@ -146,38 +156,73 @@ def draw_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise=
         :math:`1 - R^2(d^G, d^Z)` for 1-6 coordinates (gid ``"residual-variance"``). The first
         panel's title (gid ``"graph-summary"``) counts edges and short circuits.
     """
+    return IsomapFigure(n_neighbors=n_neighbors, radius=radius, graph=graph,
+                        n_samples=n_samples, noise=noise, random_state=random_state).fig
+
+
+def _isomap_parts(*, n_neighbors, radius, graph, n_samples, noise, random_state):
+    """What a setting of :func:`draw_isomap` shows: the edges (ordinary, short circuits) as
+    index pairs, the embedding, and the three panels' titles."""
     size = n_neighbors if graph == "knn" else radius
-    X, t = manifold_data("swiss_roll", n_samples, noise, random_state)
     G, short = isomap_graph(graph, size, n_samples, noise, random_state)
     keep, Z, residual = isomap_embedding(graph, size, n_samples, noise, random_state)
     rows, cols, _ = _edges(G)
-
-    fig = new_figure(10.0, 3.5)
+    pairs = np.stack([rows, cols], axis=1)
     what = f"k = {n_neighbors}" if graph == "knn" else f"ε = {radius:g}"
-    # the graph in a fixed 3-D view, projected by hand: a 2-D axes draws many times faster
-    ax = _plain(fig.add_subplot(1, 3, 1))
-    ax.set_axis_off()
-    P = project(X)
-    ax.add_collection(LineCollection(P[np.stack([rows, cols], axis=1)[~short]], colors="0.6",
-                                     lw=0.3, gid="edges"))
-    scatter(ax, P, t, s=4)
-    ax.add_collection(LineCollection(P[np.stack([rows, cols], axis=1)[short]], colors="red",
-                                     lw=1.2, gid="short-circuits"))
-    ax.set_title(f"{what}: {len(rows)} edges, {int(short.sum())} short circuits",
-                 fontsize=10, gid="graph-summary")
-
-    emb = _plain(fig.add_subplot(1, 3, 2))
-    scatter(emb, Z[:, :2], t[keep], s=4, gid="embedding")
     lost = n_samples - len(keep)
-    emb.set_title("embedding" + (f" ({lost} points cut off)" if lost else ""), fontsize=10)
+    titles = (f"{what}: {len(rows)} edges, {int(short.sum())} short circuits",
+              "embedding" + (f" ({lost} points cut off)" if lost else ""),
+              f"residual variance (2-D: {residual[1]:.3f})")
+    return pairs[~short], pairs[short], keep, Z, residual, titles
 
-    curve = fig.add_subplot(1, 3, 3)
-    dims = np.arange(1, MAX_DIMENSION + 1)
-    curve.plot(dims, residual, "o-", color="C0", gid="residual-variance")
-    curve.set(xlabel="dimension", ylim=(0, 1), xticks=dims, yticks=(0, 0.5, 1))
-    curve.set_title(f"residual variance (2-D: {residual[1]:.3f})", fontsize=10)
-    fig.subplots_adjust(left=0.0, right=0.98, bottom=0.2, top=0.9, wspace=0.15)  # room for "dimension"
-    return fig
+
+class IsomapFigure(LiveFigure):
+    """:func:`draw_isomap`'s figure; a setting changes the edges, the embedding, the residual
+    variance and the titles (the points over the edges are drawn again, in their place)."""
+
+    size = (10.0, 3.5)
+
+    def build(self, *, n_neighbors, radius, graph, n_samples, noise, random_state):
+        X, t = manifold_data("swiss_roll", n_samples, noise, random_state)
+        self._P, self._t = P, t = project(X), t
+        ok, short, keep, Z, residual, titles = _isomap_parts(
+            n_neighbors=n_neighbors, radius=radius, graph=graph, n_samples=n_samples,
+            noise=noise, random_state=random_state)
+        fig, changing = self.fig, self.changing
+        # the graph in a fixed 3-D view, projected by hand: a 2-D axes draws many times faster
+        ax = _plain(fig.add_subplot(1, 3, 1))
+        ax.set_axis_off()
+        self._ok = changing(ax.add_collection(LineCollection(P[ok], colors="0.6", lw=0.3,
+                                                             gid="edges")))
+        changing(scatter(ax, P, t, s=4))
+        self._short = changing(ax.add_collection(
+            LineCollection(P[short], colors="red", lw=1.2, gid="short-circuits")))
+        self._titles = [changing(ax.set_title(titles[0], fontsize=10, gid="graph-summary"))]
+
+        self._emb = emb = _plain(fig.add_subplot(1, 3, 2))
+        self._embedding = changing(scatter(emb, Z[:, :2], t[keep], s=4, gid="embedding"))
+        self._titles.append(changing(emb.set_title(titles[1], fontsize=10)))
+
+        curve = fig.add_subplot(1, 3, 3)
+        dims = np.arange(1, MAX_DIMENSION + 1)
+        self._curve, = curve.plot(dims, residual, "o-", color="C0", gid="residual-variance")
+        changing(self._curve)
+        curve.set(xlabel="dimension", ylim=(0, 1), xticks=dims, yticks=(0, 0.5, 1))
+        self._titles.append(changing(curve.set_title(titles[2], fontsize=10)))
+        for spine in curve.spines.values():  # over the curve, which reaches 0
+            changing(spine)
+        fig.subplots_adjust(left=0.0, right=0.98, bottom=0.2, top=0.9, wspace=0.15)  # "dimension"
+
+    def update(self, **params):
+        ok, short, keep, Z, residual, titles = _isomap_parts(**params)
+        self._ok.set_segments(self._P[ok])
+        self._short.set_segments(self._P[short])
+        set_points(self._embedding, Z[:, :2], self._t[keep])
+        fit_view(self._emb, Z)
+        self._curve.set_ydata(residual)
+        for text, title in zip(self._titles, titles, strict=True):
+            text.set_text(title)
+        return True
 
 
 @functools.lru_cache(maxsize=8)
@@ -252,7 +297,7 @@ def isomap_explorer(**defaults):
         Choice("graph", ("knn", "epsilon"), "graph"),
     ]
     return Explorer(draw_isomap, controls, defaults, scene=scene_isomap,
-                    irrelevant=isomap_unused)
+                    irrelevant=isomap_unused, live=IsomapFigure)
 
 
 # --- LLE and Laplacian eigenmaps ------------------------------------------------------------------
@@ -277,12 +322,46 @@ def _draw_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     spec.bar(index, eigenvalues[1:] / eigenvalues[-1], color=colors, gid="spectrum")
     spec.legend(handles=[Patch(color="C3", label="used: 2 and 3"),
                          Patch(color="C0", label="not used")], fontsize=8, loc="upper left")
-    spec.set_title(f"{spectrum_title}, λi / λ{len(eigenvalues)}\n"
-                   f"(λ1 = {eigenvalues[0]:.0e}: the constant vector)", fontsize=9)
+    spec.set_title(_spectrum_title(eigenvalues, spectrum_title), fontsize=9)
     spec.set(xlabel="eigenvalue index i", xticks=index, yticks=(0, 0.5, 1))
     fig.suptitle(title, fontsize=10)
     fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.2)
     return fig
+
+
+def _spectrum_title(eigenvalues, spectrum_title):
+    return (f"{spectrum_title}, λi / λ{len(eigenvalues)}\n"
+            f"(λ1 = {eigenvalues[0]:.0e}: the constant vector)")
+
+
+class SpectralFigure(LiveFigure):
+    """:func:`_draw_spectral`'s figure, live: a setting changes the embedding, the bars'
+    heights, the spectrum's title and the figure's (the legend is drawn again over the bars).
+    A subclass says where its parts come from (``parts(**params)``, as :func:`_lle_parts`)."""
+
+    @staticmethod
+    def parts(**params):
+        raise TypeError("a SpectralFigure needs parts(**params).")
+
+    def build(self, **params):
+        self.fig = _draw_spectral(*self.parts(**params))
+        emb, spec = self.fig.axes
+        self._emb, self._embedding = emb, self.changing(emb.collections[0])
+        self._bars = [self.changing(bar) for bar in spec.patches]
+        self.changing(spec.get_legend())
+        self._title = self.changing(spec.title)
+        title = self.fig.get_suptitle()
+        self._suptitle = self.changing(next(t for t in self.fig.texts if t.get_text() == title))
+
+    def update(self, **params):
+        _, t, Z, eigenvalues, title, spectrum_title = self.parts(**params)
+        set_points(self._embedding, Z, t)
+        fit_view(self._emb, Z)
+        for bar, height in zip(self._bars, eigenvalues[1:] / eigenvalues[-1], strict=True):
+            bar.set_height(height)
+        self._title.set_text(_spectrum_title(eigenvalues, spectrum_title))
+        self._suptitle.set_text(title)
+        return True
 
 
 @functools.lru_cache(maxsize=64)
@@ -343,6 +422,14 @@ def _scene_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     ])
 
 
+class LleFigure(SpectralFigure):
+    """:func:`draw_lle`'s figure, live (:class:`SpectralFigure`)."""
+
+    @staticmethod
+    def parts(**params):
+        return _lle_parts(**params)
+
+
 def scene_lle(*, n_neighbors=10, reg=1e-3, n_samples=500, noise=0.0, random_state=0):
     """:func:`draw_lle`'s panels as data for the static book (:mod:`._static`)."""
     return _scene_spectral(*_lle_parts(n_neighbors, reg, n_samples, noise, random_state))
@@ -352,7 +439,7 @@ def lle_explorer(**defaults):
     """Explorer over :func:`draw_lle`: ``n_neighbors`` and ``reg``."""
     controls = [Slider("n_neighbors", NEIGHBOURS, "k", held=HELD_SPECTRAL_NEIGHBOURS),
                 Slider("reg", REGS, "reg")]
-    return Explorer(draw_lle, controls, defaults, scene=scene_lle)
+    return Explorer(draw_lle, controls, defaults, scene=scene_lle, live=LleFigure)
 
 
 @functools.lru_cache(maxsize=64)
@@ -392,6 +479,14 @@ def _eigenmaps_parts(n_neighbors, t, n_samples, noise, random_state):
     return data, u, Z, lam, _eigenmaps_title(n_neighbors, t), "L v = λ D v"
 
 
+class EigenmapsFigure(SpectralFigure):
+    """:func:`draw_eigenmaps`'s figure, live (:class:`SpectralFigure`)."""
+
+    @staticmethod
+    def parts(**params):
+        return _eigenmaps_parts(**params)
+
+
 def scene_eigenmaps(*, n_neighbors=10, t=10.0, n_samples=500, noise=0.0, random_state=0):
     """:func:`draw_eigenmaps`'s panels as data for the static book (:mod:`._static`)."""
     return _scene_spectral(*_eigenmaps_parts(n_neighbors, t, n_samples, noise, random_state))
@@ -406,4 +501,5 @@ def eigenmaps_explorer(**defaults):
     """Explorer over :func:`draw_eigenmaps`: ``n_neighbors`` and heat ``t``."""
     controls = [Slider("n_neighbors", NEIGHBOURS, "k", held=HELD_SPECTRAL_NEIGHBOURS),
                 Slider("t", HEAT_TS, "heat t")]
-    return Explorer(draw_eigenmaps, controls, defaults, scene=scene_eigenmaps)
+    return Explorer(draw_eigenmaps, controls, defaults, scene=scene_eigenmaps,
+                    live=EigenmapsFigure)

@@ -17,7 +17,7 @@ from .._validation import check_positive, check_random_state
 from ..pca import principal_components
 from ..plotting import COORD_CMAP
 from . import _static as st
-from ._core import Explorer, Slider, frozen, new_figure
+from ._core import Explorer, LiveFigure, Slider, frozen, set_points
 
 # The data's covariance, fixed so that the answer is a round angle: axes of standard deviation
 # 2 and 0.7, the long one at 30 degrees.
@@ -87,38 +87,67 @@ def draw_pca(*, angle=0.0, n_samples=80, random_state=0):
         The right panel's title (gid ``"readout"``) gives both numbers; the variance curve has gid
         ``"variance-curve"``, the principal angle's line gid ``"principal"``.
     """
-    X, mean, S, u, proj, variance, error, principal, grid, curve = pca_state(
-        angle, n_samples, random_state)
-    fig = new_figure(9.0, 3.6)
-    ax, ax_curve = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
-    ax.add_collection(LineCollection(np.stack([X, proj], axis=1), colors="0.75", lw=0.6, zorder=1))
-    ax.scatter(*X.T, s=10, c=(X - mean) @ u, cmap=COORD_CMAP, zorder=2)
-    ax.scatter(*proj.T, s=6, color="k", zorder=3)
-    reach = 3.2 * PCA_STD[0]
-    ax.plot(*(mean + np.outer([-reach, reach], u)).T, color="C3", lw=1.5)
-    ax.set(xlim=(-reach, reach), ylim=(-reach * 0.75, reach * 0.75), aspect="equal",
-           title=f"direction b at {angle:g}°")
-    ax.set_xticks([])
-    ax.set_yticks([])
+    return PcaFigure(angle=angle, n_samples=n_samples, random_state=random_state).fig
 
-    ax_curve.plot(grid, curve, color="C0", gid="variance-curve")
-    ax_curve.plot(grid, np.trace(S) - curve, color="C1")
-    ax_curve.axvline(principal, color="k", ls="--", lw=1, gid="principal")
-    # labels on the curves themselves (a legend costs a third of the drawing time)
-    top = int(np.argmax(curve))
-    ax_curve.text(grid[top] + 3, curve[top], r"variance $u^\top S u$", color="C0", fontsize=8,
-                  va="top")
-    ax_curve.text(grid[top] + 3, np.trace(S) - curve[top], "reconstruction error", color="C1",
-                  fontsize=8, va="bottom")
-    ax_curve.text(principal - 2, 0.02 * np.trace(S), "first principal axis", fontsize=8,
-                  rotation=90, ha="right", va="bottom")
-    ax_curve.plot([angle % 180] * 2, [variance, error], "o", color="C3")
-    ax_curve.set(xlabel="angle of b (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
-                 xticks=(0, 45, 90, 135, 180))
-    ax_curve.yaxis.set_major_locator(MaxNLocator(4))
-    ax_curve.set_title(_readout(variance, error, S), fontsize=10, gid="readout")
-    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.14, top=0.9, wspace=0.12)
-    return fig
+
+class PcaFigure(LiveFigure):
+    """:func:`draw_pca`'s figure; the angle changes the left panel's points, residuals, line
+    and title, and the right panel's two marks and readout."""
+
+    size = (9.0, 3.6)
+
+    def build(self, *, angle, n_samples, random_state):
+        X, mean, S, u, proj, variance, error, principal, grid, curve = pca_state(
+            angle, n_samples, random_state)
+        fig, changing = self.fig, self.changing
+        ax, ax_curve = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
+        self._residuals = changing(ax.add_collection(
+            LineCollection(np.stack([X, proj], axis=1), colors="0.75", lw=0.6, zorder=1)))
+        self._points = changing(ax.scatter(*X.T, s=10, c=(X - mean) @ u, cmap=COORD_CMAP,
+                                           zorder=2))
+        self._proj = changing(ax.scatter(*proj.T, s=6, color="k", zorder=3))
+        reach = 3.2 * PCA_STD[0]
+        self._line, = ax.plot(*(mean + np.outer([-reach, reach], u)).T, color="C3", lw=1.5)
+        changing(self._line)
+        ax.set(xlim=(-reach, reach), ylim=(-reach * 0.75, reach * 0.75), aspect="equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        self._title = changing(ax.set_title(""))
+
+        ax_curve.plot(grid, curve, color="C0", gid="variance-curve")
+        ax_curve.plot(grid, np.trace(S) - curve, color="C1")
+        ax_curve.axvline(principal, color="k", ls="--", lw=1, gid="principal")
+        # labels on the curves themselves (a legend costs a third of the drawing time)
+        top = int(np.argmax(curve))
+        ax_curve.text(grid[top] + 3, curve[top], r"variance $u^\top S u$", color="C0",
+                      fontsize=8, va="top")
+        ax_curve.text(grid[top] + 3, np.trace(S) - curve[top], "reconstruction error",
+                      color="C1", fontsize=8, va="bottom")
+        ax_curve.text(principal - 2, 0.02 * np.trace(S), "first principal axis", fontsize=8,
+                      rotation=90, ha="right", va="bottom")
+        self._marks, = ax_curve.plot([angle % 180] * 2, [variance, error], "o", color="C3")
+        changing(self._marks)
+        ax_curve.set(xlabel="angle of b (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
+                     xticks=(0, 45, 90, 135, 180))
+        ax_curve.yaxis.set_major_locator(MaxNLocator(4))
+        self._readout = changing(ax_curve.set_title("", fontsize=10, gid="readout"))
+        for spine in (*ax.spines.values(), *ax_curve.spines.values()):
+            changing(spine)  # over the direction's line and the marks, which reach the frames
+        fig.subplots_adjust(left=0.02, right=0.98, bottom=0.14, top=0.9, wspace=0.12)
+        self.update(angle=angle, n_samples=n_samples, random_state=random_state)
+
+    def update(self, *, angle, n_samples, random_state):
+        X, mean, S, u, proj, variance, error, principal, grid, curve = pca_state(
+            angle, n_samples, random_state)
+        self._residuals.set_segments(np.stack([X, proj], axis=1))
+        set_points(self._points, X, (X - mean) @ u)
+        set_points(self._proj, proj)
+        reach = 3.2 * PCA_STD[0]
+        self._line.set_data(*(mean + np.outer([-reach, reach], u)).T)
+        self._title.set_text(f"direction b at {angle:g}°")
+        self._marks.set_data([angle % 180] * 2, [variance, error])
+        self._readout.set_text(_readout(variance, error, S))
+        return True
 
 
 def scene_pca(*, angle=0.0, n_samples=80, random_state=0):
@@ -152,4 +181,4 @@ def scene_pca(*, angle=0.0, n_samples=80, random_state=0):
 def pca_explorer(**defaults):
     """Explorer over :func:`draw_pca`: a slider for the direction's angle (0-175 degrees)."""
     return Explorer(draw_pca, [Slider("angle", ANGLES_DEG, "angle of b (°)")], defaults,
-                    scene=scene_pca)
+                    scene=scene_pca, live=PcaFigure)
