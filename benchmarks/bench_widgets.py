@@ -3,8 +3,11 @@
 For each explorer at its default size, the main control is moved through its next few values
 twice: the first pass computes each setting's cached steps (graph, distances, eigenproblem) as a
 reader meets them ("first visit"), the second is the update proper (draw + PNG encoding, the
-steps cached). For iterative methods the update is one replay frame; the optimisation runs once
-per parameter set with a progress bar, and its time has its own row.
+steps cached). An explorer with a kept figure (``live=``,
+:class:`~mlnotes.widgets._core.LiveFigure`) redraws only the artists a setting changes; its
+row "as a new figure" draws the same settings from scratch, as every update did before. For
+iterative methods the update is one replay frame; the optimisation runs once per parameter set
+with a progress bar, and its time has its own row.
 
 Times are the median CPU time of the process per update (``time.process_time``), the work
 itself: on a shared machine wall-clock time adds however long the process waits for a core.
@@ -22,7 +25,7 @@ import statistics
 import time
 
 import mlnotes.widgets as mw
-from mlnotes.widgets._core import UPDATE_BUDGET_S
+from mlnotes.widgets._core import UPDATE_BUDGET_S, figure_png
 from mlnotes.widgets._static import DATA_BUDGET_BYTES
 
 N_MOVES = 5
@@ -71,6 +74,15 @@ def rows():
         yield {"case": f"widget: {label} update", "n": ex.params[size],
                "mlnotes_s": _median_update(ex, name, moves), "sklearn_s": None,
                "agreement": None, "target": TARGET}
+        if ex.live is not None:
+            times = []
+            for value in moves:
+                start = time.process_time()
+                figure_png(ex.draw(**{**ex.params, name: value}))
+                times.append(time.process_time() - start)
+            yield {"case": f"widget: {label} update as a new figure (without the kept one)",
+                   "n": ex.params[size], "mlnotes_s": statistics.median(times),
+                   "sklearn_s": None, "agreement": None, "target": "for comparison"}
         yield {"case": f"widget: {label} seen setting (kept PNG)", "n": ex.params[size],
                "mlnotes_s": seen, "sklearn_s": None, "agreement": None,
                "target": f"< {SEEN_BUDGET_S:.3f} s"}

@@ -128,8 +128,8 @@ def _mds_parts(dissimilarity, n_samples, random_state):
 
 
 class MdsFigure(LiveFigure):
-    """:func:`draw_mds`'s figure, kept: a dissimilarity changes the embedding, the spectrum
-    (whose axis range changes too, so the figure is drawn whole) and the titles."""
+    """:func:`draw_mds`'s figure, kept: a dissimilarity changes the embedding, the titles and
+    the spectrum, whose axes (range and ticks too) are drawn whole each time."""
 
     def build(self, *, dissimilarity, n_samples, random_state):
         self.fig = draw_mds(dissimilarity=dissimilarity, n_samples=n_samples,
@@ -137,8 +137,10 @@ class MdsFigure(LiveFigure):
         self._emb, self._spec = self.fig.axes
         self._stems = {gid: next(c for c in self._spec.collections if c.get_gid() == gid)
                        for gid in ("nonnegative", "negative")}
-        self._suptitle = next(t for t in self.fig.texts
-                              if t.get_text() == self.fig.get_suptitle())
+        self._suptitle = self.changing(next(t for t in self.fig.texts
+                                            if t.get_text() == self.fig.get_suptitle()))
+        self.changing(self._emb.collections[0])
+        self.changing(self._spec)
 
     def update(self, *, dissimilarity, n_samples, random_state):
         _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
@@ -154,7 +156,7 @@ class MdsFigure(LiveFigure):
         spec.autoscale_view(scalex=False)
         spec.title.set_text(title)
         self._suptitle.set_text(f"{dissimilarity} dissimilarities")
-        return False  # the spectrum's axis range and ticks change: drawn whole
+        return True
 
 
 def data_panel(X, t, title):
