@@ -8,6 +8,7 @@ degree-2 polynomial kernel, not with the linear one.
 
 import functools
 
+import matplotlib
 import numpy as np
 
 from .._validation import check_positive
@@ -25,6 +26,7 @@ DEGREES = (1, 2, 3, 4, 5)
 GRID_SIZE = 48  # grid points per side for the contour plots
 N_CONTOURS = 12
 HELD_DEGREES = (2, 3)  # degrees of the polynomial kernel the static book holds
+CONTOUR_CMAP = matplotlib.colormaps["RdBu_r"]  # looked up once (a name costs every contour 1 ms)
 
 
 @functools.lru_cache(maxsize=8)
@@ -138,7 +140,7 @@ def _fit(*, dataset, kernel, gamma, degree, n_samples, noise, random_state):
 
 
 def _contours(ax, gx, gy, values):
-    return ax.contourf(gx, gy, values, N_CONTOURS, cmap="RdBu_r", alpha=0.8)
+    return ax.contourf(gx, gy, values, N_CONTOURS, cmap=CONTOUR_CMAP, alpha=0.8)
 
 
 def _title(dataset, kernel, gamma, degree):
