@@ -15,13 +15,15 @@ frame after the explorer's new picture is loaded in the page (a ``MutationObserv
 output finds the visible ``img.widget-image`` whose source changed; its ``load`` event, then
 ``requestAnimationFrame``). Wall-clock time, meaningful on a quiet machine: each row says the
 load average (1 min, this benchmark's own processes included) as its explorer starts, and the
-kernel's median CPU time per input (``/proc``, user + system, from the input to the picture),
-the part the explorer's code controls. Rows: per explorer, median and p90 of new and of seen
+kernel's median CPU time per input (``/proc``, user + system, from the input to the picture,
+in the kernel's clock ticks of 10 ms), the part the explorer's code controls (its breakdown,
+without the messages, is ``bench_widgets.py``'s). Rows: per explorer, median and p90 of new and of seen
 settings (targets 150 ms and 50 ms); every single measurement is written to
 ``benchmarks/results_lab.json``.
 
 ``MLNOTES_BENCH_LAB=0`` leaves this module out of ``make bench`` (it takes a few minutes);
-without Chromium it yields one row saying so.
+without Chromium it yields one row saying so. Alone: ``python benchmarks/bench_lab_widgets.py
+[chapter ...]`` (e.g. ``pca lle``) prints the rows of those chapters' explorers.
 """
 
 import json
@@ -307,7 +309,7 @@ def summary(records):
                 "n": None, "mlnotes_s": statistics.median(ms) / 1e3, "sklearn_s": None,
                 "agreement": None,
                 "target": f"< {budget:.3f} s; p90 {_p90(ms) / 1e3:.3f} s; kernel CPU "
-                          f"{cpu:.3f} s{in_page}; load {load:.1f}"})
+                          f"{cpu:.3f} s{in_page}; load {load:.1f} on {os.cpu_count()} CPUs"})
         frames = [r["ms"] for r in mine if r["control"] == "snapshot" and r["ms"] is not None]
         if frames:
             rows.append({"case": f"lab: {chapter} snapshot slider ({len(frames)} inputs)",
