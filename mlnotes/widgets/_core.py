@@ -425,7 +425,7 @@ class Explorer:
         """The MIME bundle the static book shows (no kernel, no JavaScript widgets): the
         explorer drawn by the book's script from precomputed results (``text/html``), and the
         figure at the current parameters as a palette PNG for renderers without JavaScript."""
-        png = palette_png(figure_rgba(self.draw(**self.params)))
+        png = palette_png(self._rgba(self.params))  # the kept figure, if any
         return {"text/html": explorer_html(self.static_spec()),
                 "image/png": base64.b64encode(png).decode("ascii")}
 
@@ -437,7 +437,7 @@ class Explorer:
         if in_jupyter_server():
             # A reader's kernel (JupyterLab, Notebook): the live widget, which shows the figure
             # at once, and that figure as a PNG for a saved copy; no grid for the static book.
-            png = palette_png(figure_rgba(self.draw(**self.params)))
+            png = palette_png(self._rgba(self.params))  # the kept figure, if any
             bundle = {"image/png": base64.b64encode(png).decode("ascii")}
         else:
             bundle = self.static_bundle()
