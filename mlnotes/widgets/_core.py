@@ -10,6 +10,10 @@ HTML builder (``nb_mime_priority_overrides`` in ``_config.yml`` drops the widget
   book's ``explorer.js`` draws with working controls (:func:`~._static.explorer_html`);
 * ``image/png``: the figure at the explorer's parameters, for renderers without JavaScript.
 
+Live, an explorer given a :class:`LiveFigure` keeps one figure and, per new setting, draws only
+the artists the setting changes over the kept pixels of the rest; every setting's PNG is kept,
+so returning to one sends it without drawing.
+
 Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a drawing returned as
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
 """
@@ -33,8 +37,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .._optional import import_optional
+from .._typing import ArrayLike
 from ..plotting import FIG_DPI, LABEL_CMAP, _color_and_cmap
 from ._static import explorer_html, product_grid, star_grid, static_spec
+
+if typing.TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PathCollection
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
 # (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
@@ -149,13 +159,13 @@ class LiveFigure:
         (False: the rest of the figure changed too, say an axis range, and is drawn again)."""
         raise TypeError(f"{type(self).__name__} must define update(**params).")
 
-    def changing(self, artist):
+    def changing(self, artist: "Artist") -> "Artist":
         """Register ``artist`` as one that :meth:`update` changes (drawn over the kept pixels,
         after the rest, in order of zorder); returns it."""
         self._changing.append(artist)
         return artist
 
-    def replace(self, old, new):
+    def replace(self, old: "Artist", new: "Artist") -> "Artist":
         """Swap a changing artist for a new one (one that cannot be updated in place, such as
         filled contours): ``old`` leaves the figure. Returns ``new``."""
         self._changing[self._changing.index(old)] = new  # drawn where ``old`` was
@@ -182,7 +192,7 @@ class LiveFigure:
         return np.asarray(canvas.buffer_rgba())
 
 
-def fit_view(ax, points):
+def fit_view(ax: "Axes", points: ArrayLike) -> None:
     """Set ``ax``'s view to ``points`` as a fresh scatter of them would (data limits, margins,
     an equal aspect adjusted through the limits)."""
     ax.ignore_existing_data_limits = True
@@ -191,7 +201,8 @@ def fit_view(ax, points):
     ax.apply_aspect()
 
 
-def set_points(collection, points, values=None):
+def set_points(collection: "PathCollection", points: ArrayLike,
+               values: ArrayLike | None = None) -> None:
     """Move a scatter's points to ``points`` and, given ``values``, recolour them as
     :func:`mlnotes.plotting.scatter` colours by them (labels on their fixed scale, coordinates
     on a scale spanning them)."""
