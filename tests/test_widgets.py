@@ -928,3 +928,23 @@ def test_isomaps_residual_variances_computed_together_are_each_columns_own():
     np.testing.assert_allclose(residual_variances(D, Z),
                                [residual_variance(D, Z[:, :l]) for l in range(1, 5)],
                                rtol=1e-12, atol=1e-12)
+
+
+def test_settings_drawn_on_two_threads_at_once_each_get_their_own_picture():
+    """Widget messages may arrive on another thread than the cell's: the kept figure draws one
+    setting at a time, so each thread gets the picture of the setting it asked for."""
+    ex = mw.pca_explorer()
+    angles = {0: (5, 15, 25, 35, 45, 55), 1: (10, 20, 30, 40, 50, 60)}
+    got = {}
+
+    def draw(which):
+        for angle in angles[which]:
+            got[angle] = ex._png({**ex.params, "angle": angle})
+
+    threads = [threading.Thread(target=draw, args=(which,)) for which in angles]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for angle, png in got.items():
+        assert png == _core.figure_png(mw.draw_pca(angle=angle)), angle

@@ -366,6 +366,7 @@ class Explorer:
         self.draw, self.controls, self.scene = draw, list(controls), scene
         self.grid, self.irrelevant = grid, irrelevant
         self.live, self._live = live, None  # the LiveFigure class and the one kept
+        self._live_lock = threading.RLock()  # one drawing at a time in the kept figure
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
         self._widget = None
@@ -401,16 +402,17 @@ class Explorer:
         if self.live is None:
             return figure_rgba(self.draw(**params))
         controlled = {c.name for c in self.controls}
-        if self._live is not None and any(self._live.params[k] != v for k, v in params.items()
-                                          if k not in controlled):
-            self._live = None
-        try:
-            if self._live is None:
-                self._live = self.live(**params)
-            return self._live.rgba(**params)
-        except BaseException:
-            self._live = None  # possibly half updated: the next setting builds a new one
-            raise
+        with self._live_lock:  # (widget messages may come on another thread than the cell's)
+            if self._live is not None and any(self._live.params[k] != v
+                                              for k, v in params.items() if k not in controlled):
+                self._live = None
+            try:
+                if self._live is None:
+                    self._live = self.live(**params)
+                return self._live.rgba(**params).copy()
+            except BaseException:
+                self._live = None  # possibly half updated: the next setting builds a new one
+                raise
 
     def is_kept(self, **changes):
         """Whether the PNG of the current parameters with ``changes`` is kept (sent at once)."""

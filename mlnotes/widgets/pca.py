@@ -125,7 +125,9 @@ class PcaFigure(LiveFigure):
                       color="C1", fontsize=8, va="bottom")
         ax_curve.text(principal - 2, 0.02 * np.trace(S), "first principal axis", fontsize=8,
                       rotation=90, ha="right", va="bottom")
-        self._marks, = ax_curve.plot([angle % 180] * 2, [variance, error], "o", color="C3")
+        # the marks over the curves' labels, which they pass
+        self._marks, = ax_curve.plot([angle % 180] * 2, [variance, error], "o", color="C3",
+                                     zorder=4)
         changing(self._marks)
         ax_curve.set(xlabel="angle of b (degrees)", xlim=(0, 180), ylim=(0, 1.05 * np.trace(S)),
                      xticks=(0, 45, 90, 135, 180))
