@@ -343,7 +343,9 @@ def _draw_spectral(data, t, Z, eigenvalues, title, spectrum_title):
     spec.legend(handles=[Patch(color="C3", label="used: 2 and 3"),
                          Patch(color="C0", label="not used")], fontsize=8, loc="upper left")
     spec.set_title(_spectrum_title(eigenvalues, spectrum_title), fontsize=9)
-    spec.set(xlabel="eigenvalue index i", xticks=index, yticks=(0, 0.5, 1))
+    # the bars reach 1 (the last over itself); a first one a rounding error below 0 would
+    # otherwise move the axis a pixel, and the live figure keeps the axis
+    spec.set(xlabel="eigenvalue index i", xticks=index, yticks=(0, 0.5, 1), ylim=(0, 1.05))
     fig.suptitle(title, fontsize=10)
     fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.2)
     return fig
