@@ -203,3 +203,28 @@ def test_the_numbering_front_matter_follows_the_chapter_and_its_equations(tmp_pa
         '---\nnumbering: {enumerator: "3.%s", equation: {enabled: false}}\n\n---\n'
         '(chap-a)=\n# A\n')
     assert not refs.set_front_matter(page, numbers)  # already there
+
+
+def test_the_book_reads_a_notebook_without_its_lab_front_matter():
+    """book/_ext/lablinks.py drops the first cell's front matter when Sphinx reads a notebook
+    (myst-nb would read its fences as a transition, an error under -W); a Markdown page, and a
+    rule further down a notebook, are left alone."""
+    lablinks = _load(BOOK / "_ext" / "lablinks.py", "lablinks_34")
+
+    class App:
+        class env:
+            @staticmethod
+            def doc2path(docname):
+                return Path(f"/book/{docname}")
+
+    first = '---\nnumbering: {enumerator: "2.%s"}\n\n---\n(chap-a)=\n# A\n'
+    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": first},
+                    {"cell_type": "markdown", "id": "b", "metadata": {}, "source": "x\n\n---\n"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    source = [json.dumps(nb)]
+    lablinks._drop_lab_front_matter(App, "a.ipynb", source)
+    cells = json.loads(source[0])["cells"]
+    assert [c["source"] for c in cells] == ["(chap-a)=\n# A\n", "x\n\n---\n"]
+    page = [first]
+    lablinks._drop_lab_front_matter(App, "a.md", page)
+    assert page == [first]
