@@ -453,7 +453,12 @@ def equations_off(path):
     """Whether the notebook's front matter turns jupyterlab-myst's equation numbers off."""
     source = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
     block = re.match(r"\A---\n(.*?\n)---\n", source, re.DOTALL)
-    return bool(block) and re.search(r"equation:\s*\n\s+enabled:\s*false", block[1]) is not None
+    if not block:
+        return False
+    import yaml
+
+    numbering = (yaml.safe_load(block[1]) or {}).get("numbering") or {}
+    return (numbering.get("equation") or {}).get("enabled") is False
 
 
 # --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----
