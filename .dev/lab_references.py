@@ -19,9 +19,36 @@ equation of the same notebook) are left as they are. Only the role's own charact
 so a diff shows one change per reference. tests/test_lab_references.py fails on any role left
 that Lab cannot render.
 
+Numbers. jupyterlab-myst numbers a notebook's theorems, definitions, algorithms, exercises
+and display equations 1, 2, ... on their own, where the book (Jupyter Book 1.x: sphinx-proof,
+sphinx-exercise, numfig) prints "Theorem 2.1", "Exercise 2.3", "(2.4)": the chapter's number
+from the toc's numbered parts, then a count per kind. ``--front-matter`` writes, at the top of
+each notebook's first cell, the MyST front matter jupyterlab-myst 2.7 reads there (its
+``processNotebookMDAST`` calls ``getFrontmatter`` on the first Markdown cell; the
+``numbering`` keys of myst-frontmatter 1.10)::
+
+    ---
+    numbering: {enumerator: "2.%s", equation: {enabled: false}}
+
+    ---
+
+``enumerator`` numbers every kind "2.1", "2.2", ... (Theorem 2.1, Exercise 2.1, (2.1));
+``equation: {enabled: false}`` only where the chapter has an unlabelled display equation. One
+flow-style line and a blank line before the closing fence, so that a plain Markdown renderer
+(Colab, GitHub) shows one line between two rules, not a heading. The book drops the block
+before myst-nb reads the notebook (``book/_ext/lablinks.py``: myst-nb would read its fences as
+a transition, an error).
+
+Both count each kind on its own (Theorem 2.3, then Algorithm 2.1). The book numbers only
+labelled equations (``$$ ... $$ (label)``); jupyterlab-myst numbers every display equation and
+has no per-equation switch for ``$$`` maths, so a chapter with an unlabelled display equation
+shows no equation numbers in Lab (rather than numbers that disagree with the book), and its
+``{eq}`` references become links carrying the book's text, ``[(2.3)](#pca-eq-error)``.
+
 Usage::
 
     MLNOTES_REFERENCE_TEXTS=/tmp/texts.json jupyter-book build . ...
+    python .dev/lab_references.py --front-matter [FILE ...]     # the numbering front matter
     python .dev/lab_references.py /tmp/texts.json [FILE ...]    # default: every page of book/
 """
 
@@ -39,6 +66,10 @@ EXPLICIT_RE = re.compile(r"\{ref\}`(?P<text>[^`<>]+?)\s*<(?P<target>[^`<>]+)>`")
 TARGET_RE = re.compile(r"^\((?P<label>[\w:-]+)\)=\s*$", re.MULTILINE)
 DIRECTIVE_LABEL_RE = re.compile(r"^:label:\s*(?P<label>\S+)\s*$", re.MULTILINE)
 EQUATION_LABEL_RE = re.compile(r"\$\$\s*\((?P<label>[\w:-]+)\)")
+# display maths as jupyterlab-myst (and myst-parser) reads it, with its label if it has one
+DISPLAY_MATH_RE = re.compile(r"\$\$(?P<body>.+?)\$\$(?:[ \t]*\((?P<label>[\w:-]+)\))?", re.DOTALL)
+# the front matter block at the very top of a notebook's first cell
+FRONT_MATTER_RE = re.compile(r"\A---\n(?P<yaml>.*?\n)---\n", re.DOTALL)
 ROLE_DOMAIN = {"prf:ref": "prf:ref", "ref": "std:ref", "numref": "std:numref", "eq": "math:eq",
                "cite:p": "cite:p", "cite:t": "cite:t"}
 
@@ -72,13 +103,86 @@ def lab_labels(path):
     return labels
 
 
+def chapter_numbers():
+    """Each chapter's number (path -> int), as Jupyter Book numbers the toc's numbered parts:
+    one count through all of them, in toc order."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    chapters = [c["file"] for part in toc.get("parts", []) if part.get("numbered")
+                for c in part.get("chapters", [])]
+    return {(ROOT / f"{name}.ipynb").resolve(): k for k, name in enumerate(chapters, 1)}
+
+
+def _without_front_matter(text):
+    return FRONT_MATTER_RE.sub("", text, count=1)
+
+
+def display_equations(path):
+    """The display equations of a notebook, in order: their labels (None: unlabelled)."""
+    return [m["label"] for text in markdown_sources(path)
+            for m in DISPLAY_MATH_RE.finditer(_without_front_matter(text))]
+
+
+def lab_numbering(path, numbers=None):
+    """The ``numbering`` front matter that makes jupyterlab-myst number ``path`` as the book
+    does (None: its own numbers already agree, or it numbers nothing)."""
+    number = (numbers if numbers is not None else chapter_numbers()).get(Path(path).resolve())
+    out = {}
+    if number is not None:
+        out["enumerator"] = f"{number}.%s"
+    if None in display_equations(path):  # Lab would number it; the book does not
+        out["equation"] = {"enabled": False}
+    return out or None
+
+
+def front_matter(numbering):
+    """The YAML block (with its fences) for a ``numbering`` (None: no block)."""
+    if not numbering:
+        return ""
+    parts = []
+    if "enumerator" in numbering:
+        parts.append(f'enumerator: "{numbering["enumerator"]}"')
+    if "equation" in numbering:
+        parts.append("equation: {enabled: false}")
+    return f"---\nnumbering: {{{', '.join(parts)}}}\n\n---\n"
+
+
+def first_cell_front_matter(path):
+    """The front matter block at the top of a notebook's first cell ("" if none)."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    m = FRONT_MATTER_RE.match("".join(cells[0]["source"])) if cells else None
+    return m.group(0) if m else ""
+
+
+def set_front_matter(path, numbers=None):
+    """Write ``lab_numbering(path)``'s front matter at the top of the first cell (replacing a
+    block that is there); only that cell's source changes. Returns whether it changed."""
+    raw = path.read_text(encoding="utf-8")
+    nb = json.loads(raw)
+    cell = nb["cells"][0]
+    if cell["cell_type"] != "markdown":
+        raise SystemExit(f"{path.name}: the first cell is not Markdown; front matter goes there")
+    source = "".join(cell["source"])
+    new = front_matter(lab_numbering(path, numbers)) + _without_front_matter(source)
+    if new == source:
+        return False
+    cell["source"] = new.splitlines(keepends=True)
+    path.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return True
+
+
 def cannot_render(path):
-    """The roles of ``path`` JupyterLab shows as "Not Found": (role, target) pairs."""
+    """The roles of ``path`` JupyterLab shows as "Not Found" (or, an ``{eq}`` in a notebook
+    whose equations Lab does not number, as the word "Equation"): (role, target) pairs."""
     local = lab_labels(path)
+    unnumbered = path.suffix == ".ipynb" and None in display_equations(path)
     found = []
     for text in markdown_sources(path):
         for m in ROLE_RE.finditer(text):
-            if m["role"].startswith("cite:") or m["target"] not in local:
+            if (m["role"].startswith("cite:") or m["target"] not in local
+                    or (m["role"] == "eq" and unnumbered)):
                 found.append((m["role"], m["target"]))
     return found
 
@@ -186,6 +290,13 @@ def rewrite(path, texts, defined):
 def main(argv):
     if not argv:
         raise SystemExit(__doc__)
+    if argv[0] == "--front-matter":
+        numbers = chapter_numbers()
+        for path in [Path(p).resolve() for p in argv[1:]] or [p for p in pages()
+                                                               if p.suffix == ".ipynb"]:
+            if set_front_matter(path, numbers):
+                print(f"{path.relative_to(ROOT)}: front matter {lab_numbering(path, numbers)}")
+        return
     texts = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     defined = defined_labels()
     for path in [Path(p).resolve() for p in argv[1:]] or pages():

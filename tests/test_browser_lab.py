@@ -301,12 +301,44 @@ STATE_JS = """() => {
   const unresolved = [...panel.node.querySelectorAll('.jp-MarkdownCell .myst [title]')]
     .filter(e => /not found/i.test(e.title)).map(e => e.title + ': ' + e.innerText.trim());
   const count = s => panel.node.querySelectorAll(s).length;
-  return {texts, unresolved, dirty: panel.context.model.dirty,
+  // every numbered item jupyterlab-myst renders (theorem-like box, exercise, equation): its
+  // label (the anchor's target) and the number it shows
+  const numbers = [...panel.node.querySelectorAll('.jp-MarkdownCell a[title^="Link to this"]')]
+    .filter(a => !/Section/.test(a.title))
+    .map(a => [decodeURIComponent(a.getAttribute('href').replace(/^#/, '')),
+               a.textContent.trim()]);
+  return {texts, unresolved, numbers, dirty: panel.context.model.dirty,
           kernelspec: panel.context.model.getMetadata('kernelspec'),
           proofs: count('.myst-proof'), exercises: count('.myst-exercise'),
           admonitions: count('.myst-admonition'), katex: count('.jp-MarkdownCell .katex'),
           equations: count('.jp-MarkdownCell .katex-display')};
 }"""
+
+
+# A chapter without its numbering front matter (what the chapters had): jupyterlab-myst numbers
+# it "Theorem 1", "(1)", ...; the comparison with the book must see that.
+NUMBERING_MUTANT = "mutant_numbering.ipynb"
+# the built book's numbered items: a theorem-like box or exercise (its caption number) or a
+# labelled equation (its eqno), with the label as the element's id
+BOOK_NUMBER_RE = re.compile(
+    r'<div class="[^"]*" id="(?P<id>[^"]+)">\s*(?:<p class="admonition-title">)?\s*'
+    r'<span class="(?:caption-number|eqno)">(?P<number>[^<]+?)\s*<')
+
+
+def book_numbers(name):
+    """{label: number} the built book prints for the chapter ``name`` (None: not built)."""
+    page = BOOK_HTML / "book" / Path(name).with_suffix(".html")
+    if not page.exists():
+        return None
+    return {m["id"].removeprefix("equation-"): m["number"].strip()
+            for m in BOOK_NUMBER_RE.finditer(page.read_text(encoding="utf-8"))}
+
+
+def numbering_differences(lab, book):
+    """(label, number in Lab, number in the book) wherever they differ."""
+    lab = dict(lab)
+    return sorted((label, lab.get(label), book.get(label))
+                  for label in set(lab) | set(book) if lab.get(label) != book.get(label))
 
 
 def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(browser,
@@ -315,7 +347,12 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
     visible), every reference and citation reads as text (none "Not Found": references outside
     a notebook and citations are links with the book's text, tests/test_lab_references.py),
     and opening a chapter (its kernel connected) leaves it unmodified. A notebook with one
-    reference to another chapter's theorem shows the check can fail."""
+    reference to another chapter's theorem shows the check can fail.
+
+    Numbers: every theorem-like box, exercise and equation jupyterlab-myst numbers in a chapter
+    carries the number the built book prints for the same label, and the book's numbered items
+    all show theirs (equations excepted in a chapter whose front matter turns them off: see
+    .dev/lab_references.py). The PCA chapter without its front matter must disagree."""
     root = tmp_path / "book"
     shutil.copytree(ROOT / "book", root, ignore=shutil.ignore_patterns("_build", "*.pdf"))
     for name in CHAPTERS:  # the markup is the subject: the saved outputs only cost rendering
@@ -330,6 +367,10 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
               "metadata": json.loads((root / CHAPTERS[0]).read_text(encoding="utf-8"))[
                   "metadata"], "nbformat": 4, "nbformat_minor": 5}
     (root / UNRESOLVED_MUTANT).write_text(json.dumps(mutant), encoding="utf-8")
+    bare = json.loads((root / "pca.ipynb").read_text(encoding="utf-8"))
+    bare["cells"][0]["source"] = re.sub(r"\A---\n.*?\n---\n", "", "".join(
+        bare["cells"][0]["source"]), flags=re.DOTALL)
+    (root / NUMBERING_MUTANT).write_text(json.dumps(bare), encoding="utf-8")
     settings = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
                 "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                                  "checkForUpdates": False}}
@@ -344,7 +385,7 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
                                timeout=60_000)
         page.evaluate("() => window.jupyterapp.started")
-        for name in [*CHAPTERS, UNRESOLVED_MUTANT]:
+        for name in [*CHAPTERS, UNRESOLVED_MUTANT, NUMBERING_MUTANT]:
             page.evaluate(OPEN_CHAPTER_JS, name)
             if not wait_until(page, RENDERED_JS, timeout=30_000):
                 missing.append(name)
@@ -383,6 +424,41 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
     assert not modified, f"chapters modified by opening them: {modified}"
     assert sum(r["proofs"] for r in report.values()) >= 50
     assert sum(r["exercises"] for r in report.values()) >= 50
+
+    if book_numbers("pca.ipynb") is None:
+        if browser_required():
+            pytest.fail("_build/html is missing: run `make book` before the browser tests")
+        pytest.skip("the book is not built (make book): numbers not compared")
+    assert numbering_differences(report[NUMBERING_MUTANT]["numbers"],
+                                 book_numbers("pca.ipynb")), (
+        "PCA without its numbering front matter numbered as the book: the check cannot fail")
+    differ, checked = {}, {}
+    for name in CHAPTERS:
+        book = book_numbers(name)
+        if book is None:
+            continue  # not a page of the book
+        if equations_off(root / name):  # Lab shows no equation numbers there
+            book = {k: v for k, v in book.items() if not v.startswith("(")}
+        checked[name] = len(report[name]["numbers"])
+        bad = numbering_differences(report[name]["numbers"], book)
+        if bad:
+            differ[name] = bad[:6]
+    (ARTIFACTS / "lab_numbers.json").write_text(json.dumps(checked, indent=1))
+    assert not differ, ("numbers JupyterLab shows that are not the book's (label, Lab, book); "
+                        f"run .dev/lab_references.py --front-matter: {differ}")
+    assert sum(checked.values()) >= 150, checked  # 192 numbered items when written
+
+
+def equations_off(path):
+    """Whether the notebook's front matter turns jupyterlab-myst's equation numbers off."""
+    source = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+    block = re.match(r"\A---\n(.*?\n)---\n", source, re.DOTALL)
+    if not block:
+        return False
+    import yaml
+
+    numbering = (yaml.safe_load(block[1]) or {}).get("numbering") or {}
+    return (numbering.get("equation") or {}).get("enabled") is False
 
 
 # --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----

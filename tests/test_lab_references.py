@@ -162,3 +162,69 @@ def test_the_book_build_turns_links_into_roles_and_rejects_a_text_it_does_not_pr
     # as {ref}`the Alpha chapter <a-title>`
     assert ('href="a.html#a-title"><span class="std std-ref">the Alpha chapter</span></a>'
             in html)
+
+
+def test_every_notebook_carries_the_numbering_front_matter_jupyterlab_needs():
+    """jupyterlab-myst numbers as the book does only with the front matter of the notebook's
+    first cell (chapter number as the enumerator, equations off where the book leaves some
+    unnumbered): each notebook carries exactly what .dev/lab_references.py computes. The
+    browser test compares the numbers Lab renders with the built book's."""
+    numbers = refs.chapter_numbers()
+    assert numbers[(BOOK / "pca.ipynb").resolve()] == 2  # as the book: datasets is chapter 1
+    wrong = {p.name: refs.first_cell_front_matter(p) for p in refs.pages()
+             if p.suffix == ".ipynb"
+             and refs.first_cell_front_matter(p) != refs.front_matter(
+                 refs.lab_numbering(p, numbers))}
+    assert not wrong, ("notebooks whose first cell lacks the numbering front matter "
+                       f"(run .dev/lab_references.py --front-matter): {wrong}")
+
+
+def test_the_numbering_front_matter_follows_the_chapter_and_its_equations(tmp_path):
+    """Mutants: a chapter of the toc gets its number; one unlabelled display equation turns
+    Lab's equation numbers off and makes its {eq} references links; a notebook outside the
+    numbered parts, with labelled equations only, needs nothing; a stale block is replaced,
+    and only the first cell changes."""
+    labelled = "$$\nx\n$$ (a-eq)\n\nSee {eq}`a-eq`."
+    page = _page(tmp_path, "a.ipynb", ["(chap-a)=\n# A\n", labelled])
+    numbers = {page.resolve(): 3}
+    assert refs.lab_numbering(page, numbers) == {"enumerator": "3.%s"}
+    assert refs.lab_numbering(page, {}) is None
+    assert refs.cannot_render(page) == []
+    page = _page(tmp_path, "a.ipynb", ["---\nnumbering: stale\n---\n(chap-a)=\n# A\n",
+                                       labelled + "\n\n$$\ny\n$$\n"])
+    assert refs.lab_numbering(page, numbers) == {"enumerator": "3.%s",
+                                                 "equation": {"enabled": False}}
+    assert refs.cannot_render(page) == [("eq", "a-eq")]
+    before = json.loads(page.read_text(encoding="utf-8"))
+    assert refs.set_front_matter(page, numbers)
+    after = json.loads(page.read_text(encoding="utf-8"))
+    assert after["cells"][1] == before["cells"][1]
+    assert "".join(after["cells"][0]["source"]) == (
+        '---\nnumbering: {enumerator: "3.%s", equation: {enabled: false}}\n\n---\n'
+        '(chap-a)=\n# A\n')
+    assert not refs.set_front_matter(page, numbers)  # already there
+
+
+def test_the_book_reads_a_notebook_without_its_lab_front_matter():
+    """book/_ext/lablinks.py drops the first cell's front matter when Sphinx reads a notebook
+    (myst-nb would read its fences as a transition, an error under -W); a Markdown page, and a
+    rule further down a notebook, are left alone."""
+    lablinks = _load(BOOK / "_ext" / "lablinks.py", "lablinks_34")
+
+    class App:
+        class env:
+            @staticmethod
+            def doc2path(docname):
+                return Path(f"/book/{docname}")
+
+    first = '---\nnumbering: {enumerator: "2.%s"}\n\n---\n(chap-a)=\n# A\n'
+    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": first},
+                    {"cell_type": "markdown", "id": "b", "metadata": {}, "source": "x\n\n---\n"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    source = [json.dumps(nb)]
+    lablinks._drop_lab_front_matter(App, "a.ipynb", source)
+    cells = json.loads(source[0])["cells"]
+    assert [c["source"] for c in cells] == ["(chap-a)=\n# A\n", "x\n\n---\n"]
+    page = [first]
+    lablinks._drop_lab_front_matter(App, "a.md", page)
+    assert page == [first]

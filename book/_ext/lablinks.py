@@ -26,6 +26,12 @@ notebook reader sees cannot go stale.
 
 ``MLNOTES_REFERENCE_TEXTS=path.json``: the build also writes every role's rendering, per
 document (what ``.dev/lab_references.py`` writes into the links).
+
+A notebook's first cell may open with the MyST front matter that makes jupyterlab-myst number
+as the book does (``---`` / ``numbering: {enumerator: "2.%s", ...}`` / ``---``, written by
+``.dev/lab_references.py --front-matter``). myst-nb reads no front matter in a cell (its fences
+would be a transition, an error), so the book drops the block when it reads the notebook: the
+page is what it was without it.
 """
 
 import json
@@ -211,7 +217,27 @@ def _write_texts(app, exception):
                       indent=1, ensure_ascii=False)
 
 
+# the front matter block at the very top of a notebook's first cell (.dev/lab_references.py)
+FRONT_MATTER_RE = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+
+
+def _drop_lab_front_matter(app, docname, source):
+    """``source-read``: a notebook without the front matter of its first cell."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        return
+    nb = json.loads(source[0])
+    cells = nb.get("cells") or []
+    if not cells or cells[0].get("cell_type") != "markdown":
+        return
+    text = "".join(cells[0]["source"])
+    stripped = FRONT_MATTER_RE.sub("", text, count=1)
+    if stripped != text:
+        cells[0]["source"] = stripped
+        source[0] = json.dumps(nb, ensure_ascii=False)
+
+
 def setup(app):
+    app.connect("source-read", _drop_lab_front_matter)
     app.add_transform(NoteAnchorTargets)
     app.add_post_transform(LabLinks)
     app.add_post_transform(RecordRoles)
