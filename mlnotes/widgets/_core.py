@@ -35,6 +35,7 @@ from matplotlib.figure import Figure
 from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
+from ._stream import partial_results
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
 # (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
@@ -407,8 +408,10 @@ class ReplayExplorer(Explorer):
     lock keeps a run's snapshots and a new run from crossing.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames, **kwargs):
-        self.n_frames = n_frames
+    def __init__(self, draw, controls, params, *, n_frames, stream=None, **kwargs):
+        self.n_frames, self.stream = n_frames, stream
+        self._live_steps = None  # the steps of a run under way (``stream``)
+        self._live = None  # the Image showing it
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
         super().__init__(draw, controls, params, **kwargs)
@@ -469,6 +472,7 @@ class ReplayExplorer(Explorer):
                 self._pictures[frame].value = png
                 self._sent.add(frame)
             self._picture(frame)
+            self._image_widget_run = self._pictures[:n]  # the pictures of the run shown
             with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
                 self._image_widget.children = self._pictures[:n]
                 self._frame.max = self._play.max = n - 1
@@ -480,10 +484,7 @@ class ReplayExplorer(Explorer):
     def _send_snapshots(self, run, n):
         """Draw and send the run's snapshots one at a time, between the kernel's messages (in
         a reader's kernel), or none until asked (elsewhere: tests, a headless run)."""
-        loop = None
-        if in_jupyter_server():
-            with contextlib.suppress(RuntimeError):
-                loop = asyncio.get_running_loop()
+        loop = self._event_loop()
         if loop is None:
             self._frame.disabled = self._play.disabled = False
             return
@@ -535,7 +536,10 @@ class ReplayExplorer(Explorer):
             self._progress.value = int(100 * done / max(total, 1))
 
         with self._replay_lock:
-            self._new_run(values, hook)
+            if self.stream is None:
+                self._new_run(values, hook)
+            else:
+                self._stream_run(values, hook)
 
     def _new_run(self, values, hook):
         n = None
@@ -545,6 +549,9 @@ class ReplayExplorer(Explorer):
         if n is None:  # the run failed (said so in the status line): keep showing the last one
             self._progress.bar_style = "danger"
             return
+        self._end_run(values, n, start)
+
+    def _end_run(self, values, n, start, first_s=None):
         self._progress.value, self._progress.bar_style = 100, "success"
         self.params.update(values)
         with self._reporting_errors():  # the end of the new run; "play" replays it from the start
@@ -552,4 +559,103 @@ class ReplayExplorer(Explorer):
             self.render(frame=n - 1)
             self.last_update_s = time.perf_counter() - start
             self._show(self._pngs[_cache_key(self.params)])
+            if first_s is not None:
+                self._status.value = (f"<small>first picture in {1000 * first_s:.0f} ms, the "
+                                      f"run's end in {1000 * self.last_update_s:.0f} ms</small>")
             self._show_run(n, n - 1, self._image)
+
+    # a new run shown as it goes (``stream``)
+    def _stream_run(self, values, hook):
+        """Start a new run: its first snapshot on screen at once, the later ones as the optimiser
+        records them (at most half of the time goes to drawing), one chunk of the run between
+        the kernel's messages; a control moved meanwhile abandons it at its next chunk."""
+        self._replay_run += 1  # the snapshots of the last run still to send are not sent
+        run, start = self._replay_run, time.perf_counter()
+        self._close_stream()
+        loop = self._event_loop()
+        with self._reporting_errors():
+            self._live_steps = iter(self.stream(**{**self._run_params(), **values}))
+        if self._live_steps is None:  # a setting the run refuses (said so)
+            self._progress.bar_style = "danger"
+            return
+        self._frame.disabled = self._play.disabled = True
+        # headless (tests, a notebook run without a reader) the run goes to its end at once
+        state = {"first_s": None, "drawn_at": start, "drawing_s": 0.0, "recorded": 0,
+                 "live": loop is not None}
+        while True:
+            more = self._stream_step(run, values, hook, start, state)
+            if not more:
+                return
+            if loop is not None:
+                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+                return
+
+    def _stream_chunk(self, loop, run, values, hook, start, state):
+        with self._replay_lock:
+            if self._stream_step(run, values, hook, start, state):
+                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+
+    def _stream_step(self, run, values, hook, start, state):
+        """One chunk of the run (up to its next snapshot), and its picture if it is time for
+        one; whether there is more to do."""
+        if run != self._replay_run:  # a newer run took over
+            return False
+        ok, ended, so_far = False, False, None
+        with self._reporting_errors(), reporting_progress(hook):
+            try:
+                so_far = next(self._live_steps)
+            except StopIteration:
+                ended = True
+            ok = True
+        if ok and ended:
+            self._live_steps, n = None, None
+            with self._reporting_errors():
+                n = self.n_frames(**{**self._run_params(), **values})  # cached now
+            if n is not None:
+                self._end_run(values, n, start, state["first_s"])
+                return False
+            ok = False
+        if not ok:  # the run failed (said so): back to the last run's pictures
+            self._close_stream()
+            self._progress.bar_style = "danger"
+            self._show_run(len(self._image_widget_run), self.params["frame"])
+            self._image_widget.layout.opacity = STALE_OPACITY
+            return False
+        now = time.perf_counter()
+        if not state["live"] or so_far is state.get("so_far"):  # no new snapshot to show
+            return True
+        state["so_far"], state["recorded"] = so_far, state["recorded"] + 1
+        if state["first_s"] is None or now - state["drawn_at"] >= state["drawing_s"]:
+            with self._reporting_errors(), partial_results():
+                self._show_live(figure_png(self.draw(**{**self.params, **values, "frame": -1})))
+            state["drawing_s"] = time.perf_counter() - now
+            state["drawn_at"] = time.perf_counter()
+            if state["first_s"] is None:
+                state["first_s"] = state["drawn_at"] - start
+            self._status.value = f"<small>running… (the run so far: {state['recorded']} " \
+                                 f"snapshots; a control moved now starts another run)</small>"
+        return True
+
+    def _show_live(self, png):
+        """Show a picture of the run under way (not one of the replay's)."""
+        if self._live is None:
+            w = import_optional("ipywidgets", purpose="The live explorer")
+            self._live = w.Image(format="png")
+        self._live.value = png
+        with self._image_widget.hold_sync():
+            self._image_widget.children = [self._live]
+            self._image_widget.selected_index = 0
+        self._image_widget.layout.opacity = "1"
+
+    def _close_stream(self):
+        steps, self._live_steps = self._live_steps, None
+        if steps is not None and hasattr(steps, "close"):
+            steps.close()  # the optimiser stops at its next snapshot
+
+    @staticmethod
+    def _event_loop():
+        """The kernel's event loop, in a reader's kernel (elsewhere: None, do it all now)."""
+        if in_jupyter_server():
+            with contextlib.suppress(RuntimeError):
+                return asyncio.get_running_loop()
+        return None

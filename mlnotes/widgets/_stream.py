@@ -1,0 +1,166 @@
+"""Optimisation runs that show themselves as they go: cached runs that can also be stepped.
+
+An explorer whose new setting is a new optimisation run (t-SNE, metric MDS, the autoencoder)
+cannot finish that run within an update's budget. Live, it shows the run's first snapshot (its
+start) at once and the later ones as the optimiser records them, between chunks of the run; a
+control moved meanwhile abandons the run at the next chunk. The pieces:
+
+* :func:`streamed_run` turns a generator function (yielding the run's results so far after each
+  snapshot, returning the whole run) into a cached function, like ``functools.lru_cache``, that
+  can also be stepped with ``.stream(*args)``;
+* :func:`partial_results`: within it, a run being stepped returns its results so far, so that
+  the explorer's drawing function draws the run's latest snapshot unchanged;
+* :func:`callback_steps` steps an optimiser that reports by a callback (``TSNE``, the
+  autoencoder): a worker thread runs it, in lockstep with the caller (one of them computes at a
+  time), so that each step is one chunk of the run.
+"""
+
+import collections
+import contextlib
+import contextvars
+import functools
+import queue
+import threading
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+_PARTIAL: contextvars.ContextVar[bool] = contextvars.ContextVar("mlnotes_widgets_partial",
+                                                                default=False)
+
+
+@contextlib.contextmanager
+def partial_results() -> Iterator[None]:
+    """Within the block, a run being stepped (:func:`streamed_run`) returns its results so far
+    instead of running to its end."""
+    token = _PARTIAL.set(True)
+    try:
+        yield
+    finally:
+        _PARTIAL.reset(token)
+
+
+def is_partial() -> bool:
+    """Whether a drawing is of a run still going (:func:`partial_results`): its axes may be
+    set for the whole run rather than for the snapshots so far."""
+    return _PARTIAL.get()
+
+
+class StreamedRun:
+    """A cached run that can also be stepped (made by :func:`streamed_run`)."""
+
+    def __init__(self, steps: Callable[..., Generator[Any, None, Any]], maxsize: int):
+        functools.update_wrapper(self, steps)
+        self._steps, self._maxsize = steps, maxsize
+        self._done: collections.OrderedDict = collections.OrderedDict()
+        self._partial: dict = {}
+        self._lock = threading.RLock()
+
+    def __call__(self, *args):
+        with self._lock:
+            if _PARTIAL.get() and args in self._partial:
+                return self._partial[args]
+            if args in self._done:
+                self._done.move_to_end(args)
+                return self._done[args]
+        for _ in self.stream(*args):
+            pass
+        return self._done[args]
+
+    def stream(self, *args) -> Iterator[Any]:
+        """Step the run: yield its results so far after each snapshot (nothing if the run is
+        cached); the whole run is cached when the last step is done. Closing the generator
+        abandons the run."""
+        with self._lock:
+            if args in self._done:
+                self._done.move_to_end(args)
+                return
+        steps = self._steps(*args)
+        try:
+            while True:
+                try:
+                    so_far = next(steps)
+                except StopIteration as stop:
+                    result = stop.value
+                    break
+                with self._lock:
+                    self._partial[args] = so_far
+                yield so_far
+        finally:
+            steps.close()
+            with self._lock:
+                self._partial.pop(args, None)
+        with self._lock:
+            self._done[args] = result
+            while len(self._done) > self._maxsize:
+                self._done.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        """Forget every finished run (as ``functools.lru_cache``)."""
+        with self._lock:
+            self._done.clear()
+
+
+def streamed_run(maxsize: int = 16) -> Callable[[Callable[..., Generator[Any, None, Any]]],
+                                                StreamedRun]:
+    """Cache a run written as a generator function (like ``functools.lru_cache(maxsize)``).
+
+    The function yields the run's results so far after each snapshot and returns the whole
+    run; called, the decorated function returns the whole run (computed once per arguments),
+    and ``.stream(*args)`` steps it (:class:`StreamedRun`).
+    """
+    def decorate(steps):
+        return StreamedRun(steps, maxsize)
+    return decorate
+
+
+class _Stop(Exception):
+    """Raised in a stepped optimiser's thread when its caller abandons the run."""
+
+
+def callback_steps(fit: Callable[[Callable[..., Any]], Any]) -> Generator[tuple, None, Any]:
+    """Step an optimiser that reports through a callback, one callback at a time.
+
+    ``fit(callback)`` runs the optimiser, calling ``callback(*args)`` wherever the caller may
+    look at it (return True from the callback to stop; the optimisers of :mod:`mlnotes` take
+    that convention). The generator yields each call's ``args`` and returns ``fit``'s value.
+    ``fit`` runs in a worker thread in lockstep with the caller: between two steps the
+    optimiser waits, so a step is the work from one callback to the next. Closing the
+    generator stops the optimiser at its next callback. Errors in ``fit`` are raised in the
+    caller. ``fit`` sees the caller's context variables (progress hooks).
+    """
+    to_caller: queue.Queue = queue.Queue(maxsize=1)
+    to_worker: queue.Queue = queue.Queue(maxsize=1)
+
+    def callback(*args):
+        to_caller.put(("step", args))
+        if to_worker.get() == "stop":
+            raise _Stop
+        return False
+
+    def work():
+        try:
+            to_caller.put(("done", context.run(fit, callback)))
+        except _Stop:
+            to_caller.put(("stopped", None))
+        except BaseException as exc:  # handed to the caller, raised there
+            to_caller.put(("error", exc))
+
+    context = contextvars.copy_context()
+    threading.Thread(target=work, daemon=True, name="mlnotes-run").start()
+    finished = False
+    try:
+        while True:
+            kind, value = to_caller.get()
+            if kind == "step":
+                yield value
+                to_worker.put("go")
+                continue
+            finished = True
+            if kind == "error":
+                raise value
+            return value
+    finally:
+        if not finished:  # abandoned: stop the optimiser at its callback, wait for its thread
+            to_worker.put("stop")
+            while to_caller.get()[0] == "step":
+                to_worker.put("stop")
