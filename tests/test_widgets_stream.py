@@ -19,7 +19,7 @@ from mlnotes.widgets.autoencoder import EPOCH_SNAPSHOTS, HIDDEN, autoencoder_run
 from mlnotes.widgets.mds import smacof_run
 from mlnotes.widgets.tsne import tsne_run
 
-TSNE_ARGS = ("two_clusters", 10.0, 200.0, 1.0, 60, 100, 0)
+TSNE_ARGS = ("two_clusters", 7.0, 200.0, 1.0, 60, 100, 2)  # a run no other test makes
 
 
 def _assert_prefix(so_far, whole):
@@ -30,7 +30,7 @@ def _assert_prefix(so_far, whole):
 
 @pytest.mark.parametrize("run, args", [
     (tsne_run, TSNE_ARGS),
-    (smacof_run, ("euclidean", "random", 60, 30, 0)),
+    (smacof_run, ("euclidean", "random", 60, 30, 2)),
 ])
 def test_every_step_of_a_run_is_the_start_of_the_finished_run(run, args):
     steps = list(run.stream(*args))
@@ -111,3 +111,23 @@ def test_a_new_run_shows_its_start_at_once_and_a_control_moved_meanwhile_abandon
     for frame in (0, 10):
         assert pictures[frame] == _core.figure_png(mw.draw_tsne(
             **{**params, "perplexity": 30.0}, frame=frame))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: mw.smacof_explorer(n_samples=60, max_iter=20, init="classical"),
+    lambda: mw.autoencoder_explorer(n_samples=120, bottleneck=2),
+    lambda: mw.tsne_explorer(n_samples=60, max_iter=100, exaggeration=1.0),
+], ids=["smacof", "autoencoder", "tsne"])
+def test_a_snapshot_drawn_into_the_last_ones_figure_is_the_snapshot_drawn_anew(make):
+    """The replay updates one figure's artists from snapshot to snapshot: byte for byte the
+    picture its drawing function draws (scatter limits, the mosaic's grey scale, titles)."""
+    ex = make()
+    params = dict(ex.params)
+    n = ex.n_frames(**{k: v for k, v in params.items() if k != "frame"})
+    draw_anew = ex.draw.__wrapped__
+    figure = None
+    for frame in [0, n - 1, 1, n // 2]:
+        fig = ex.draw(**{**params, "frame": frame})
+        assert figure is None or fig is figure  # the same figure, updated
+        figure = fig
+        assert _core.figure_png(fig) == _core.figure_png(draw_anew(**{**params, "frame": frame}))

@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
-from ._stream import partial_results
+from ._stream import is_partial, partial_results
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
 # (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
@@ -97,6 +97,21 @@ def palette_png(image, colors=STATIC_COLORS):
     buf = io.BytesIO()
     Image.fromarray(image[..., :3]).quantize(colors=colors).save(buf, format="png", optimize=True)
     return buf.getvalue()
+
+
+def by_gid(ax, gid):
+    """The artist of ``ax`` with this gid (the drawing functions name the ones that change)."""
+    return next(a for a in ax.get_children() if a.get_gid() == gid)
+
+
+def moved(ax, gid, Z):
+    """Put the scatter ``gid`` of ``ax`` at the points ``Z`` (N x 2), and rescale the axes to
+    them as drawing them anew would (for a figure updated from snapshot to snapshot)."""
+    points = by_gid(ax, gid)
+    points.set_offsets(Z)
+    ax.ignore_existing_data_limits = True
+    ax.relim()
+    ax.autoscale_view()
 
 
 # --- progress of a long computation -------------------------------------------------------------
@@ -408,13 +423,36 @@ class ReplayExplorer(Explorer):
     lock keeps a run's snapshots and a new run from crossing.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames, stream=None, **kwargs):
-        self.n_frames, self.stream = n_frames, stream
+    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
+        self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
         self._live_steps = None  # the steps of a run under way (``stream``)
         self._live = None  # the Image showing it
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
+        self._held = None  # (run, figure): the last snapshot drawn, which ``redraw`` updates
         super().__init__(draw, controls, params, **kwargs)
+        if redraw is not None:
+            self.draw = self._reusing(self.draw)
+
+    def _reusing(self, draw):
+        """``draw``, but a snapshot of the run last drawn is drawn by updating that figure's
+        artists (``redraw(fig, **params)``: the same picture, without building the figure)."""
+        @functools.wraps(draw)
+        def drawing(**params):
+            run = _cache_key({k: v for k, v in params.items() if k != "frame"})
+            with self._replay_lock:
+                held, self._held = self._held, None
+                if is_partial():  # a run under way: its snapshots so far, drawn anew
+                    self._held = held
+                    return draw(**params)
+                if held is not None and held[0] == run:
+                    self.redraw(held[1], **params)
+                    fig = held[1]
+                else:
+                    fig = draw(**params)
+                self._held = (run, fig)
+                return fig
+        return drawing
 
     def _run_params(self):
         return {k: v for k, v in self.params.items() if k != "frame"}

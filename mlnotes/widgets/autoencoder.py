@@ -16,7 +16,7 @@ from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
-from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
+from ._core import ReplayExplorer, Slider, by_gid, frozen, moved, new_figure, report_progress
 from ._stream import callback_steps, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
@@ -158,6 +158,30 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     return fig
 
 
+def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_state=0):
+    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for the same run (the
+    picture :func:`draw_autoencoder` draws, without building the figure)."""
+    n = len(EPOCH_SNAPSHOTS)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1}, got {frame}.")
+    frame %= n
+    X, angle = glyph_data(n_samples, random_state)
+    codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    epochs = EPOCH_SNAPSHOTS[frame]
+    shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
+    ax, code_ax, curve = fig.axes
+    mosaic = by_gid(ax, "mosaic")
+    mosaic.set_data(_mosaic([X[shown], recon[frame][shown], X_pca[shown]]))
+    mosaic.norm.vmin = mosaic.norm.vmax = None  # scaled to the new mosaic, as when drawn anew
+    mosaic.autoscale_None()
+    ax.set_title(f"bottleneck L = {bottleneck}, {epochs} epoch{'s' * (epochs > 1)}", fontsize=10)
+    Z = codes[frame]
+    moved(code_ax, "code",
+          np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2])
+    by_gid(curve, "loss-now").set_data([epochs], [loss[epochs]])
+    curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
+
+
 def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     """:func:`draw_autoencoder`'s panels as data for the static book (:mod:`._static`): the
     mosaic as three images (rows), so that the data's row is shipped once."""
@@ -195,4 +219,4 @@ def autoencoder_explorer(**defaults):
     snapshots in :data:`EPOCH_SNAPSHOTS`."""
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
                           defaults, n_frames=autoencoder_frames, stream=autoencoder_stream,
-                          scene=scene_autoencoder)
+                          redraw=redraw_autoencoder, scene=scene_autoencoder)

@@ -24,7 +24,9 @@ from ._core import (
     Choice,
     Explorer,
     ReplayExplorer,
+    by_gid,
     frozen,
+    moved,
     new_figure,
     report_progress,
     static_panel,
@@ -239,6 +241,22 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
     return fig
 
 
+def redraw_smacof(fig, *, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
+                  max_iter=100, random_state=0):
+    """Show configuration ``frame`` in a figure :func:`draw_smacof` drew for the same run (the
+    picture :func:`draw_smacof` draws, without building the figure)."""
+    history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
+    n = len(stress)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+    conf, curve = fig.axes
+    moved(conf, "configuration", history[frame])
+    conf.set_title(f"iteration {frame}")
+    by_gid(curve, "stress-now").set_data([frame], [stress[frame]])
+    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+
+
 def scene_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
                  max_iter=100, random_state=0):
     """:func:`draw_smacof`'s panels as data for the static book (:mod:`._static`)."""
@@ -260,4 +278,4 @@ def smacof_explorer(**defaults):
     controls = [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity"),
                 Choice("init", INITS, "start")]
     return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames,
-                          stream=smacof_stream, scene=scene_smacof)
+                          stream=smacof_stream, redraw=redraw_smacof, scene=scene_smacof)

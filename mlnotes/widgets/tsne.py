@@ -26,8 +26,10 @@ from ._core import (
     Choice,
     ReplayExplorer,
     Slider,
+    by_gid,
     draw_defaults,
     frozen,
+    moved,
     new_figure,
     report_progress,
     static_panel,
@@ -181,6 +183,25 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     return fig
 
 
+def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.0,
+                exaggeration=12.0, frame=-1, n_samples=200, max_iter=500, random_state=0):
+    """Show snapshot ``frame`` in a figure :func:`draw_tsne` drew for the same run: the map,
+    the marked KL and the titles updated (the picture :func:`draw_tsne` draws, without building
+    the figure)."""
+    iterations, embeddings, kl, alpha = tsne_run(
+        case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
+        random_state)
+    n = len(iterations)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+    map_ax, kl_ax = fig.axes
+    moved(map_ax, "map", embeddings[frame])
+    map_ax.set_title(_map_title(iterations[frame], embeddings[frame], alpha[frame]))
+    by_gid(kl_ax, "kl-now").set_data([iterations[frame]], [kl[frame]])
+    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
+
+
 def map_width(Z):
     """The larger side of the map's bounding box: the panel rescales to the map, so the title
     says how large it is (a map that barely left its tiny start looks as large as any other)."""
@@ -234,4 +255,4 @@ def tsne_explorer(**defaults):
         Slider("exaggeration", EXAGGERATIONS, "exaggeration"),
     ]
     return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, stream=tsne_stream,
-                          scene=scene_tsne, grid="star")
+                          redraw=redraw_tsne, scene=scene_tsne, grid="star")
