@@ -131,3 +131,31 @@ def test_a_snapshot_drawn_into_the_last_ones_figure_is_the_snapshot_drawn_anew(m
         assert figure is None or fig is figure  # the same figure, updated
         figure = fig
         assert _core.figure_png(fig) == _core.figure_png(draw_anew(**{**params, "frame": frame}))
+
+
+def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(monkeypatch):
+    """UMAP's explorer (no replay): the map after the run's first epoch when the control's
+    message has been answered, then the maps every few epochs, then the finished run's
+    picture (the map the chapter's claims are about, from the cache)."""
+    from mlnotes.widgets.umap import umap_run
+
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+    params = {"n_samples": 150, "n_epochs": 60}
+
+    async def run():
+        ex = mw.umap_explorer(**params)
+        assert ex.widget is not None
+        ex._controls["min_dist"].value = 0.5
+        first = bytes(ex._image_widget.value)
+        assert "running" in ex._status.value and ex.params["min_dist"] == 0.1
+        while "running" in ex._status.value:
+            await asyncio.sleep(0.005)
+        return ex, first
+
+    ex, first = asyncio.run(run())
+    assert ex.params["min_dist"] == 0.5 and "first picture in" in ex._status.value
+    final = _core.figure_png(mw.draw_umap(**{**params, "min_dist": 0.5}))
+    assert bytes(ex._image_widget.value) == final != first
+    steps = list(umap_run.stream(15, 0.5, 150, 60, 1))
+    assert len(steps) == 1 + 6  # after the first epoch, then every 10
+    np.testing.assert_array_equal(steps[-1][0], umap_run(15, 0.5, 150, 60, 1)[0])

@@ -14,7 +14,6 @@ Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a dra
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
 """
 
-import asyncio
 import base64
 import contextlib
 import contextvars
@@ -35,7 +34,7 @@ from matplotlib.figure import Figure
 from .._optional import import_optional
 from ..plotting import FIG_DPI
 from ._static import explorer_html, product_grid, star_grid, static_spec
-from ._stream import is_partial, partial_results
+from ._stream import Streaming, is_partial
 
 # What "feels instant" means for one update (draw + PNG), checked by benchmarks/bench_widgets.py
 # (CPU time of the update) and benchmarks/bench_lab_widgets.py (input to picture in JupyterLab).
@@ -405,7 +404,7 @@ class Explorer:
         self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
 
-class ReplayExplorer(Explorer):
+class ReplayExplorer(Streaming, Explorer):
     """An explorer for an iterative method: a run (with a progress bar) and a replay of it.
 
     ``draw`` takes a ``frame`` parameter (index into the recorded snapshots, -1 = the last);
@@ -577,6 +576,7 @@ class ReplayExplorer(Explorer):
             if self.stream is None:
                 self._new_run(values, hook)
             else:
+                self._replay_run += 1  # the snapshots of the last run still to send are not sent
                 self._stream_run(values, hook)
 
     def _new_run(self, values, hook):
@@ -602,77 +602,27 @@ class ReplayExplorer(Explorer):
                                       f"run's end in {1000 * self.last_update_s:.0f} ms</small>")
             self._show_run(n, n - 1, self._image)
 
-    # a new run shown as it goes (``stream``)
-    def _stream_run(self, values, hook):
-        """Start a new run: its first snapshot on screen at once, the later ones as the optimiser
-        records them (at most half of the time goes to drawing), one chunk of the run between
-        the kernel's messages; a control moved meanwhile abandons it at its next chunk."""
-        self._replay_run += 1  # the snapshots of the last run still to send are not sent
-        run, start = self._replay_run, time.perf_counter()
-        self._close_stream()
-        loop = self._event_loop()
-        with self._reporting_errors():
-            self._live_steps = iter(self.stream(**{**self._run_params(), **values}))
-        if self._live_steps is None:  # a setting the run refuses (said so)
-            self._progress.bar_style = "danger"
-            return
+    # a new run shown as it goes (``stream``; the steps are :class:`._stream.Streaming`'s)
+    def _stream_began(self):
         self._frame.disabled = self._play.disabled = True
-        # headless (tests, a notebook run without a reader) the run goes to its end at once
-        state = {"first_s": None, "drawn_at": start, "drawing_s": 0.0, "recorded": 0,
-                 "live": loop is not None}
-        while True:
-            more = self._stream_step(run, values, hook, start, state)
-            if not more:
-                return
-            if loop is not None:
-                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
-                return
 
-    def _stream_chunk(self, loop, run, values, hook, start, state):
-        with self._replay_lock:
-            if self._stream_step(run, values, hook, start, state):
-                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+    def _stream_failed(self):
+        """Back to the last run's pictures, faded (the status line says why)."""
+        self._progress.bar_style = "danger"
+        self._show_run(len(self._image_widget_run), self.params["frame"])
+        self._image_widget.layout.opacity = STALE_OPACITY
 
-    def _stream_step(self, run, values, hook, start, state):
-        """One chunk of the run (up to its next snapshot), and its picture if it is time for
-        one; whether there is more to do."""
-        if run != self._replay_run:  # a newer run took over
+    def _stream_ended(self, values, start, first_s):
+        n = None
+        with self._reporting_errors():
+            n = self.n_frames(**{**self._run_params(), **values})  # cached now
+        if n is None:
             return False
-        ok, ended, so_far = False, False, None
-        with self._reporting_errors(), reporting_progress(hook):
-            try:
-                so_far = next(self._live_steps)
-            except StopIteration:
-                ended = True
-            ok = True
-        if ok and ended:
-            self._live_steps, n = None, None
-            with self._reporting_errors():
-                n = self.n_frames(**{**self._run_params(), **values})  # cached now
-            if n is not None:
-                self._end_run(values, n, start, state["first_s"])
-                return False
-            ok = False
-        if not ok:  # the run failed (said so): back to the last run's pictures
-            self._close_stream()
-            self._progress.bar_style = "danger"
-            self._show_run(len(self._image_widget_run), self.params["frame"])
-            self._image_widget.layout.opacity = STALE_OPACITY
-            return False
-        now = time.perf_counter()
-        if not state["live"] or so_far is state.get("so_far"):  # no new snapshot to show
-            return True
-        state["so_far"], state["recorded"] = so_far, state["recorded"] + 1
-        if state["first_s"] is None or now - state["drawn_at"] >= state["drawing_s"]:
-            with self._reporting_errors(), partial_results():
-                self._show_live(figure_png(self.draw(**{**self.params, **values, "frame": -1})))
-            state["drawing_s"] = time.perf_counter() - now
-            state["drawn_at"] = time.perf_counter()
-            if state["first_s"] is None:
-                state["first_s"] = state["drawn_at"] - start
-            self._status.value = f"<small>running… (the run so far: {state['recorded']} " \
-                                 f"snapshots; a control moved now starts another run)</small>"
+        self._end_run(values, n, start, first_s)
         return True
+
+    def _live_params(self, values):
+        return {**self.params, **values, "frame": -1}
 
     def _show_live(self, png):
         """Show a picture of the run under way (not one of the replay's)."""
@@ -685,15 +635,3 @@ class ReplayExplorer(Explorer):
             self._image_widget.selected_index = 0
         self._image_widget.layout.opacity = "1"
 
-    def _close_stream(self):
-        steps, self._live_steps = self._live_steps, None
-        if steps is not None and hasattr(steps, "close"):
-            steps.close()  # the optimiser stops at its next snapshot
-
-    @staticmethod
-    def _event_loop():
-        """The kernel's event loop, in a reader's kernel (elsewhere: None, do it all now)."""
-        if in_jupyter_server():
-            with contextlib.suppress(RuntimeError):
-                return asyncio.get_running_loop()
-        return None

@@ -15,15 +15,18 @@ control moved meanwhile abandons the run at the next chunk. The pieces:
   time), so that each step is one chunk of the run.
 """
 
+import asyncio
 import collections
 import contextlib
 import contextvars
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+STOP_TIMEOUT_S = 30.0  # how long an abandoned optimiser may take to reach its next callback
 _PARTIAL: contextvars.ContextVar[bool] = contextvars.ContextVar("mlnotes_widgets_partial",
                                                                 default=False)
 
@@ -162,5 +165,102 @@ def callback_steps(fit: Callable[[Callable[..., Any]], Any]) -> Generator[tuple,
     finally:
         if not finished:  # abandoned: stop the optimiser at its callback, wait for its thread
             to_worker.put("stop")
-            while to_caller.get()[0] == "step":
-                to_worker.put("stop")
+            with contextlib.suppress(queue.Empty):  # (a daemon thread frozen at exit: go on)
+                while to_caller.get(timeout=STOP_TIMEOUT_S)[0] == "step":
+                    to_worker.put("stop")
+
+
+class Streaming:
+    """For an explorer whose new setting is a new run: the run shown as it goes.
+
+    ``stream(**params)`` steps the run (an iterator yielding the results so far after each
+    snapshot, the same object again while no new snapshot is recorded); the explorer shows the
+    run's first snapshot at once and the later ones as the optimiser records them (at most half
+    of the time goes to drawing: after a picture that took t to draw, the run goes on for at
+    least t before the next one), one chunk of the run between the kernel's messages; a control
+    moved meanwhile abandons the run at its next chunk. Headless (tests, a notebook run without
+    a reader) the run goes to its end at once. The explorer class provides ``_replay_run`` (a
+    counter of runs), ``_replay_lock``, and the hooks ``_stream_began()``,
+    ``_stream_failed()``, ``_stream_ended(values, start, first_s)`` (False if it failed),
+    ``_show_live(png)`` and ``_live_params(values)``.
+    """
+
+    stream = None
+    _live_steps = None
+
+    def _stream_run(self, values, hook):
+        """Start the run of the setting ``values`` (the caller has counted it in
+        ``_replay_run``); ``hook(done, total)`` hears its progress."""
+        run, start = self._replay_run, time.perf_counter()
+        self._close_stream()
+        loop = self._event_loop()
+        with self._reporting_errors():
+            self._live_steps = iter(self.stream(**{**self._run_params(), **values}))
+        if self._live_steps is None:  # a setting the run refuses (said so)
+            self._stream_failed()
+            return
+        self._stream_began()
+        state = {"first_s": None, "drawn_at": start, "drawing_s": 0.0, "recorded": 0,
+                 "live": loop is not None}
+        while self._stream_step(run, values, hook, start, state):
+            if loop is not None:
+                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+                return
+
+    def _stream_chunk(self, loop, run, values, hook, start, state):
+        with self._replay_lock:
+            if self._stream_step(run, values, hook, start, state):
+                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+
+    def _stream_step(self, run, values, hook, start, state):
+        """One chunk of the run (up to its next step), and its picture if it is time for one;
+        whether there is more to do."""
+        from ._core import figure_png, reporting_progress
+
+        if run != self._replay_run:  # a newer run took over
+            return False
+        ok, ended, so_far = False, False, None
+        with self._reporting_errors(), reporting_progress(hook):
+            try:
+                so_far = next(self._live_steps)
+            except StopIteration:
+                ended = True
+            ok = True
+        if ok and ended:
+            self._live_steps = None
+            if self._stream_ended(values, start, state["first_s"]):
+                return False
+            ok = False
+        if not ok:  # the run failed (the status line says why)
+            self._close_stream()
+            self._stream_failed()
+            return False
+        now = time.perf_counter()
+        if not state["live"] or so_far is state.get("so_far"):  # no new snapshot to show
+            return True
+        state["so_far"], state["recorded"] = so_far, state["recorded"] + 1
+        if state["first_s"] is None or now - state["drawn_at"] >= state["drawing_s"]:
+            with self._reporting_errors(), partial_results():
+                self._show_live(figure_png(self.draw(**self._live_params(values))))
+            state["drawing_s"] = time.perf_counter() - now
+            state["drawn_at"] = time.perf_counter()
+            if state["first_s"] is None:
+                state["first_s"] = state["drawn_at"] - start
+            self._status.value = f"<small>running… (the run so far: {state['recorded']} " \
+                                 f"snapshots; a control moved now starts another run)</small>"
+        return True
+
+    def _close_stream(self):
+        steps, self._live_steps = self._live_steps, None
+        if steps is not None and hasattr(steps, "close"):
+            steps.close()  # the optimiser stops at its next step
+
+    @staticmethod
+    def _event_loop():
+        """The kernel's event loop, in a reader's kernel (elsewhere: None, do it all now)."""
+        from ._core import in_jupyter_server
+
+        if in_jupyter_server():
+            with contextlib.suppress(RuntimeError):
+                return asyncio.get_running_loop()
+        return None

@@ -7,6 +7,7 @@ better because its code can follow the curve. Each snapshot is a training run of
 epochs (same seed, so a shorter run is the beginning of a longer one).
 """
 
+import contextlib
 import functools
 
 import numpy as np
@@ -55,22 +56,22 @@ def autoencoder_runs(bottleneck, n_samples, random_state):
                            callback=callback).fit(X)
 
     codes, recon, so_far = [], [], None
-    steps = callback_steps(fit)
-    while True:
-        try:
-            epoch, ae = next(steps)
-        except StopIteration as stop:
-            ae = stop.value
-            break
-        report_progress(epoch, EPOCH_SNAPSHOTS[-1])
-        if epoch in EPOCH_SNAPSHOTS:
-            Z = ae.encode(X)
-            codes.append(Z)
-            recon.append(ae.decode(Z))
-            so_far = frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_), X_pca,
-                            np.array(pca_loss))
-        if so_far is not None:  # the same snapshots again until the next one is recorded
-            yield so_far
+    with contextlib.closing(callback_steps(fit)) as steps:
+        while True:
+            try:
+                epoch, ae = next(steps)
+            except StopIteration as stop:
+                ae = stop.value
+                break
+            report_progress(epoch, EPOCH_SNAPSHOTS[-1])
+            if epoch in EPOCH_SNAPSHOTS:
+                Z = ae.encode(X)
+                codes.append(Z)
+                recon.append(ae.decode(Z))
+                so_far = frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_),
+                                X_pca, np.array(pca_loss))
+            if so_far is not None:  # the same snapshots again until the next one is recorded
+                yield so_far
     return frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_), X_pca,
                   np.array(pca_loss))
 

@@ -6,6 +6,7 @@ map every ``record_every`` iterations; the explorer replays the snapshots beside
 shows as the stretch where the map is not yet fitting it).
 """
 
+import contextlib
 import functools
 import warnings
 
@@ -77,19 +78,19 @@ def tsne_run(case, perplexity, learning_rate, exaggeration, n_samples, max_iter,
     n_explore = min(TSNE().exaggeration_iter, max_iter) if exaggeration != 1 else 0
     so_far = [(0, Z0, tsne_objective_gradient(Z0, P)[0], exaggeration if n_explore else 1.0)]
     yield _snapshots(so_far)
-    steps = callback_steps(fit)
-    while True:
-        with warnings.catch_warnings():  # a run that does not move shows so in the KL curve
-            warnings.simplefilter("ignore", RuntimeWarning)
-            try:
-                it, Z = next(steps)
-            except StopIteration as stop:
-                h = stop.value
-                break
-        report_progress(it, max_iter)
-        so_far.append((it, Z, tsne_objective_gradient(Z, P)[0],
-                       exaggeration if it < n_explore else 1.0))
-        yield _snapshots(so_far)
+    with contextlib.closing(callback_steps(fit)) as steps:
+        while True:
+            with warnings.catch_warnings():  # a run that does not move shows so in its KL curve
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    it, Z = next(steps)
+                except StopIteration as stop:
+                    h = stop.value
+                    break
+            report_progress(it, max_iter)
+            so_far.append((it, Z, tsne_objective_gradient(Z, P)[0],
+                           exaggeration if it < n_explore else 1.0))
+            yield _snapshots(so_far)
     kl = np.array([tsne_objective_gradient(Z, P)[0] for Z in h.embeddings])
     return frozen(np.array(h.iterations), np.array(h.embeddings), kl, np.array(h.exaggeration))
 
