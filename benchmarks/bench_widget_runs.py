@@ -13,8 +13,8 @@ as JupyterLab's): the work itself, which on a shared machine wall-clock time ove
 * ``every snapshot in the page``: "play" enabled (no target);
 * ``seen setting``: a run already computed, its end on screen (target < 50 ms).
 
-UMAP's explorer (a plain explorer: its map is shown when its run ends) has its update in
-``bench_widgets.py``. Input to picture in JupyterLab in a real browser: ``bench_lab_widgets.py``.
+UMAP's explorer has no replay: its "every snapshot" is its end. Input to picture in
+JupyterLab in a real browser: ``bench_lab_widgets.py`` and ``bench_lab_runs.py``.
 """
 
 import asyncio
@@ -36,7 +36,14 @@ RUNS = [
     ("t-SNE", lambda: mw.tsne_explorer(case="two_clusters", max_iter=300), "perplexity",
      (5.0, 10.0, 50.0)),
     ("autoencoder", mw.autoencoder_explorer, "bottleneck", (2, 3, 4)),
+    ("UMAP", mw.umap_explorer, "min_dist", (0.0, 0.5, 0.99)),
 ]
+
+
+def _replaying(ex):
+    """Whether a replay explorer's snapshots are still being sent (play disabled)."""
+    play = getattr(ex, "_play", None)
+    return play is not None and play.disabled
 
 
 async def _timed_change(ex, name, value):
@@ -56,7 +63,7 @@ async def _timed_change(ex, name, value):
         marks["end"] = time.process_time() - start
     ex._show = end
     ex._controls[name].value = value
-    while "end" not in marks or ex._play.disabled:
+    while "end" not in marks or _replaying(ex):
         await asyncio.sleep(0.001)
     marks["all"] = time.process_time() - start
     marks.setdefault("first", marks["end"])  # an explorer that shows only the end
@@ -69,7 +76,7 @@ async def _timed_change(ex, name, value):
 async def _measure(make, name, values):
     ex = make()
     assert ex.widget is not None
-    while ex._play.disabled:  # the first run's snapshots go out first
+    while _replaying(ex):  # the first run's snapshots go out first
         await asyncio.sleep(0.001)
     new = [await _timed_change(ex, name, value) for value in values]
     seen = await _timed_change(ex, name, values[0])

@@ -414,12 +414,17 @@ class ReplayExplorer(Streaming, Explorer):
 
     Live, the figure is a stack of one picture per snapshot, which the snapshot slider and
     "play" switch in the page alone (linked in the front end, no round trip to the kernel), so
-    that play shows every frame at its own pace however busy the kernel is. A new run shows its
-    last snapshot at once; the kernel then draws the others between its messages (a control
-    moved meanwhile is answered after at most one snapshot's drawing), and the slider and play
-    wait, disabled, until every snapshot is in the page. JupyterLab may send the widgets'
-    messages to another thread of the kernel (a subshell) than the one that ran the cell: a
-    lock keeps a run's snapshots and a new run from crossing.
+    that play shows every frame at its own pace however busy the kernel is. With ``stream``
+    (``stream(**params)`` steps the run, :class:`._stream.Streaming`) a new run shows itself as
+    it goes: its start at once, its later snapshots between chunks of the run, a control moved
+    meanwhile abandons it; without, the run goes to its end first. Then the run's last snapshot
+    is shown and the kernel draws the others between its messages (a control moved meanwhile
+    is answered after at most one snapshot's drawing), and the slider and play wait, disabled,
+    until every snapshot is in the page. With ``redraw`` (``redraw(fig, **params)`` shows
+    another snapshot of the same run in a figure ``draw`` drew) the snapshots are drawn into
+    one figure, its artists updated, rather than each built anew. JupyterLab may send the
+    widgets' messages to another thread of the kernel (a subshell) than the one that ran the
+    cell: a lock keeps a run's snapshots and a new run from crossing.
     """
 
     def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
@@ -566,7 +571,7 @@ class ReplayExplorer(Streaming, Explorer):
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
-        self._progress.bar_style = "info"
+        self._progress.value, self._progress.bar_style = 0, "info"
         self._status.value = "<small>running…</small>"
 
         def hook(done, total):
