@@ -98,21 +98,6 @@ def palette_png(image, colors=STATIC_COLORS):
     return buf.getvalue()
 
 
-def by_gid(ax, gid):
-    """The artist of ``ax`` with this gid (the drawing functions name the ones that change)."""
-    return next(a for a in ax.get_children() if a.get_gid() == gid)
-
-
-def moved(ax, gid, Z):
-    """Put the scatter ``gid`` of ``ax`` at the points ``Z`` (N x 2), and rescale the axes to
-    them as drawing them anew would (for a figure updated from snapshot to snapshot)."""
-    points = by_gid(ax, gid)
-    points.set_offsets(Z)
-    ax.ignore_existing_data_limits = True
-    ax.relim()
-    ax.autoscale_view()
-
-
 # --- progress of a long computation -------------------------------------------------------------
 _PROGRESS = contextvars.ContextVar("mlnotes_widgets_progress", default=None)
 

@@ -264,3 +264,19 @@ class Streaming:
             with contextlib.suppress(RuntimeError):
                 return asyncio.get_running_loop()
         return None
+
+
+# --- a snapshot drawn into the figure of the last one (``redraw``) ---------------------------
+def by_gid(ax, gid):
+    """The artist of ``ax`` with this gid (the drawing functions name the ones that change)."""
+    return next(a for a in ax.get_children() if a.get_gid() == gid)
+
+
+def moved(ax, gid, Z):
+    """Put the scatter ``gid`` of ``ax`` at the points ``Z`` (N x 2), and rescale the axes to
+    them as drawing them anew would (for a figure updated from snapshot to snapshot)."""
+    points = by_gid(ax, gid)
+    points.set_offsets(Z)
+    ax.ignore_existing_data_limits = True
+    ax.relim()
+    ax.autoscale_view()

@@ -17,8 +17,8 @@ from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
-from ._core import ReplayExplorer, Slider, by_gid, frozen, moved, new_figure, report_progress
-from ._stream import callback_steps, streamed_run
+from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
+from ._stream import by_gid, callback_steps, moved, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
 BOTTLENECKS = (1, 2, 3, 4, 6, 8)

@@ -24,14 +24,12 @@ from ._core import (
     Choice,
     Explorer,
     ReplayExplorer,
-    by_gid,
     frozen,
-    moved,
     new_figure,
     report_progress,
     static_panel,
 )
-from ._stream import streamed_run
+from ._stream import by_gid, moved, streamed_run
 
 DISSIMILARITIES = ("euclidean", "cityblock", "geodesic")
 GEODESIC_NEIGHBOURS = 10

@@ -27,15 +27,13 @@ from ._core import (
     Choice,
     ReplayExplorer,
     Slider,
-    by_gid,
     draw_defaults,
     frozen,
-    moved,
     new_figure,
     report_progress,
     static_panel,
 )
-from ._stream import callback_steps, is_partial, streamed_run
+from ._stream import by_gid, callback_steps, is_partial, moved, streamed_run
 
 PERPLEXITIES = (2.0, 5.0, 10.0, 30.0, 50.0, 100.0)
 LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
