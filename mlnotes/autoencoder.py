@@ -286,6 +286,10 @@ class Autoencoder(_BaseAutoencoder):
     batch_size : int
     random_state : int, Generator or None
         Seeds the weights and the shuffling.
+    callback : callable or None
+        ``callback(epoch, model)`` after every epoch, with ``model.params_`` and
+        ``model.loss_history_`` as they are then (the model encodes and decodes as trained so
+        far); return True to stop training there.
 
     Attributes
     ----------
@@ -306,13 +310,14 @@ class Autoencoder(_BaseAutoencoder):
     """
 
     def __init__(self, n_components=2, *, hidden_layer_sizes=(32,), learning_rate=1e-2,
-                 epochs=200, batch_size=32, random_state=None):
+                 epochs=200, batch_size=32, random_state=None, callback=None):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
         self.learning_rate = learning_rate
         self.epochs = epochs
         self.batch_size = batch_size
         self.random_state = random_state
+        self.callback = callback
 
     def _architecture(self, D):
         hidden = tuple(self.hidden_layer_sizes)
@@ -353,6 +358,10 @@ class Autoencoder(_BaseAutoencoder):
                 params, m, v = _adam_step(params, grads, m, v, t, self._lr)
             history.append(loss_gradient(params, Xs, self._activations)[0] * to_data_units)
             self._diverged(history[-1], history[0], f"epoch {epoch}")
+            if self.callback is not None:
+                self.params_, self.loss_history_ = params, history
+                if self.callback(epoch, self):
+                    break
         self.params_, self.loss_history_, self.learning_rate_ = params, history, self._lr
         return self
 

@@ -825,6 +825,9 @@ class UMAP(Estimator):
         searches the training data, in ``metric``: give the metric the neighbours were found in.
     random_state : int, Generator or None, default=None
         Seeds the negative samples and the start's jitter: the same seed gives the same map.
+    callback : callable or None, default=None
+        ``callback(epoch, Z)`` after every epoch of the layout's optimisation in ``fit``
+        (``Z`` the map then, a copy), as :func:`optimize_layout` calls it.
 
     Attributes
     ----------
@@ -851,7 +854,8 @@ class UMAP(Estimator):
     def __init__(self, n_components=2, *, n_neighbors=15, metric="euclidean", metric_kwds=None,
                  min_dist=0.1, spread=1.0, n_epochs=None, learning_rate=1.0,
                  negative_sample_rate=5, init="spectral", target_weight=0.5,
-                 neighbors_algorithm="auto", precomputed_knn=None, random_state=None):
+                 neighbors_algorithm="auto", precomputed_knn=None, random_state=None,
+                 callback=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.metric = metric
@@ -865,6 +869,7 @@ class UMAP(Estimator):
         self.target_weight = target_weight
         self.neighbors_algorithm = neighbors_algorithm
         self.precomputed_knn = precomputed_knn
+        self.callback = callback
         self.random_state = random_state
 
     def _tags(self):
@@ -1030,6 +1035,7 @@ class UMAP(Estimator):
             self.graph_, Z0, self.a_, self.b_, n_epochs=n_epochs,
             learning_rate=float(self.learning_rate),
             negative_sample_rate=int(self.negative_sample_rate), random_state=rng,
+            callback=self.callback,
         )
         self.n_epochs_ = n_epochs
         self.X_fit_ = X

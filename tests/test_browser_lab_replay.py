@@ -113,3 +113,56 @@ def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
     finally:
         page.context.close()
     assert not errors, f"page errors: {errors[:5]}"
+
+
+def test_a_new_run_shows_its_start_then_its_end_in_the_page(browser, replay_lab):
+    """A control that starts a new run: the page shows a new picture while the run is under
+    way (the run's start, progress bar short of full), then the run's end, and play is enabled
+    with every snapshot of the new run."""
+    base, token = replay_lab
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    out = page.locator(OUTPUT).first
+    try:
+        page.goto(f"{base}/lab/tree/replay.ipynb?token={token}")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+        page.keyboard.press("Shift+Enter")
+        play = out.locator(".widget-play button").first
+        play.wait_for(timeout=120_000)
+        page.wait_for_function("b => !b.disabled", arg=play.element_handle(), timeout=120_000)
+        # every picture shown from now on, with the progress bar's width then
+        page.evaluate("""() => {
+          const out = document.querySelector('%s');
+          window.runShown = [];
+          const visible = () => [...out.querySelectorAll('img.widget-image')]
+            .find(i => i.offsetParent !== null);
+          let src = visible().src;  // the picture already there is not a new one
+          const look = () => {
+            const img = visible();
+            if (!img || img.src === src) return;
+            src = img.src;
+            const bar = out.querySelector('.progress-bar');
+            window.runShown.push(bar ? parseFloat(bar.style.width) : null);
+          };
+          new MutationObserver(look).observe(out, {subtree: true, childList: true,
+            attributes: true, attributeFilter: ['src', 'style']});
+        }""" % OUTPUT)
+        perplexity = out.locator(".widget-slider").nth(0).locator(".noUi-handle")
+        perplexity.focus()
+        page.keyboard.press("ArrowRight")  # perplexity 30 -> 50: a new run
+        page.wait_for_function("b => b.disabled", arg=play.element_handle(), timeout=30_000)
+        page.wait_for_function("b => !b.disabled", arg=play.element_handle(), timeout=120_000)
+        shown = page.evaluate("() => window.runShown")
+        assert len(shown) >= 2, f"pictures shown during the run: {shown}"
+        assert shown[0] < 100, f"the first picture came with the run's end: {shown}"
+        handle = out.locator(".widget-slider .noUi-handle").last
+        assert float(handle.get_attribute("aria-valuemax")) == N_FRAMES - 1
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "new_run_failure.png"))
+        raise
+    finally:
+        page.context.close()
+    assert not errors, f"page errors: {errors[:5]}"

@@ -18,7 +18,6 @@ Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a dra
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
 """
 
-import asyncio
 import base64
 import contextlib
 import contextvars
@@ -40,6 +39,7 @@ from .._optional import import_optional
 from .._typing import ArrayLike
 from ..plotting import FIG_DPI, LABEL_CMAP, _color_and_cmap
 from ._static import explorer_html, product_grid, star_grid, static_spec
+from ._stream import Streaming, is_partial
 
 if typing.TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -534,7 +534,7 @@ class Explorer:
         self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
 
-class ReplayExplorer(Explorer):
+class ReplayExplorer(Streaming, Explorer):
     """An explorer for an iterative method: a run (with a progress bar) and a replay of it.
 
     ``draw`` takes a ``frame`` parameter (index into the recorded snapshots, -1 = the last);
@@ -544,19 +544,49 @@ class ReplayExplorer(Explorer):
 
     Live, the figure is a stack of one picture per snapshot, which the snapshot slider and
     "play" switch in the page alone (linked in the front end, no round trip to the kernel), so
-    that play shows every frame at its own pace however busy the kernel is. A new run shows its
-    last snapshot at once; the kernel then draws the others between its messages (a control
-    moved meanwhile is answered after at most one snapshot's drawing), and the slider and play
-    wait, disabled, until every snapshot is in the page. JupyterLab may send the widgets'
-    messages to another thread of the kernel (a subshell) than the one that ran the cell: a
-    lock keeps a run's snapshots and a new run from crossing.
+    that play shows every frame at its own pace however busy the kernel is. With ``stream``
+    (``stream(**params)`` steps the run, :class:`._stream.Streaming`) a new run shows itself as
+    it goes: its start at once, its later snapshots between chunks of the run, a control moved
+    meanwhile abandons it; without, the run goes to its end first. Then the run's last snapshot
+    is shown and the kernel draws the others between its messages (a control moved meanwhile
+    is answered after at most one snapshot's drawing), and the slider and play wait, disabled,
+    until every snapshot is in the page. With ``redraw`` (``redraw(fig, **params)`` shows
+    another snapshot of the same run in a figure ``draw`` drew) the snapshots are drawn into
+    one figure, its artists updated, rather than each built anew. JupyterLab may send the
+    widgets' messages to another thread of the kernel (a subshell) than the one that ran the
+    cell: a lock keeps a run's snapshots and a new run from crossing.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames, **kwargs):
-        self.n_frames = n_frames
+    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
+        self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
+        self._live_steps = None  # the steps of a run under way (``stream``)
+        self._live = None  # the Image showing it
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
+        self._held = None  # (run, figure): the last snapshot drawn, which ``redraw`` updates
         super().__init__(draw, controls, params, **kwargs)
+        if redraw is not None:
+            self.draw = self._reusing(self.draw)
+
+    def _reusing(self, draw):
+        """``draw``, but a snapshot of the run last drawn is drawn by updating that figure's
+        artists (``redraw(fig, **params)``: the same picture, without building the figure)."""
+        @functools.wraps(draw)
+        def drawing(**params):
+            run = _cache_key({k: v for k, v in params.items() if k != "frame"})
+            with self._replay_lock:
+                held, self._held = self._held, None
+                if is_partial():  # a run under way: its snapshots so far, drawn anew
+                    self._held = held
+                    return draw(**params)
+                if held is not None and held[0] == run:
+                    self.redraw(held[1], **params)
+                    fig = held[1]
+                else:
+                    fig = draw(**params)
+                self._held = (run, fig)
+                return fig
+        return drawing
 
     def _run_params(self):
         return {k: v for k, v in self.params.items() if k != "frame"}
@@ -614,6 +644,7 @@ class ReplayExplorer(Explorer):
                 self._pictures[frame].value = png
                 self._sent.add(frame)
             self._picture(frame)
+            self._image_widget_run = self._pictures[:n]  # the pictures of the run shown
             with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
                 self._image_widget.children = self._pictures[:n]
                 self._frame.max = self._play.max = n - 1
@@ -625,10 +656,7 @@ class ReplayExplorer(Explorer):
     def _send_snapshots(self, run, n):
         """Draw and send the run's snapshots one at a time, between the kernel's messages (in
         a reader's kernel), or none until asked (elsewhere: tests, a headless run)."""
-        loop = None
-        if in_jupyter_server():
-            with contextlib.suppress(RuntimeError):
-                loop = asyncio.get_running_loop()
+        loop = self._event_loop()
         if loop is None:
             self._frame.disabled = self._play.disabled = False
             return
@@ -673,14 +701,18 @@ class ReplayExplorer(Explorer):
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
-        self._progress.bar_style = "info"
+        self._progress.value, self._progress.bar_style = 0, "info"
         self._status.value = "<small>running…</small>"
 
         def hook(done, total):
             self._progress.value = int(100 * done / max(total, 1))
 
         with self._replay_lock:
-            self._new_run(values, hook)
+            if self.stream is None:
+                self._new_run(values, hook)
+            else:
+                self._replay_run += 1  # the snapshots of the last run still to send are not sent
+                self._stream_run(values, hook)
 
     def _new_run(self, values, hook):
         n = None
@@ -690,6 +722,9 @@ class ReplayExplorer(Explorer):
         if n is None:  # the run failed (said so in the status line): keep showing the last one
             self._progress.bar_style = "danger"
             return
+        self._end_run(values, n, start)
+
+    def _end_run(self, values, n, start, first_s=None):
         self._progress.value, self._progress.bar_style = 100, "success"
         self.params.update(values)
         with self._reporting_errors():  # the end of the new run; "play" replays it from the start
@@ -697,4 +732,41 @@ class ReplayExplorer(Explorer):
             self.render(frame=n - 1)
             self.last_update_s = time.perf_counter() - start
             self._show(self._pngs[_cache_key(self.params)])
+            if first_s is not None:
+                self._status.value = (f"<small>first picture in {1000 * first_s:.0f} ms, the "
+                                      f"run's end in {1000 * self.last_update_s:.0f} ms</small>")
             self._show_run(n, n - 1, self._image)
+
+    # a new run shown as it goes (``stream``; the steps are :class:`._stream.Streaming`'s)
+    def _stream_began(self):
+        self._frame.disabled = self._play.disabled = True
+
+    def _stream_failed(self):
+        """Back to the last run's pictures, faded (the status line says why)."""
+        self._progress.bar_style = "danger"
+        self._show_run(len(self._image_widget_run), self.params["frame"])
+        self._image_widget.layout.opacity = STALE_OPACITY
+
+    def _stream_ended(self, values, start, first_s):
+        n = None
+        with self._reporting_errors():
+            n = self.n_frames(**{**self._run_params(), **values})  # cached now
+        if n is None:
+            return False
+        self._end_run(values, n, start, first_s)
+        return True
+
+    def _live_params(self, values):
+        return {**self.params, **values, "frame": -1}
+
+    def _show_live(self, png):
+        """Show a picture of the run under way (not one of the replay's)."""
+        if self._live is None:
+            w = import_optional("ipywidgets", purpose="The live explorer")
+            self._live = w.Image(format="png")
+        self._live.value = png
+        with self._image_widget.hold_sync():
+            self._image_widget.children = [self._live]
+            self._image_widget.selected_index = 0
+        self._image_widget.layout.opacity = "1"
+

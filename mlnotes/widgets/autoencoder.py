@@ -7,6 +7,7 @@ better because its code can follow the curve. Each snapshot is a training run of
 epochs (same seed, so a shorter run is the beginning of a longer one).
 """
 
+import contextlib
 import functools
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
 from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
+from ._stream import by_gid, callback_steps, moved, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
 BOTTLENECKS = (1, 2, 3, 4, 6, 8)
@@ -31,37 +33,59 @@ def glyph_data(n_samples, random_state):
     return frozen(*make_glyph_images(n_samples, size=IMAGE_SIZE, random_state=random_state))
 
 
-@functools.lru_cache(maxsize=16)
+@streamed_run(maxsize=16)
 def autoencoder_runs(bottleneck, n_samples, random_state):
-    r"""Train for every entry of :data:`EPOCH_SNAPSHOTS`; also fit PCA with ``bottleneck``
-    components.
+    r"""Train for the longest entry of :data:`EPOCH_SNAPSHOTS`, keeping the network after each
+    entry's number of epochs (as a run of that length: same seed); also fit PCA with
+    ``bottleneck`` components.
 
     Returns ``(codes, reconstructions, loss, pca_reconstruction, pca_loss)``: codes and
     reconstructions per snapshot, the loss curve of the longest run (before training and after
     each epoch), PCA's reconstruction and its loss :math:`\frac1{2N}\sum_n\|x_n-\hat x_n\|^2`.
+    ``autoencoder_runs.stream(...)`` steps the training, one epoch a step, giving the snapshots
+    so far (:func:`~mlnotes.widgets._stream.streamed_run`).
     """
     X, _ = glyph_data(n_samples, random_state)
-    codes, recon = [], []
-    done, total = 0, sum(EPOCH_SNAPSHOTS)
-    for epochs in EPOCH_SNAPSHOTS:
-        ae = Autoencoder(n_components=bottleneck, hidden_layer_sizes=HIDDEN, epochs=epochs,
-                         random_state=random_state).fit(X)
-        Z = ae.encode(X)
-        codes.append(Z)
-        recon.append(ae.decode(Z))
-        done += epochs
-        report_progress(done, total)
     pca = PCA(n_components=bottleneck).fit(X)
     X_pca = pca.inverse_transform(pca.transform(X))
     pca_loss = 0.5 * np.sum((X - X_pca) ** 2) / len(X)
+
+    def fit(callback):
+        return Autoencoder(n_components=bottleneck, hidden_layer_sizes=HIDDEN,
+                           epochs=EPOCH_SNAPSHOTS[-1], random_state=random_state,
+                           callback=callback).fit(X)
+
+    codes, recon, so_far = [], [], None
+    with contextlib.closing(callback_steps(fit)) as steps:
+        while True:
+            try:
+                epoch, ae = next(steps)
+            except StopIteration as stop:
+                ae = stop.value
+                break
+            report_progress(epoch, EPOCH_SNAPSHOTS[-1])
+            if epoch in EPOCH_SNAPSHOTS:
+                Z = ae.encode(X)
+                codes.append(Z)
+                recon.append(ae.decode(Z))
+                so_far = frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_),
+                                X_pca, np.array(pca_loss))
+            if so_far is not None:  # the same snapshots again until the next one is recorded
+                yield so_far
     return frozen(np.array(codes), np.array(recon), np.array(ae.loss_history_), X_pca,
                   np.array(pca_loss))
 
 
 def autoencoder_frames(*, bottleneck=1, n_samples=300, random_state=0, frame=-1):
     """Number of snapshots of :func:`draw_autoencoder` (one per entry of EPOCH_SNAPSHOTS)."""
-    autoencoder_runs(bottleneck, n_samples, random_state)
+    autoencoder_runs(int(bottleneck), n_samples, random_state)
     return len(EPOCH_SNAPSHOTS)
+
+
+def autoencoder_stream(*, bottleneck=1, n_samples=300, random_state=0, frame=-1):
+    """The training of :func:`draw_autoencoder` step by step, one epoch a step
+    (:meth:`~mlnotes.widgets._stream.StreamedRun.stream`)."""
+    return autoencoder_runs.stream(int(bottleneck), n_samples, random_state)
 
 
 def _mosaic(rows):
@@ -98,6 +122,7 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     frame %= n
     X, angle = glyph_data(n_samples, random_state)
     codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    frame %= len(codes)  # a run under way (the explorer's live pictures): its snapshots so far
     epochs = EPOCH_SNAPSHOTS[frame]
     shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
 
@@ -127,11 +152,35 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     curve.plot(np.arange(len(loss)), loss, color="C0", gid="loss-curve")
     curve.plot(epochs, loss[epochs], "o", color="C3", gid="loss-now")
     curve.axhline(float(pca_loss), color="k", ls="--", lw=1, gid="pca-loss")
-    curve.set(xlabel="epoch", xlim=(0, len(loss) - 1), ylim=(0, 1.05 * max(loss.max(), pca_loss)))
+    curve.set(xlabel="epoch", xlim=(0, EPOCH_SNAPSHOTS[-1]), ylim=(0, 1.05 * max(loss.max(), pca_loss)))
     curve.locator_params(nbins=4)
     curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.88, wspace=0.15)
     return fig
+
+
+def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_state=0):
+    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for the same run (the
+    picture :func:`draw_autoencoder` draws, without building the figure)."""
+    n = len(EPOCH_SNAPSHOTS)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1}, got {frame}.")
+    frame %= n
+    X, angle = glyph_data(n_samples, random_state)
+    codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    epochs = EPOCH_SNAPSHOTS[frame]
+    shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
+    ax, code_ax, curve = fig.axes
+    mosaic = by_gid(ax, "mosaic")
+    mosaic.set_data(_mosaic([X[shown], recon[frame][shown], X_pca[shown]]))
+    mosaic.norm.vmin = mosaic.norm.vmax = None  # scaled to the new mosaic, as when drawn anew
+    mosaic.autoscale_None()
+    ax.set_title(f"bottleneck L = {bottleneck}, {epochs} epoch{'s' * (epochs > 1)}", fontsize=10)
+    Z = codes[frame]
+    moved(code_ax, "code",
+          np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2])
+    by_gid(curve, "loss-now").set_data([epochs], [loss[epochs]])
+    curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
 
 
 def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
@@ -170,4 +219,5 @@ def autoencoder_explorer(**defaults):
     """Explorer over :func:`draw_autoencoder`: the bottleneck, and training replayed over the
     snapshots in :data:`EPOCH_SNAPSHOTS`."""
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
-                          defaults, n_frames=autoencoder_frames, scene=scene_autoencoder)
+                          defaults, n_frames=autoencoder_frames, stream=autoencoder_stream,
+                          redraw=redraw_autoencoder, scene=scene_autoencoder)

@@ -32,6 +32,7 @@ from ._core import (
     set_points,
     static_panel,
 )
+from ._stream import by_gid, moved, streamed_run
 
 DISSIMILARITIES = ("euclidean", "cityblock", "geodesic")
 GEODESIC_NEIGHBOURS = 10
@@ -194,12 +195,14 @@ def mds_explorer(**defaults):
 
 
 # --- SMACOF -------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=16)
+@streamed_run(maxsize=16)
 def smacof_run(dissimilarity, init, n_samples, max_iter, random_state):
     """Iterate the Guttman transform from the start, keeping every configuration.
 
     Returns ``(Z_history, stress)``: arrays of shape (n_iter + 1, N, 2) and (n_iter + 1,), the
     start first. Stops when the stress falls by less than :data:`SMACOF_TOL` (relative).
+    ``smacof_run.stream(...)`` steps the run, giving the configurations so far after the start
+    and after each iteration (:func:`~mlnotes.widgets._stream.streamed_run`).
     """
     _, _, Delta = mds_dissimilarities(dissimilarity, n_samples, random_state)
     if init == "random":
@@ -209,6 +212,7 @@ def smacof_run(dissimilarity, init, n_samples, max_iter, random_state):
     else:
         raise ValueError(f"init must be one of {', '.join(INITS)}, got {init!r}.")
     history, stress = [Z], [raw_stress(Delta, Z)]
+    yield frozen(np.array(history), np.array(stress))
     for it in range(max_iter):
         Z = guttman_transform(Delta, Z)
         history.append(Z)
@@ -216,6 +220,7 @@ def smacof_run(dissimilarity, init, n_samples, max_iter, random_state):
         report_progress(it + 1, max_iter)
         if stress[-2] - stress[-1] < SMACOF_TOL * stress[-2]:
             break
+        yield frozen(np.array(history), np.array(stress))
     return frozen(np.array(history), np.array(stress))
 
 
@@ -223,6 +228,13 @@ def smacof_frames(*, dissimilarity="euclidean", init="random", n_samples=200, ma
                   random_state=0, frame=-1):
     """Number of configurations (start + iterations) of the run :func:`draw_smacof` shows."""
     return len(smacof_run(dissimilarity, init, n_samples, max_iter, random_state)[1])
+
+
+def smacof_stream(*, dissimilarity="euclidean", init="random", n_samples=200, max_iter=100,
+                  random_state=0, frame=-1):
+    """The run of :func:`draw_smacof` step by step: the start, then one step per iteration
+    (:meth:`~mlnotes.widgets._stream.StreamedRun.stream`)."""
+    return smacof_run.stream(dissimilarity, init, n_samples, max_iter, random_state)
 
 
 def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
@@ -268,6 +280,22 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
     return fig
 
 
+def redraw_smacof(fig, *, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
+                  max_iter=100, random_state=0):
+    """Show configuration ``frame`` in a figure :func:`draw_smacof` drew for the same run (the
+    picture :func:`draw_smacof` draws, without building the figure)."""
+    history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
+    n = len(stress)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+    conf, curve = fig.axes
+    moved(conf, "configuration", history[frame])
+    conf.set_title(f"iteration {frame}")
+    by_gid(curve, "stress-now").set_data([frame], [stress[frame]])
+    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+
+
 def scene_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
                  max_iter=100, random_state=0):
     """:func:`draw_smacof`'s panels as data for the static book (:mod:`._static`)."""
@@ -289,4 +317,4 @@ def smacof_explorer(**defaults):
     controls = [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity"),
                 Choice("init", INITS, "start")]
     return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames,
-                          scene=scene_smacof)
+                          stream=smacof_stream, redraw=redraw_smacof, scene=scene_smacof)

@@ -6,6 +6,7 @@ map every ``record_every`` iterations; the explorer replays the snapshots beside
 shows as the stretch where the map is not yet fitting it).
 """
 
+import contextlib
 import functools
 import warnings
 
@@ -14,7 +15,13 @@ import numpy as np
 from ..datasets import DISTILL_CASES, make_distill_case
 from ..graphs import squared_distances
 from ..plotting import scatter
-from ..sne import TSNE, conditional_affinities, joint_affinities, tsne_objective_gradient
+from ..sne import (
+    TSNE,
+    conditional_affinities,
+    initial_embedding,
+    joint_affinities,
+    tsne_objective_gradient,
+)
 from . import _static as st
 from ._core import (
     Choice,
@@ -26,6 +33,7 @@ from ._core import (
     report_progress,
     static_panel,
 )
+from ._stream import by_gid, callback_steps, is_partial, moved, streamed_run
 
 PERPLEXITIES = (2.0, 5.0, 10.0, 30.0, 50.0, 100.0)
 LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
@@ -42,26 +50,52 @@ def distill_data(case, n_samples, random_state):
     return frozen(X, t)
 
 
-@functools.lru_cache(maxsize=32)
+@streamed_run(maxsize=32)
 def tsne_run(case, perplexity, learning_rate, exaggeration, n_samples, max_iter, random_state):
     """Run t-SNE once and keep the snapshots, each with its KL under the true P.
 
     Returns ``(iterations, embeddings, kl, exaggeration)`` as read-only arrays of length
     ``n_frames``; progress goes to :func:`~mlnotes.widgets._core.report_progress`.
+    ``tsne_run.stream(...)`` steps the run, giving the snapshots so far: the start, then one
+    step per snapshot (:func:`~mlnotes.widgets._stream.streamed_run`).
     """
     X, _ = distill_data(case, n_samples, random_state)
-    model = TSNE(
-        perplexity=perplexity, learning_rate=learning_rate, early_exaggeration=exaggeration,
-        max_iter=max_iter, random_state=random_state, record_every=RECORD_EVERY,
-        callback=lambda it, Z, kl: report_progress(it, max_iter),
-    )
-    with warnings.catch_warnings():  # a run that does not move shows so in the KL curve
-        warnings.simplefilter("ignore", RuntimeWarning)
-        model.fit(X)
-    h = model.history_
     P = joint_affinities(conditional_affinities(squared_distances(X), perplexity)[0])
+
+    def fit(callback):
+        model = TSNE(
+            perplexity=perplexity, learning_rate=learning_rate, early_exaggeration=exaggeration,
+            max_iter=max_iter, random_state=random_state, record_every=RECORD_EVERY,
+            callback=lambda it, Z, kl: it % RECORD_EVERY == 0 and callback(it, Z.copy()),
+        )
+        model.fit(X)
+        return model.history_
+
+    # the start, as the optimiser's first snapshot (the same map: the same function and seed)
+    Z0 = initial_embedding(X, 2, init=TSNE().init, random_state=random_state)
+    n_explore = min(TSNE().exaggeration_iter, max_iter) if exaggeration != 1 else 0
+    so_far = [(0, Z0, tsne_objective_gradient(Z0, P)[0], exaggeration if n_explore else 1.0)]
+    yield _snapshots(so_far)
+    with contextlib.closing(callback_steps(fit)) as steps:
+        while True:
+            with warnings.catch_warnings():  # a run that does not move shows so in its KL curve
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    it, Z = next(steps)
+                except StopIteration as stop:
+                    h = stop.value
+                    break
+            report_progress(it, max_iter)
+            so_far.append((it, Z, tsne_objective_gradient(Z, P)[0],
+                           exaggeration if it < n_explore else 1.0))
+            yield _snapshots(so_far)
     kl = np.array([tsne_objective_gradient(Z, P)[0] for Z in h.embeddings])
     return frozen(np.array(h.iterations), np.array(h.embeddings), kl, np.array(h.exaggeration))
+
+
+def _snapshots(so_far):
+    """``(iterations, embeddings, kl, exaggeration)`` of a run's snapshots so far."""
+    return frozen(*(np.array(column) for column in zip(*so_far, strict=True)))
 
 
 def _paint_case(fig, case, n_samples, random_state):
@@ -86,6 +120,15 @@ def tsne_frames(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, ex
     _check_case(case)
     return len(tsne_run(case, float(perplexity), float(learning_rate), float(exaggeration),
                         n_samples, max_iter, random_state)[0])
+
+
+def tsne_stream(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exaggeration=12.0,
+                n_samples=200, max_iter=500, random_state=0, frame=-1):
+    """The run of :func:`draw_tsne` step by step: the start, then one step per snapshot
+    (:meth:`~mlnotes.widgets._stream.StreamedRun.stream`)."""
+    _check_case(case)
+    return tsne_run.stream(case, float(perplexity), float(learning_rate), float(exaggeration),
+                           n_samples, max_iter, random_state)
 
 
 def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exaggeration=12.0,
@@ -130,12 +173,32 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
     if exaggeration > 1:
         kl_ax.axvspan(0, iterations[alpha > 1].max(initial=0), color="0.9", lw=0)
-    kl_ax.set(xlabel="iteration", xlim=(0, iterations[-1]))
+    # a run under way (the explorer's live pictures) has its axis set for the whole run
+    kl_ax.set(xlabel="iteration", xlim=(0, max_iter if is_partial() else iterations[-1]))
     kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
     kl_ax.locator_params(nbins=4)
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
     return fig
+
+
+def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.0,
+                exaggeration=12.0, frame=-1, n_samples=200, max_iter=500, random_state=0):
+    """Show snapshot ``frame`` in a figure :func:`draw_tsne` drew for the same run: the map,
+    the marked KL and the titles updated (the picture :func:`draw_tsne` draws, without building
+    the figure)."""
+    iterations, embeddings, kl, alpha = tsne_run(
+        case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
+        random_state)
+    n = len(iterations)
+    if not -n <= frame < n:
+        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
+    frame %= n
+    map_ax, kl_ax = fig.axes
+    moved(map_ax, "map", embeddings[frame])
+    map_ax.set_title(_map_title(iterations[frame], embeddings[frame], alpha[frame]))
+    by_gid(kl_ax, "kl-now").set_data([iterations[frame]], [kl[frame]])
+    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
 
 
 def map_width(Z):
@@ -190,5 +253,5 @@ def tsne_explorer(**defaults):
         Slider("learning_rate", LEARNING_RATES, "learning rate"),
         Slider("exaggeration", EXAGGERATIONS, "exaggeration"),
     ]
-    return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, scene=scene_tsne,
-                          grid="star")
+    return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, stream=tsne_stream,
+                          redraw=redraw_tsne, scene=scene_tsne, grid="star")

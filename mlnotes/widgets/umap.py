@@ -6,7 +6,10 @@ Each setting runs :class:`mlnotes.UMAP` once (same seed, same spectral start for
 share of each point's 10 nearest neighbours the map keeps.
 """
 
+import contextlib
 import functools
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -17,13 +20,15 @@ from ..metrics import knn_preservation
 from ..plotting import scatter
 from ..umap import UMAP, low_dimensional_similarity, target_curve
 from . import _static as st
-from ._core import Explorer, Slider, frozen, new_figure
+from ._core import STALE_OPACITY, Explorer, Slider, frozen, new_figure, report_progress
+from ._stream import Streaming, callback_steps, streamed_run
 
 N_NEIGHBORS = (5, 15, 50)
 MIN_DISTS = (0.0, 0.1, 0.5, 0.99)
 N_CLASSES = 5
 CURVE_X = np.linspace(0.0, 3.0, 121)  # map distances of the curve panel (spread 1)
 K_KEPT = 10  # neighbours counted by the title's preservation score
+SNAPSHOT_EPOCHS = 10  # live, a new run shows its map after its first epoch and every 10
 
 
 @functools.lru_cache(maxsize=4)
@@ -33,16 +38,89 @@ def digits_data(n_samples):
     return frozen(X[:n_samples].astype(float), y[:n_samples])
 
 
-@functools.lru_cache(maxsize=32)
+@streamed_run(maxsize=32)
 def umap_run(n_neighbors, min_dist, n_samples, n_epochs, random_state):
-    """One UMAP map of the digits: ``(Z, a, b, kept)``, ``kept`` the 10-NN preservation."""
+    """One UMAP map of the digits: ``(Z, a, b, kept)``, ``kept`` the 10-NN preservation.
+
+    ``umap_run.stream(...)`` steps the run, giving the map so far (same form) after the first
+    epoch and every :data:`SNAPSHOT_EPOCHS` epochs (:func:`~mlnotes.widgets._stream.streamed_run`).
+    """
     X, _ = digits_data(n_samples)
     model = UMAP(n_neighbors=n_neighbors, min_dist=min_dist, n_epochs=n_epochs,
                  random_state=random_state)
-    with warnings.catch_warnings():  # at k = 5 a few digits form their own component: PCA start
-        warnings.simplefilter("ignore", DisconnectedGraphWarning)
-        Z = model.fit_transform(X)
+
+    def fit(callback):
+        def every_few(epoch, Z):  # hand over after the first epoch, then every few
+            done = epoch + 1
+            return (done == 1 or done % SNAPSHOT_EPOCHS == 0) and callback(done, Z)
+        model.callback = every_few
+        return model.fit(X)
+
+    with contextlib.closing(callback_steps(fit)) as steps:
+        while True:
+            with warnings.catch_warnings():  # at k = 5 a few digits form their own component
+                warnings.simplefilter("ignore", DisconnectedGraphWarning)
+                try:
+                    done, Z = next(steps)
+                except StopIteration:
+                    break
+            report_progress(done, n_epochs)
+            yield frozen(Z), model.a_, model.b_, knn_preservation(X, Z, n_neighbors=K_KEPT)
+    Z = model.embedding_
     return frozen(Z), model.a_, model.b_, knn_preservation(X, Z, n_neighbors=K_KEPT)
+
+
+def umap_stream(*, n_neighbors=15, min_dist=0.1, n_samples=400, n_epochs=200, random_state=0):
+    """The run of :func:`draw_umap` step by step
+    (:meth:`~mlnotes.widgets._stream.StreamedRun.stream`)."""
+    return umap_run.stream(int(n_neighbors), float(min_dist), n_samples, n_epochs, random_state)
+
+
+class StreamedExplorer(Streaming, Explorer):
+    """An explorer whose new setting is a new run, shown as it goes (:class:`Streaming`):
+    ``stream(**params)`` steps the run that ``draw(**params)`` draws when it has ended."""
+
+    def __init__(self, draw, controls, params, *, stream, **kwargs):
+        self.stream = stream
+        self._replay_run = 0  # the run under way
+        self._replay_lock = threading.RLock()
+        super().__init__(draw, controls, params, **kwargs)
+
+    def _run_params(self):
+        return dict(self.params)
+
+    def _live_params(self, values):
+        return {**self.params, **values}
+
+    def _on_change(self, change=None):
+        values = {name: c.value for name, c in self._controls.items()}
+        self._status.value = "<small>running…</small>"
+        with self._replay_lock:
+            self._replay_run += 1
+            self._stream_run(values, None)
+
+    def _stream_began(self):
+        pass
+
+    def _stream_failed(self):
+        self._image_widget.value = self._image  # the last setting that worked, faded
+        self._image_widget.layout.opacity = STALE_OPACITY
+
+    def _stream_ended(self, values, start, first_s):
+        with self._reporting_errors():
+            self._mark_inapplicable(values)
+            png = self.render(**values)
+            self.last_update_s = time.perf_counter() - start
+            self._show(png)
+            if first_s is not None:
+                self._status.value = (f"<small>first picture in {1000 * first_s:.0f} ms, the "
+                                      f"run's end in {1000 * self.last_update_s:.0f} ms</small>")
+            return True
+        return False
+
+    def _show_live(self, png):
+        self._image_widget.value = png
+        self._image_widget.layout.opacity = "1"
 
 
 def _titles(n_neighbors, min_dist, a, b, kept):
@@ -108,4 +186,5 @@ def umap_explorer(**defaults):
         Slider("n_neighbors", N_NEIGHBORS, "n_neighbors"),
         Slider("min_dist", MIN_DISTS, "min_dist"),
     ]
-    return Explorer(draw_umap, controls, defaults, scene=scene_umap, grid="product")
+    return StreamedExplorer(draw_umap, controls, defaults, stream=umap_stream, scene=scene_umap,
+                            grid="product")

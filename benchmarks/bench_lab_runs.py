@@ -1,0 +1,133 @@
+"""A new optimisation run where a reader meets it: JupyterLab in Chromium, input to pictures.
+
+The explorers whose new setting is a new run (metric MDS / SMACOF, t-SNE, the autoencoder;
+UMAP's explorer shows its map when the run ends) show the run as it goes. For each input that
+starts a new run, three wall-clock times from the input event (the harness of
+``bench_lab_widgets.py``: its notebook of the chapters' explorer cells, its page watcher):
+
+* ``first``: the first new picture shown (the run's start; target 150 ms, the update budget);
+* ``end``: the last picture shown, the end of the run (the run's length: no target);
+* ``play``: "play" enabled, every snapshot of the run in the page (no target);
+
+and the kernel's CPU time from the input until it is idle again with play enabled. A seen
+setting (the same moves back) has its ``first`` (= its end; target 50 ms). Each row says the
+load average as its explorer starts: on a busy machine wall-clock time includes the waiting
+for a core. ``MLNOTES_BENCH_LAB=0`` leaves this module out of ``make bench``.
+"""
+
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import bench_lab_widgets as lab_bench  # noqa: E402  (the harness: notebook, page, watcher)
+
+RUN_EXPLORERS = ("smacof_explorer", "tsne_explorer", "autoencoder_explorer", "umap_explorer")
+N_MOVES = 3
+
+
+def _act(lab, k, action):
+    """(ms to the first new picture, ms to the last, ms to play enabled, kernel CPU s)."""
+    page = lab.page
+    page.evaluate(lab_bench.WATCH_JS, k)
+    before = page.evaluate(f"() => {{ window.mlx[{k}].inputs = []; "
+                           f"return window.mlx[{k}].shown.length; }}")
+    cpu = lab_bench._cpu_s(lab.kernel_pid)
+    action()
+    page.wait_for_function(f"() => window.mlx[{k}].shown.length > {before}", timeout=120_000)
+    lab.idle(k)
+    play_ms = page.evaluate(f"() => performance.now() - window.mlx[{k}].inputs[0]")
+    cpu = lab_bench._cpu_s(lab.kernel_pid) - cpu
+    first, last = page.evaluate(f"""() => {{
+      const st = window.mlx[{k}], start = st.inputs[0];
+      return [st.shown[{before}] - start, st.shown.at(-1) - start];
+    }}""")
+    return first, last, play_ms, cpu
+
+
+def measure(n_moves=N_MOVES):
+    sys.path.insert(0, str(lab_bench.ROOT / "tests"))
+    from test_browser_lab import run_lab
+
+    from browser_support import launch_chromium
+
+    cells = [(chapter, source) for chapter, source in lab_bench.explorer_cells()
+             if any(name in source for name in RUN_EXPLORERS)]
+    records = []
+    with tempfile.TemporaryDirectory() as tmp, launch_chromium() as browser:
+        root = pathlib.Path(tmp)
+        lab_bench._notebook(root, cells)
+        every_cell = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+        with run_lab(root, settings=every_cell) as (base, token):
+            context = browser.new_context(viewport={"width": 1280, "height": 1000})
+            page = context.new_page()
+            page.goto(f"{base}/lab/tree/bench.ipynb?token={token}")
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
+            page.keyboard.press("Escape")
+            page.keyboard.press("Control+a")
+            page.keyboard.press("Shift+Enter")
+            page.wait_for_function(
+                f"() => document.querySelectorAll('{lab_bench.OUTPUT} img.widget-image').length"
+                f" >= {len(cells)}", timeout=900_000)
+            lab = lab_bench.Lab(page, int(page.locator(lab_bench.OUTPUT).first.inner_text()))
+            for k in range(1, len(cells) + 1):
+                lab.idle(k)
+            for k, (chapter, _) in enumerate(cells, start=1):
+                load = os.getloadavg()[0]
+                lab.output(k).scroll_into_view_if_needed()
+                controls = [c for c in page.evaluate(lab_bench.CONTROLS_JS, k)
+                            if not c[2] and "snapshot" not in c[1]]
+                kind, label, _, index = controls[0]  # the explorer's first control
+                if kind == "slider":
+                    new, seen = lab_bench._slider_moves(lab, k, index, n_moves)
+                else:
+                    new, seen = lab_bench._choice_moves(lab, k, kind, index, n_moves)
+                for what, actions in (("new", new), ("seen", seen)):
+                    for action in actions:
+                        first, last, play, cpu = _act(lab, k, action)
+                        records.append({"explorer": chapter, "control": label.strip(),
+                                        "kind": what, "first_ms": first, "end_ms": last,
+                                        "play_ms": play, "cpu_s": cpu, "load": load})
+    return records
+
+
+def rows():
+    if os.environ.get("MLNOTES_BENCH_LAB", "1") == "0":
+        return
+    try:
+        records = measure()
+    except BaseException as exc:  # pytest's skip (no Chromium) is a BaseException
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        yield {"case": f"lab run: not measured ({type(exc).__name__}: {exc})", "n": None,
+               "mlnotes_s": None, "sklearn_s": None, "agreement": None, "target": ""}
+        return
+    for chapter in dict.fromkeys(r["explorer"] for r in records):
+        mine = [r for r in records if r["explorer"] == chapter]
+        load = max(r["load"] for r in mine)
+        new = [r for r in mine if r["kind"] == "new"]
+        seen = [r for r in mine if r["kind"] == "seen"]
+        med = {key: statistics.median(r[key] for r in new) / 1e3
+               for key in ("first_ms", "end_ms", "play_ms")}
+        cpu = statistics.median(r["cpu_s"] for r in new)
+        for key, what, target in [
+            ("first_ms", "new run: first picture", "< 0.150 s"),
+            ("end_ms", "new run: its end on screen", "the run's length"),
+            ("play_ms", "new run: every snapshot in the page (play)", "no target"),
+        ]:
+            yield {"case": f"lab run: {chapter} {what} ({len(new)} inputs)", "n": None,
+                   "mlnotes_s": med[key], "sklearn_s": None, "agreement": None,
+                   "target": f"{target}; kernel CPU per run {cpu:.3f} s; load {load:.1f}"}
+        yield {"case": f"lab run: {chapter} seen setting ({len(seen)} inputs)", "n": None,
+               "mlnotes_s": statistics.median(r["first_ms"] for r in seen) / 1e3,
+               "sklearn_s": None, "agreement": None, "target": f"< 0.050 s; load {load:.1f}"}
+
+
+if __name__ == "__main__":
+    for row in rows():
+        seconds = "–" if row["mlnotes_s"] is None else f"{row['mlnotes_s']:.3f}"
+        print(f"| {row['case']} | {seconds} | {row['target']} |", flush=True)
