@@ -54,7 +54,7 @@ from .graphs import (
     precomputed_graph_fix,
 )
 from .kernel_pca import gram_embedding
-from .kernels import center_kernel_test, double_center
+from .kernels import center_kernel_test
 from .mds import check_landmarks, choose_landmarks, landmark_triangulation, triangulate
 from .metrics import residual_variance
 from .spectral import check_solver
@@ -235,11 +235,12 @@ class Isomap(Estimator):
             return self._fit_landmarks(L)
         self.geodesic_distances_ = geodesic_distances(self.graph_, self.path_method)
         D2 = self.geodesic_distances_**2
-        col_means = -0.5 * D2.mean(axis=0)  # column means of -1/2 D2, for new points
+        d2_means = D2.mean(axis=0)
+        col_means = -0.5 * d2_means  # column means of -1/2 D2, for new points
         self._train_means = (col_means, col_means.mean())
-        K = double_center(D2, copy=False)
+        # K = -1/2 C D2 C (double_center), applied through its products: no centred copy
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
-            K, self.n_components, solver=self.eigen_solver
+            D2, self.n_components, solver=self.eigen_solver, row_means=d2_means, scale=-0.5
         )
         return self
 

@@ -47,8 +47,16 @@ from ._validation import (
 )
 from .base import Estimator
 from .graphs import squared_distances
-from .kernels import KERNELS, _gamma, center_kernel, center_kernel_test, kernel_matrix
+from .kernels import (
+    KERNELS,
+    _gamma,
+    center_kernel,
+    center_kernel_test,
+    kernel_lower_triangle,
+    kernel_matrix,
+)
 from .spectral import (
+    centred_top_eigenpairs,
     check_solver,
     flip_signs,
     is_nearly_psd,
@@ -82,10 +90,16 @@ def sparse_kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: st
     raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
-def gram_embedding(K_centered: ArrayLike, n_components: int, *,
-                   solver: str = "auto") -> tuple[FloatArray, FloatArray, FloatArray]:
+def gram_embedding(K_centered: ArrayLike, n_components: int, *, solver: str = "auto",
+                   row_means: FloatArray | None = None,
+                   scale: float = 1.0) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Coordinates :math:`Z = V_L \Lambda_L^{1/2}` from the top eigenpairs of a centred Gram
     matrix (shared by kernel PCA and Isomap).
+
+    With ``row_means`` given, ``K_centered`` is instead an *uncentred* symmetric matrix
+    :math:`S` with those row means, and the Gram matrix is :math:`s\, C S C` (``scale``
+    :math:`s`), centred implicitly by :func:`~mlnotes.spectral.centred_top_eigenpairs`
+    (which reads only the lower triangle of :math:`S` and may overwrite it).
 
     Returns
     -------
@@ -101,7 +115,11 @@ def gram_embedding(K_centered: ArrayLike, n_components: int, *,
         would be zero (rank deficiency) or imaginary.
     """
     n_components = check_n_components(n_components, len(K_centered))
-    lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
+    if row_means is None:
+        lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
+    else:
+        lam, V = centred_top_eigenpairs(K_centered, n_components, row_means=row_means,
+                                        scale=scale, solver=solver)
     check_top_eigenvalues_positive(lam, n_components, name="the centred Gram matrix")
     V = flip_signs(V)
     return V * np.sqrt(lam), lam, V
@@ -228,20 +246,30 @@ class KernelPCA(Estimator):
         elif callable(self.kernel) or self.kernel in KERNELS:
             X = check_array(X, min_samples=2, copy=True,  # kept as X_fit_
                             accept_sparse=not callable(self.kernel))
-            K = self._kernel(X)
         else:
             raise ValueError(
                 f"kernel must be one of {', '.join(map(repr, KERNELS + ('precomputed',)))} "
                 f"or a callable k(x, y), got {self.kernel!r}."
             )
         self.gamma_ = None if precomputed or callable(self.kernel) else _gamma(X, self.gamma)
+        if precomputed or callable(self.kernel) or sp.issparse(X):
+            K = K if precomputed else self._kernel(X)
+            col_means = K.mean(axis=0)
+        else:  # one triangle, built in cache-sized blocks
+            K, row_sums = kernel_lower_triangle(X, kernel=self.kernel, gamma=self.gamma,
+                                                degree=self.degree, coef0=self.coef0)
+            col_means = row_sums / len(K)
         # keep the training means: new points are centred with them
-        col_means = K.mean(axis=0)
         self._train_means = (col_means, col_means.mean())
-        Kc = center_kernel(K, copy=precomputed)
-        self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
-            Kc, self.n_components, solver=self.eigen_solver
-        )
+        if precomputed:  # centred explicitly: the PSD check below needs C K C
+            Kc = center_kernel(K, copy=True)
+            self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
+                Kc, self.n_components, solver=self.eigen_solver
+            )
+        else:  # C K C only through its products (our own K: it may be overwritten)
+            self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
+                K, self.n_components, solver=self.eigen_solver, row_means=col_means
+            )
         if precomputed:
             problem = self._negative_eigenvalue_problem(Kc)
             if problem:
