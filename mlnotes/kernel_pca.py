@@ -118,7 +118,8 @@ def gram_embedding(K_centered: ArrayLike, n_components: int, *, solver: str = "a
     if row_means is None:
         lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
     else:
-        lam, V = centred_top_eigenpairs(K_centered, n_components, row_means=row_means,
+        lam, V = centred_top_eigenpairs(np.asarray(K_centered, dtype=np.float64), n_components,
+                                        row_means=row_means,
                                         scale=scale, solver=solver)
     check_top_eigenvalues_positive(lam, n_components, name="the centred Gram matrix")
     V = flip_signs(V)

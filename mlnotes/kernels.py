@@ -178,19 +178,19 @@ def kernel_lower_triangle(X: ArrayLike, *, kernel: str = "rbf", gamma: float | N
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
-    X = check_array(X)
-    g = _gamma(X, gamma)
+    data = check_array(X)
+    g = _gamma(data, gamma)
     if kernel == "poly":
         check_positive(degree, "degree", integer=True)
-    n = len(X)
-    sq = np.einsum("ij,ij->i", X, X)
+    n = len(data)
+    sq = np.einsum("ij,ij->i", data, data)
     K = np.zeros((n, n))  # untouched pages (most of the upper triangle) are never allocated
     row_sums = np.zeros(n)
     rows = max(1, KERNEL_BLOCK_ENTRIES // n)
     for r0 in range(0, n, rows):
         r1 = min(n, r0 + rows)
         block = K[r0:r1, :r1]
-        np.matmul(X[r0:r1], X[:r1].T, out=block)
+        np.matmul(data[r0:r1], data[:r1].T, out=block)
         _kernel_from_products(block, sq[r0:r1], sq[:r1], kernel, g, degree, coef0)
         if kernel == "rbf":  # |x_i - x_i|^2 = 0 exactly, as squared_distances makes it
             block[:, r0:r1][np.diag_indices(r1 - r0)] = 1.0
