@@ -176,6 +176,12 @@ class KernelPCA(Estimator):
     in a feature space. If one of the top ``n_components`` eigenvalues itself is not positive,
     ``fit`` raises a ``ValueError``.
 
+    For a kernel given by name on dense data, ``fit`` computes one triangle of :math:`K`
+    (:func:`~mlnotes.kernels.kernel_lower_triangle`: half the kernel evaluations) and never
+    forms :math:`C K C`: the eigensolver applies it through products with :math:`K` and a
+    rank-2 correction (:func:`~mlnotes.spectral.centred_top_eigenpairs`). The embedding is
+    the same, to rounding.
+
     Sparse ``X`` (``scipy.sparse``) is accepted with a kernel given by name (and sparse new
     points): the kernel comes from sparse products (:func:`sparse_kernel_matrix`), equal to
     the dense data's; ``X_fit_`` stays sparse.
