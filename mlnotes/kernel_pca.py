@@ -91,15 +91,16 @@ def sparse_kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: st
 
 
 def gram_embedding(K_centered: ArrayLike, n_components: int, *, solver: str = "auto",
-                   row_means: FloatArray | None = None,
-                   scale: float = 1.0) -> tuple[FloatArray, FloatArray, FloatArray]:
+                   row_means: FloatArray | None = None, scale: float = 1.0,
+                   overwrite: bool = True) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Coordinates :math:`Z = V_L \Lambda_L^{1/2}` from the top eigenpairs of a centred Gram
     matrix (shared by kernel PCA and Isomap).
 
     With ``row_means`` given, ``K_centered`` is instead an *uncentred* symmetric matrix
     :math:`S` with those row means, and the Gram matrix is :math:`s\, C S C` (``scale``
     :math:`s`), centred implicitly by :func:`~mlnotes.spectral.centred_top_eigenpairs`
-    (which reads only the lower triangle of :math:`S` and may overwrite it).
+    (which reads only the lower triangle of :math:`S`, and overwrites it only with the dense
+    solver and ``overwrite=True``).
 
     Returns
     -------
@@ -120,7 +121,7 @@ def gram_embedding(K_centered: ArrayLike, n_components: int, *, solver: str = "a
     else:
         lam, V = centred_top_eigenpairs(np.asarray(K_centered, dtype=np.float64), n_components,
                                         row_means=row_means,
-                                        scale=scale, solver=solver)
+                                        scale=scale, solver=solver, overwrite=overwrite)
     check_top_eigenvalues_positive(lam, n_components, name="the centred Gram matrix")
     V = flip_signs(V)
     return V * np.sqrt(lam), lam, V

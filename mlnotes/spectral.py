@@ -154,7 +154,8 @@ def top_eigenpairs(A: Matrix, k: int, *, solver: str = "auto") -> tuple[FloatArr
 
 
 def centred_top_eigenpairs(S: FloatArray, k: int, *, row_means: FloatArray, scale: float = 1.0,
-                           solver: str = "auto") -> tuple[FloatArray, FloatArray]:
+                           solver: str = "auto",
+                           overwrite: bool = True) -> tuple[FloatArray, FloatArray]:
     r"""The ``k`` largest eigenpairs of :math:`A = s\, C S C` for a dense symmetric ``S``,
     without forming :math:`A` for ARPACK.
 
@@ -170,8 +171,8 @@ def centred_top_eigenpairs(S: FloatArray, k: int, *, row_means: FloatArray, scal
     ARPACK needs nothing else, so no centred copy of :math:`S` (nor the passes over it) is
     made; kernel PCA (:math:`s = 1`) and Isomap (:math:`S = D2`, :math:`s = -\tfrac12`) use
     it. Only the lower triangle of ``S`` is read. The dense solver (``"dense"``, or ``"auto"``
-    when ARPACK is not worth it) centres ``S`` **in place** and solves as
-    :func:`top_eigenpairs`.
+    when ARPACK is not worth it) centres ``S`` (**in place** unless ``overwrite=False``) and
+    solves as :func:`top_eigenpairs`.
 
     Parameters
     ----------
@@ -182,6 +183,8 @@ def centred_top_eigenpairs(S: FloatArray, k: int, *, row_means: FloatArray, scal
     scale : float
         :math:`s`.
     solver : {"auto", "dense", "arpack"}
+    overwrite : bool, default=True
+        Let the dense solver centre ``S`` in place (False: a copy; ARPACK never writes).
 
     Returns
     -------
@@ -213,6 +216,7 @@ def centred_top_eigenpairs(S: FloatArray, k: int, *, row_means: FloatArray, scal
     if found is not None:
         lam, V = found
     else:  # C S C in place: S_ij - m_j - m_i + m_bar (the lower triangle is all eigh reads)
+        S = S if overwrite else S.copy()
         S -= m[None, :]
         S -= m[:, None]
         S += m_bar

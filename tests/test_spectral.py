@@ -5,6 +5,7 @@ import pytest
 import scipy.linalg as la
 import scipy.sparse as sp
 
+from mlnotes.datasets import make_s_curve
 from mlnotes.graphs import squared_distances
 from mlnotes.kernels import center_kernel, rbf_kernel
 from mlnotes.spectral import (
@@ -177,3 +178,29 @@ def test_centred_top_eigenpairs_are_those_of_C_S_C_from_the_lower_triangle(solve
                                     solver=solver)
     np.testing.assert_allclose(lam, lam_ref, rtol=1e-10)
     _same_up_to_sign(V, V_ref, 1e-8)
+
+
+def test_centred_top_eigenpairs_leaves_S_alone_without_overwrite():
+    S = squared_distances(np.random.default_rng(4).normal(size=(50, 3)))
+    kept = S.copy()
+    for solver in ("dense", "arpack"):
+        centred_top_eigenpairs(S, 2, row_means=S.mean(axis=1), scale=-0.5, solver=solver,
+                               overwrite=False)
+        assert np.array_equal(S, kept)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-160])
+def test_isomap_squares_its_geodesic_distances_in_place_and_gives_them_back_exactly(scale):
+    # Isomap squares D in its own memory and takes the square root after the eigenproblem;
+    # exact in binary floating point unless d^2 underflows (scale 1e-160: then a copy is used)
+    from mlnotes import Isomap
+    from mlnotes.graphs import dijkstra
+
+    X, _ = make_s_curve(300, random_state=0)
+    for solver in ("dense", "arpack"):
+        iso = Isomap(n_components=2, n_neighbors=8, eigen_solver=solver).fit(scale * X)
+        assert np.array_equal(iso.geodesic_distances_, dijkstra(iso.graph_))
+        if scale == 1.0:  # (at 1e-160 the squares underflow: no embedding to compare)
+            ref = Isomap(n_components=2, n_neighbors=8, eigen_solver=solver,
+                         path_method="floyd").fit(X)
+            _same_up_to_sign(iso.embedding_, ref.embedding_, 1e-8)
