@@ -54,10 +54,21 @@ from .graphs import (
     precomputed_graph_fix,
 )
 from .kernel_pca import gram_embedding
-from .kernels import center_kernel_test, double_center
+from .kernels import center_kernel_test
 from .mds import check_landmarks, choose_landmarks, landmark_triangulation, triangulate
 from .metrics import residual_variance
 from .spectral import check_solver
+
+
+def _squares_exactly(G):
+    r"""Whether :math:`\sqrt{d^2} = d` holds exactly for every shortest-path length of ``G``.
+
+    In binary floating point the square root of a correctly rounded square is the number
+    itself, unless the square underflows or overflows. Every non-zero path length lies between
+    the shortest positive edge and the sum of all edges, so checking those two suffices.
+    """
+    lengths = G.data[G.data > 0]
+    return lengths.size == 0 or (lengths.min() > 1e-150 and lengths.sum() < 1e150)
 
 
 class Isomap(Estimator):
@@ -233,14 +244,20 @@ class Isomap(Estimator):
         self.X_fit_ = X
         if self.n_landmarks is not None:
             return self._fit_landmarks(L)
-        self.geodesic_distances_ = geodesic_distances(self.graph_, self.path_method)
-        D2 = self.geodesic_distances_**2
-        col_means = -0.5 * D2.mean(axis=0)  # column means of -1/2 D2, for new points
+        D = geodesic_distances(self.graph_, self.path_method)
+        # D2 in D's own memory, when the square root gives D back exactly (a fresh N x N
+        # array costs more than the squaring: its pages must be mapped and zeroed)
+        in_place = _squares_exactly(self.graph_)
+        D2 = np.square(D, out=D) if in_place else D**2
+        d2_means = D2.mean(axis=0)
+        col_means = -0.5 * d2_means  # column means of -1/2 D2, for new points
         self._train_means = (col_means, col_means.mean())
-        K = double_center(D2, copy=False)
+        # K = -1/2 C D2 C (double_center), applied through its products: no centred copy
         self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
-            K, self.n_components, solver=self.eigen_solver
+            D2, self.n_components, solver=self.eigen_solver, row_means=d2_means, scale=-0.5,
+            overwrite=False,
         )
+        self.geodesic_distances_ = np.sqrt(D2, out=D) if in_place else D
         return self
 
     def _fit_landmarks(self, n_landmarks):

@@ -47,8 +47,16 @@ from ._validation import (
 )
 from .base import Estimator
 from .graphs import squared_distances
-from .kernels import KERNELS, _gamma, center_kernel, center_kernel_test, kernel_matrix
+from .kernels import (
+    KERNELS,
+    _gamma,
+    center_kernel,
+    center_kernel_test,
+    kernel_lower_triangle,
+    kernel_matrix,
+)
 from .spectral import (
+    centred_top_eigenpairs,
     check_solver,
     flip_signs,
     is_nearly_psd,
@@ -82,10 +90,17 @@ def sparse_kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: st
     raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
-def gram_embedding(K_centered: ArrayLike, n_components: int, *,
-                   solver: str = "auto") -> tuple[FloatArray, FloatArray, FloatArray]:
+def gram_embedding(K_centered: ArrayLike, n_components: int, *, solver: str = "auto",
+                   row_means: FloatArray | None = None, scale: float = 1.0,
+                   overwrite: bool = True) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Coordinates :math:`Z = V_L \Lambda_L^{1/2}` from the top eigenpairs of a centred Gram
     matrix (shared by kernel PCA and Isomap).
+
+    With ``row_means`` given, ``K_centered`` is instead an *uncentred* symmetric matrix
+    :math:`S` with those row means, and the Gram matrix is :math:`s\, C S C` (``scale``
+    :math:`s`), centred implicitly by :func:`~mlnotes.spectral.centred_top_eigenpairs`
+    (which reads only the lower triangle of :math:`S`, and overwrites it only with the dense
+    solver and ``overwrite=True``).
 
     Returns
     -------
@@ -101,7 +116,12 @@ def gram_embedding(K_centered: ArrayLike, n_components: int, *,
         would be zero (rank deficiency) or imaginary.
     """
     n_components = check_n_components(n_components, len(K_centered))
-    lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
+    if row_means is None:
+        lam, V = top_eigenpairs(K_centered, n_components, solver=solver)
+    else:
+        lam, V = centred_top_eigenpairs(np.asarray(K_centered, dtype=np.float64), n_components,
+                                        row_means=row_means,
+                                        scale=scale, solver=solver, overwrite=overwrite)
     check_top_eigenvalues_positive(lam, n_components, name="the centred Gram matrix")
     V = flip_signs(V)
     return V * np.sqrt(lam), lam, V
@@ -156,6 +176,12 @@ class KernelPCA(Estimator):
     embedding from the positive top of the spectrum is still defined, but it is no longer PCA
     in a feature space. If one of the top ``n_components`` eigenvalues itself is not positive,
     ``fit`` raises a ``ValueError``.
+
+    For a kernel given by name on dense data, ``fit`` computes one triangle of :math:`K`
+    (:func:`~mlnotes.kernels.kernel_lower_triangle`: half the kernel evaluations) and never
+    forms :math:`C K C`: the eigensolver applies it through products with :math:`K` and a
+    rank-2 correction (:func:`~mlnotes.spectral.centred_top_eigenpairs`). The embedding is
+    the same, to rounding.
 
     Sparse ``X`` (``scipy.sparse``) is accepted with a kernel given by name (and sparse new
     points): the kernel comes from sparse products (:func:`sparse_kernel_matrix`), equal to
@@ -228,20 +254,30 @@ class KernelPCA(Estimator):
         elif callable(self.kernel) or self.kernel in KERNELS:
             X = check_array(X, min_samples=2, copy=True,  # kept as X_fit_
                             accept_sparse=not callable(self.kernel))
-            K = self._kernel(X)
         else:
             raise ValueError(
                 f"kernel must be one of {', '.join(map(repr, KERNELS + ('precomputed',)))} "
                 f"or a callable k(x, y), got {self.kernel!r}."
             )
         self.gamma_ = None if precomputed or callable(self.kernel) else _gamma(X, self.gamma)
+        if precomputed or callable(self.kernel) or sp.issparse(X):
+            K = K if precomputed else self._kernel(X)
+            col_means = K.mean(axis=0)
+        else:  # one triangle, built in cache-sized blocks
+            K, row_sums = kernel_lower_triangle(X, kernel=self.kernel, gamma=self.gamma,
+                                                degree=self.degree, coef0=self.coef0)
+            col_means = row_sums / len(K)
         # keep the training means: new points are centred with them
-        col_means = K.mean(axis=0)
         self._train_means = (col_means, col_means.mean())
-        Kc = center_kernel(K, copy=precomputed)
-        self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
-            Kc, self.n_components, solver=self.eigen_solver
-        )
+        if precomputed:  # centred explicitly: the PSD check below needs C K C
+            Kc = center_kernel(K, copy=True)
+            self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
+                Kc, self.n_components, solver=self.eigen_solver
+            )
+        else:  # C K C only through its products (our own K: it may be overwritten)
+            self.embedding_, self.eigenvalues_, self.eigenvectors_ = gram_embedding(
+                K, self.n_components, solver=self.eigen_solver, row_means=col_means
+            )
         if precomputed:
             problem = self._negative_eigenvalue_problem(Kc)
             if problem:

@@ -130,6 +130,75 @@ def kernel_matrix(X: ArrayLike, Y: ArrayLike | None = None, *, kernel: str | Cal
     raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
 
 
+KERNEL_BLOCK_ENTRIES = 2**18  # kernel_lower_triangle: entries per block of rows (2 MB, in cache)
+
+
+def _kernel_from_products(G, sq_rows, sq_cols, kernel, gamma, degree, coef0):
+    """Turn the inner products ``G = X_b Y^T`` into the named kernel's values, in place."""
+    if kernel == "rbf":  # -gamma |x - y|^2 = 2 gamma x^T y - gamma |x|^2 - gamma |y|^2, <= 0
+        G *= 2 * gamma
+        G -= gamma * sq_rows[:, None]
+        G -= gamma * sq_cols[None, :]
+        np.minimum(G, 0.0, out=G)
+        return np.exp(G, out=G)
+    if kernel == "linear":
+        return G
+    G *= gamma
+    G += coef0
+    return np.power(G, degree, out=G) if kernel == "poly" else np.tanh(G, out=G)
+
+
+def kernel_lower_triangle(X: ArrayLike, *, kernel: str = "rbf", gamma: float | None = None,
+                          degree: float = 3, coef0: float = 1) -> tuple[FloatArray, FloatArray]:
+    r"""The lower triangle of the kernel matrix :math:`K = k(X, X)` and the row sums of
+    the whole :math:`K`, for a kernel given by name.
+
+    A kernel is symmetric, :math:`K_{ij} = K_{ji}`, and a symmetric eigensolver reads one
+    triangle, so half the evaluations suffice. Rows are built in blocks
+    :math:`b = [r_0, r_1)`: one product :math:`X_b X_{[0, r_1)}^\top` (columns up to the
+    block's last row), turned into kernel values in place while the block is in the cache, so
+    that the ``N x N`` matrix is written once and never read again here. The row sums
+    :math:`s_i = \sum_j K_{ij}` (for centring, :math:`C K C`) come from each block's rows and,
+    by symmetry, from its columns left of the block: :math:`K_{ji} = K_{ij}`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, D)
+    kernel : {"linear", "poly", "rbf", "sigmoid"}
+    gamma, degree, coef0
+        As in :func:`kernel_matrix`.
+
+    Returns
+    -------
+    K : ndarray of shape (N, N)
+        :math:`K_{ij} = k(x_i, x_j)` for :math:`j \le i` (and in the blocks on the diagonal);
+        zero elsewhere.
+    row_sums : ndarray of shape (N,)
+        :math:`\sum_j K_{ij}` over the whole symmetric matrix.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(map(repr, KERNELS))}, got {kernel!r}.")
+    data = check_array(X)
+    g = _gamma(data, gamma)
+    if kernel == "poly":
+        check_positive(degree, "degree", integer=True)
+    n = len(data)
+    sq = np.einsum("ij,ij->i", data, data)
+    K = np.zeros((n, n))  # untouched pages (most of the upper triangle) are never allocated
+    row_sums = np.zeros(n)
+    rows = max(1, KERNEL_BLOCK_ENTRIES // n)
+    for r0 in range(0, n, rows):
+        r1 = min(n, r0 + rows)
+        block = K[r0:r1, :r1]
+        np.matmul(data[r0:r1], data[:r1].T, out=block)
+        _kernel_from_products(block, sq[r0:r1], sq[:r1], kernel, g, degree, coef0)
+        if kernel == "rbf":  # |x_i - x_i|^2 = 0 exactly, as squared_distances makes it
+            block[:, r0:r1][np.diag_indices(r1 - r0)] = 1.0
+        row_sums[r0:r1] += block.sum(axis=1)
+        row_sums[:r0] += block[:, :r0].sum(axis=0)
+    return K, row_sums
+
+
 def center_kernel(K: ArrayLike, *, copy: bool = True) -> FloatArray:
     r"""Centre a training kernel in feature space: :math:`C K C`.
 

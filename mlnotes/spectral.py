@@ -153,6 +153,79 @@ def top_eigenpairs(A: Matrix, k: int, *, solver: str = "auto") -> tuple[FloatArr
     return lam[order], V[:, order]
 
 
+def centred_top_eigenpairs(S: FloatArray, k: int, *, row_means: FloatArray, scale: float = 1.0,
+                           solver: str = "auto",
+                           overwrite: bool = True) -> tuple[FloatArray, FloatArray]:
+    r"""The ``k`` largest eigenpairs of :math:`A = s\, C S C` for a dense symmetric ``S``,
+    without forming :math:`A` for ARPACK.
+
+    With :math:`m` the row means of :math:`S` (equal to its column means) and
+    :math:`\bar m` their mean, :math:`C S C = S - \mathbf 1 m^\top - m \mathbf 1^\top
+    + \bar m\, \mathbf 1 \mathbf 1^\top`, so one product costs one product with :math:`S`
+    and :math:`O(N)` more:
+
+    .. math::
+        C S C\, v = S v - (m^\top v)\, \mathbf 1 - (\mathbf 1^\top v)\, m
+        + \bar m\, (\mathbf 1^\top v)\, \mathbf 1.
+
+    ARPACK needs nothing else, so no centred copy of :math:`S` (nor the passes over it) is
+    made; kernel PCA (:math:`s = 1`) and Isomap (:math:`S = D2`, :math:`s = -\tfrac12`) use
+    it. Only the lower triangle of ``S`` is read. The dense solver (``"dense"``, or ``"auto"``
+    when ARPACK is not worth it) centres ``S`` (**in place** unless ``overwrite=False``) and
+    solves as :func:`top_eigenpairs`.
+
+    Parameters
+    ----------
+    S : ndarray of shape (N, N), symmetric (its lower triangle is read)
+    k : int
+    row_means : ndarray of shape (N,)
+        :math:`m_i = \tfrac1N \sum_j S_{ij}`.
+    scale : float
+        :math:`s`.
+    solver : {"auto", "dense", "arpack"}
+    overwrite : bool, default=True
+        Let the dense solver centre ``S`` in place (False: a copy; ARPACK never writes).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Decreasing.
+    V : ndarray of shape (N, k)
+    """
+    S = _check_square(S, "S")
+    n = S.shape[0]
+    k = check_n_components(k, n, what="the matrix size", name="k")
+    m = np.asarray(row_means, dtype=np.float64)
+    m_bar = float(m.mean())
+    found = None
+    if _choose(solver, n, k) == "arpack":
+        product = _symmetric_operator(S)
+
+        def matvec(v):
+            v = np.ravel(v)
+            total = v.sum()
+            y = product @ v
+            y -= total * m
+            y -= m @ v - m_bar * total
+            y *= scale
+            return y
+
+        op = LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+        found = (_arpack(op, k, which="LA") if solver == "arpack"
+                 else _arpack_within_budget(op, k, which="LA"))
+    if found is not None:
+        lam, V = found
+    else:  # C S C in place: S_ij - m_j - m_i + m_bar (the lower triangle is all eigh reads)
+        S = S if overwrite else S.copy()
+        S -= m[None, :]
+        S -= m[:, None]
+        S += m_bar
+        S *= scale
+        lam, V = la.eigh(S, subset_by_index=(n - k, n - 1), check_finite=False)
+    order = np.argsort(lam)[::-1]
+    return lam[order], V[:, order]
+
+
 def spectrum_and_top_eigenvectors(A: FloatArray, k: int) -> tuple[FloatArray, FloatArray]:
     r"""All eigenvalues of the dense symmetric ``A`` and the eigenvectors of the ``k`` largest.
 

@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.preprocessing import KernelCenterer
 
+from mlnotes import kernels
 from mlnotes.graphs import squared_distances
 from mlnotes.kernels import (
     center_kernel,
     center_kernel_test,
     centering_matrix,
     double_center,
+    kernel_lower_triangle,
     kernel_matrix,
     linear_kernel,
     polynomial_kernel,
@@ -109,3 +111,23 @@ def test_bad_kernel_input():
         center_kernel_test(np.ones((2, 3)), np.ones((4, 4)))
     with pytest.raises(ValueError, match="D2 must be square"):
         double_center(np.ones((3, 4)))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_kernel_lower_triangle_holds_the_kernel_and_the_whole_row_sums(kernel, monkeypatch):
+    # blocks of 5 rows over 23 points (the last block short): rows, columns and diagonal blocks
+    monkeypatch.setattr(kernels, "KERNEL_BLOCK_ENTRIES", 5 * 23)
+    X = np.random.default_rng(0).normal(size=(23, 3))
+    options = dict(kernel=kernel, gamma=0.3, degree=2, coef0=0.5)
+    K, row_sums = kernel_lower_triangle(X, **options)
+    full = kernel_matrix(X, **options)
+    lower = np.tril_indices(23)
+    np.testing.assert_allclose(K[lower], full[lower], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(row_sums, full.sum(axis=1), rtol=1e-12)
+    if kernel == "rbf":
+        assert np.all(np.diag(K) == 1.0)  # k(x, x) = exp(0) exactly
+
+
+def test_kernel_lower_triangle_refuses_an_unknown_kernel():
+    with pytest.raises(ValueError, match="kernel must be one of 'linear', 'poly'"):
+        kernel_lower_triangle(np.ones((3, 2)), kernel="laplacian")

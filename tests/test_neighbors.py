@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import mlnotes as ml
+from mlnotes import neighbors as nd
 from mlnotes.datasets import make_clusters, make_swiss_roll
 from mlnotes.metrics import trustworthiness
 from mlnotes.neighbors import neighbor_recall, nn_descent, rp_forest_neighbors
@@ -56,6 +57,43 @@ def test_descent_improves_on_the_forest_alone(data):
     forest = neighbor_recall(rp_forest_neighbors(X, K, n_trees=2, random_state=0)[0], exact)
     descent = neighbor_recall(nn_descent(X, K, n_trees=2, random_state=0)[0], exact)
     assert descent > forest + 0.1 and descent > 0.9
+
+
+def _leaf_lists_and_rounds(X, n_trees, rounds=3):
+    """The forest's lists from ``n_trees`` trees, the lists after ``rounds`` NN-descent
+    rounds, and each point's leaf in the first tree (the steps of nn_descent, seed 0)."""
+    rng = np.random.default_rng(0)
+    Xs = nd._centred_single(X)
+    m = max(K, nd.MIN_LIST)
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    trees = [nd._rp_tree_leaves(Xs, max(nd.LEAF_SIZE, m + 1), rng) for _ in range(n_trees)]
+    guesses = [nd._leaf_neighbors(Xs, sq, leaves, m) for leaves in trees]
+    ind, D2 = nd._keep_nearest(np.concatenate([g[0] for g in guesses], axis=1),
+                               np.concatenate([g[1] for g in guesses], axis=1), m)
+    order, starts = trees[0]
+    leaf = np.empty(len(X), dtype=np.intp)
+    leaf[order] = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+    after = ind
+    for _ in range(rounds):
+        after, D2, _ = nd._descent_round(Xs, after, D2, order, rng)
+    return ind, after, leaf
+
+
+def test_with_one_tree_the_rounds_stay_in_the_leaf_and_improve_nothing(data):
+    # the scaling chapter's claim (section "Neighbours without all pairs: NN-descent"): with
+    # one tree a list names only points of its own leaf, and so do its neighbours' lists, so
+    # the rounds find nothing new; a second tree joins the leaves and the rounds improve
+    X, exact, _ = data
+    forest, after, leaf = _leaf_lists_and_rounds(X, n_trees=1)
+    rows = np.broadcast_to(np.arange(len(X))[:, None], after.shape)
+    found = after >= 0
+    assert np.all(leaf[after[found]] == leaf[rows[found]])
+    recall = lambda ind: neighbor_recall(ind[:, :K], exact)
+    assert recall(after) <= recall(forest) + 1e-3  # no better (equal up to float32 ties)
+    forest2, after2, leaf2 = _leaf_lists_and_rounds(X, n_trees=2)
+    found2 = after2 >= 0
+    assert np.mean(leaf2[after2[found2]] != leaf2[rows[found2]]) > 0.05
+    assert recall(after2) > recall(forest2) + 0.1
 
 
 def test_distances_are_exact_sorted_and_rows_distinct(data):

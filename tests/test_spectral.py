@@ -5,8 +5,12 @@ import pytest
 import scipy.linalg as la
 import scipy.sparse as sp
 
+from mlnotes.datasets import make_s_curve
+from mlnotes.graphs import squared_distances
+from mlnotes.kernels import center_kernel, rbf_kernel
 from mlnotes.spectral import (
     bottom_eigenpairs,
+    centred_top_eigenpairs,
     flip_signs,
     smallest_eigenvalue,
     spectrum_and_top_eigenvectors,
@@ -158,3 +162,45 @@ def test_auto_bottom_eigenpairs_agree_with_dense_on_a_clustered_bottom():
     auto, _ = bottom_eigenpairs(M, 3, skip=1, solver="auto")
     dense, _ = bottom_eigenpairs(M, 3, skip=1, solver="dense")
     np.testing.assert_allclose(auto, dense, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack", "auto"])
+@pytest.mark.parametrize("scale", [1.0, -0.5])
+def test_centred_top_eigenpairs_are_those_of_C_S_C_from_the_lower_triangle(solver, scale):
+    # kernel PCA (an RBF kernel, s = 1) and Isomap/classical MDS (squared distances, s = -1/2)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    S = rbf_kernel(X, gamma=0.2) if scale > 0 else squared_distances(X)
+    lam_ref, V_ref = top_eigenpairs(scale * center_kernel(S), 3, solver="dense")
+    # only the lower triangle may be read: garbage above the diagonal changes nothing
+    garbled = np.tril(S) + np.triu(rng.normal(size=S.shape), 1)
+    lam, V = centred_top_eigenpairs(garbled, 3, row_means=S.mean(axis=1), scale=scale,
+                                    solver=solver)
+    np.testing.assert_allclose(lam, lam_ref, rtol=1e-10)
+    _same_up_to_sign(V, V_ref, 1e-8)
+
+
+def test_centred_top_eigenpairs_leaves_S_alone_without_overwrite():
+    S = squared_distances(np.random.default_rng(4).normal(size=(50, 3)))
+    kept = S.copy()
+    for solver in ("dense", "arpack"):
+        centred_top_eigenpairs(S, 2, row_means=S.mean(axis=1), scale=-0.5, solver=solver,
+                               overwrite=False)
+        assert np.array_equal(S, kept)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-160])
+def test_isomap_squares_its_geodesic_distances_in_place_and_gives_them_back_exactly(scale):
+    # Isomap squares D in its own memory and takes the square root after the eigenproblem;
+    # exact in binary floating point unless d^2 underflows (scale 1e-160: then a copy is used)
+    from mlnotes import Isomap
+    from mlnotes.graphs import dijkstra
+
+    X, _ = make_s_curve(300, random_state=0)
+    for solver in ("dense", "arpack"):
+        iso = Isomap(n_components=2, n_neighbors=8, eigen_solver=solver).fit(scale * X)
+        assert np.array_equal(iso.geodesic_distances_, dijkstra(iso.graph_))
+        if scale == 1.0:  # (at 1e-160 the squares underflow: no embedding to compare)
+            ref = Isomap(n_components=2, n_neighbors=8, eigen_solver=solver,
+                         path_method="floyd").fit(X)
+            _same_up_to_sign(iso.embedding_, ref.embedding_, 1e-8)
