@@ -71,6 +71,13 @@ RESULTS = ROOT / "benchmarks" / "results-first-paint.md"
 FIRST_SCREEN_JS = r"""
 (anchor) => {
   if (!document.body || document.readyState === 'loading') return false;
+  // the geometry below forces a layout: checked only when a formula has been typeset or a font
+  // has loaded since the last check (a check on every frame cost up to 0.8 s of the page's main
+  // thread, which the page's own work then waited for)
+  const typeset = document.getElementsByTagName('mjx-math').length;
+  const state = typeset + '/' + document.fonts.status + '/' + scrollY;
+  if (!typeset || state === window.mlnotesFirstScreenState) return false;
+  window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target
     const target = document.getElementById(anchor);
     if (!target) return false;
@@ -79,9 +86,8 @@ FIRST_SCREEN_JS = r"""
   }
   const shown = Array.from(document.querySelectorAll('.bd-article .math')).filter(e => {
     const r = e.getBoundingClientRect();
-    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth
-      && e.checkVisibility({visibilityProperty: true, opacityProperty: true});
-  });
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+  }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));
   if (!shown.length) return false;
   if (shown.some(e => !e.querySelector('mjx-math'))) return false;
   if (document.fonts.status !== 'loaded') return false;
