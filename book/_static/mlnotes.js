@@ -164,8 +164,9 @@ function mlnotesZoomBadge(img, shown) {
   frame.querySelector(".mlnotes-zoom-badge").hidden = !shown;
 }
 
-function mlnotesMarkZoomableFigures() {
-  document.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+function mlnotesMarkZoomableFigures(root = document) {
+  root.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+    if (!mlnotesLaidOut(img)) return;  // marked when its cell is laid out
     if (!img.naturalWidth) {
       // a lazily loaded figure (loading="lazy") is marked when it arrives
       if (!img.dataset.mlnotesZoomWait) {
@@ -330,10 +331,33 @@ function mlnotesBackdrop(el) {
   return getComputedStyle(document.body).backgroundColor;
 }
 
+/* Code cells far from the screen are not laid out (content-visibility: auto, mlnotes.css): a
+   reader's page measures their boxes and figures when the browser lays them out
+   (contentvisibilityautostatechange, below), not all at once (measuring forces the layout of
+   every cell: over a second of a 4x slower phone's time on t-SNE's page, which held the first
+   screen's formulas back). A page that typesets everything at once (localStorage
+   "mlnotes-typeset" = "all": the browser tests, the PDF) measures everything. */
+const MLNOTES_MEASURE_ALL = (() => {
+  try {
+    return localStorage.getItem("mlnotes-typeset") === "all";
+  } catch (error) {
+    return false;
+  }
+})();
+function mlnotesLaidOut(el) {
+  return MLNOTES_MEASURE_ALL || !el.checkVisibility || el.checkVisibility({ contentVisibilityAuto: true });
+}
+document.addEventListener("contentvisibilityautostatechange", (event) => {
+  if (event.skipped || MLNOTES_MEASURE_ALL || !document.documentElement.dataset.mlnotesLaidOut) return;
+  mlnotesMarkScrollBoxes(event.target);
+  mlnotesMarkZoomableFigures(event.target);
+}, true);
+
 /* Every box is measured first, then marked: a mark written between two measurements would make
    the browser lay the page out again for each box (seconds on a phone's CPU for a long page). */
-function mlnotesMarkScrollBoxes() {
-  const boxes = Array.from(document.querySelectorAll(MLNOTES_SCROLL_BOXES)).map((el) => {
+function mlnotesMarkScrollBoxes(root = document) {
+  const found = Array.from(root.querySelectorAll(MLNOTES_SCROLL_BOXES)).filter(mlnotesLaidOut);
+  const boxes = found.map((el) => {
     const overflows = el.scrollWidth > el.clientWidth + 1;
     return [el, overflows, overflows ? mlnotesBackdrop(el) : null];
   });
