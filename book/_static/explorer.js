@@ -464,6 +464,13 @@
     return root._mlx;
   }
 
+  // after the first screen's formulas are typeset (book/_static/mlnotes-mathjax.js): an explorer
+  // near a link's target started at the same time as them and held them back
+  function afterMaths(f) {
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(f, f); else f();
+  }
+
   function initAll() {
     return Promise.all(pending.map(init)).then(function () { resolveReady(); });
   }
@@ -474,7 +481,9 @@
     pending = pending.concat(found);
     if (!observer && window.IntersectionObserver) {
       observer = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) { if (e.isIntersecting) { observer.unobserve(e.target); init(e.target); } });
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { observer.unobserve(e.target); afterMaths(function () { init(e.target); }); }
+        });
       }, {rootMargin: "1200px 0px"});
     }
     found.forEach(function (r) { if (observer) observer.observe(r); else init(r); });
