@@ -26,11 +26,23 @@ prints the median of ``--runs`` runs (and the range) per page, against the targe
 table, and writes it to ``benchmarks/results-first-paint.md``. The times are wall-clock times:
 on a shared machine they follow its load; the target is judged on a quiet machine.
 
+What the page does about it (issue 32): the explorers' data is not in the page's HTML (the
+build moves it to ``_static/explorer-data/``, loaded when an explorer comes near the screen:
+book/_ext/explorers.py); code cells and the API's entries are laid out only near the screen
+(``content-visibility: auto``, book/_static/mlnotes.css and apidocs.css: a whole-page layout was
+the largest item of a trace, before the first paint and again after each batch of formulas); the
+page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
+screen's maths is drawn; MathJax typesets only the formulas near the screen
+(book/_static/mlnotes-mathjax.js). The check below forces a layout only when a formula has
+been typeset or a font has loaded since its last look (checked on every frame, it took up to
+0.8 s of the main thread, which the page's own work then waited for).
+
 ``rows()`` gives the same medians to ``benchmarks/run.py`` (``make bench``) when
 ``MLNOTES_BENCH_FIRST_PAINT=1`` is set and a built book and Chromium are there.
 """
 
 import argparse
+import gzip
 import json
 import os
 import pathlib
@@ -71,6 +83,13 @@ RESULTS = ROOT / "benchmarks" / "results-first-paint.md"
 FIRST_SCREEN_JS = r"""
 (anchor) => {
   if (!document.body || document.readyState === 'loading') return false;
+  // the geometry below forces a layout: checked only when a formula has been typeset or a font
+  // has loaded since the last check (a check on every frame cost up to 0.8 s of the page's main
+  // thread, which the page's own work then waited for)
+  const typeset = document.getElementsByTagName('mjx-math').length;
+  const state = typeset + '/' + document.fonts.status + '/' + scrollY;
+  if (!typeset || state === window.mlnotesFirstScreenState) return false;
+  window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target
     const target = document.getElementById(anchor);
     if (!target) return false;
@@ -79,9 +98,8 @@ FIRST_SCREEN_JS = r"""
   }
   const shown = Array.from(document.querySelectorAll('.bd-article .math')).filter(e => {
     const r = e.getBoundingClientRect();
-    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth
-      && e.checkVisibility({visibilityProperty: true, opacityProperty: true});
-  });
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+  }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));
   if (!shown.length) return false;
   if (shown.some(e => !e.querySelector('mjx-math'))) return false;
   if (document.fonts.status !== 'loaded') return false;
@@ -113,9 +131,10 @@ def heaviest_pages(html):
     """The page with the most formulas and the page with the largest HTML (one if the same)."""
     pages = toc_pages(html)
     formulas = {p: len(re.findall(r'class="math[ "]', (html / p).read_text())) for p in pages}
-    size = {p: (html / p).stat().st_size for p in pages}
+    size = {p: ((html / p).stat().st_size, len(gzip.compress((html / p).read_bytes(), 6)))
+            for p in pages}
     most = max(pages, key=formulas.get)
-    largest = max(pages, key=size.get)
+    largest = max(pages, key=lambda p: size[p][0])
     return list(dict.fromkeys([most, largest])), formulas, size
 
 
@@ -229,7 +248,8 @@ def run(html, pages=None, runs=RUNS, echo=print):
 def table(results, formulas, size):
     """The Markdown table of the medians (and ranges) per page."""
     med = statistics.median
-    lines = [f"| page | formulas | HTML kB | first screen: formulas (typeset by then) | "
+    lines = [f"| page | formulas | HTML kB as served (gzip / raw) | "
+             f"first screen: formulas (typeset by then) | "
              f"maths s (median, range) | main-thread CPU s | FCP s | DOMContentLoaded s | "
              f"MathJax starts s | first batch done s | load s | target {TARGET_S:.0f} s |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -239,7 +259,8 @@ def table(results, formulas, size):
         fcp = [s["fcp"] for s in samples if s["fcp"] is not None]
         file = page.split("#")[0]
         lines.append(
-            f"| {page} | {formulas.get(file, '?')} | {size.get(file, 0) / 1e3:.0f} | "
+            f"| {page} | {formulas.get(file, '?')} | {size.get(file, (0, 0))[1] / 1e3:.0f} / "
+            f"{size.get(file, (0, 0))[0] / 1e3:.0f} | "
             f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f}) | "
             f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f}) | "
             f"{med(s['cpu'] for s in samples):.2f} | {med(fcp) if fcp else nan:.2f} | "

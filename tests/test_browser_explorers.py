@@ -10,6 +10,7 @@ logged. Screenshots at 1366 and 390 px, light and dark, go to ``tests/artifacts/
 """
 
 import hashlib
+import json
 import pathlib
 import shutil
 import subprocess
@@ -281,7 +282,39 @@ def test_first_paint_does_not_wait_for_the_explorers(site, browser):
     assert attrs and all(a["defer"] or a["async"] for a in attrs), attrs
     data = tab.evaluate("Array.from(document.querySelectorAll('script.mlx-data')).map(s => s.type)")
     assert data and set(data) == {"application/gzip"}  # not executed, not parsed as script
+    # the data is not in the page's HTML: the build moved it to a file of its own
+    # (book/_ext/explorers.py), which the page's first paint never downloads or parses
+    inline = tab.evaluate("Array.from(document.querySelectorAll('script.mlx-data'))"
+                          ".filter(s => s.textContent.trim() || !s.dataset.src).length")
+    assert inline == 0, f"{inline} explorer(s) carry their data inline"
     tab.close()
+
+
+def test_the_build_moves_explorer_data_to_files_of_its_own(tmp_path):
+    """book/_ext/explorers.py: each explorer's inline data becomes a file named by its digest
+    (the same data, one file) that hands the same base64 text to explorer.js, addressed
+    relative to the page."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import explorers
+
+    from mlnotes.widgets._static import decode_spec
+
+    html = mw.pca_explorer(angle=60).static_bundle()["text/html"]
+    body = f"<p>a</p>{html}<p>b</p>{html}"
+    moved = explorers.move_data_out(body, tmp_path, lambda name, _: f"../{name}")
+    assert "mlx-data" in moved  # the script element stays, empty
+    files = list((tmp_path / explorers.DATA_DIR).glob("*.js"))
+    assert len(files) == 1, files  # the same data twice: one file
+    key = files[0].stem
+    assert moved.count(f'data-src="../{explorers.DATA_DIR}/{key}.js"') == 2
+    assert moved.count('class="mlx-data" data-key') == 2
+    assert len(moved) < len(body) - len(html) // 2
+    text = files[0].read_text()
+    b64 = json.loads(text[text.rindex("] = ") + 4:].rstrip().rstrip(";"))
+    spec = decode_spec(f'<script type="application/gzip" class="mlx-data">{b64}</script>')
+    assert spec == decode_spec(html)
+    assert text.startswith("(window.MLNotesExplorerData = window.MLNotesExplorerData || {})"
+                           f'["{key}"]')
 
 
 def test_the_inline_loader_finds_the_script_without_the_extension(tmp_path, browser):

@@ -29,21 +29,31 @@ CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid
 The measured times go to ``tests/artifacts/maths/first-paint.json``.
 """
 
+import functools
 import gzip
 import json
+import os
+import re
 import time
 from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory, wait_until
+from browser_support import (
+    BOOK_HTML,
+    ROOT,
+    launch_chromium,
+    serve_directory,
+    toc_files,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = ROOT / "tests" / "artifacts" / "maths"
 # the heaviest page (HTML, figures and explorers; errata.html, with the most formulas, measures
 # the same: 7.0 s, 0.82 MB)
-HEAVY_PAGES = ["book/tsne.html"]
+HEAVY_PAGES = os.environ.get("MLNOTES_HEAVY_PAGES", "book/tsne.html").split(",")
 # when the first screen is typeset, at most this share of the page's formulas has been typeset:
 # the work done before the reader can read is the screen's, not the page's
 MAX_TYPESET_SHARE = 0.2
@@ -133,6 +143,57 @@ def _served_bytes(urls, host):
         data = path.read_bytes()
         total += len(data) if path.suffix in PRECOMPRESSED else len(gzip.compress(data, 6))
     return total
+
+
+# What a page's HTML makes the browser fetch before any script runs: scripts, style sheets,
+# preloads and the images not loaded lazily.
+STATIC_FETCH = re.compile(r'<script[^>]*\ssrc="([^"]+)"|<link[^>]*\shref="([^"]+)"[^>]*>'
+                          r'|<img(?![^>]*loading="lazy")[^>]*\ssrc="([^"]+)"')
+
+
+def _static_fetches(page):
+    """The local files the built ``page`` (a path under BOOK_HTML) names for the browser to
+    fetch at load (style sheets, scripts, preloads, images not loaded lazily), and itself."""
+    html = page.read_text(encoding="utf-8")
+    files = [page]
+    for match in STATIC_FETCH.finditer(html):
+        tag, url = match[0], next(g for g in match.groups() if g)
+        if match[2] and not re.search(r'rel="(stylesheet|preload|modulepreload)"', tag):
+            continue  # a link to another page, an icon, a search
+        if urlparse(url).scheme or url.startswith(("//", "data:")):
+            continue
+        path = (page.parent / urlparse(url).path).resolve()
+        if path.is_file():
+            files.append(path)
+    return list(dict.fromkeys(files))
+
+
+@functools.lru_cache(maxsize=None)
+def _gzip_bytes(path):
+    data = path.read_bytes()
+    return len(data) if path.suffix in PRECOMPRESSED else len(gzip.compress(data, 6))
+
+
+def test_every_page_is_light_as_served_and_carries_no_explorer_data():
+    """Every page of the book, as a web server sends it (text gzipped): its HTML and what its
+    HTML makes the browser fetch at load weigh at most ``MAX_SERVED_MB``; and no explorer's data
+    is inline in a page (book/_ext/explorers.py moves it to a file of its own, loaded when the
+    explorer comes near the screen: on t-SNE's page it was 338 of the HTML's 749 kB). What
+    MathJax fetches as it typesets (fonts, extensions) is measured on the heaviest page by the
+    test below."""
+    pages = [BOOK_HTML / f"{f}.html" for f in toc_files() if (BOOK_HTML / f"{f}.html").is_file()]
+    if not pages:
+        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
+    heavy, inline = {}, []
+    for page in pages:
+        served = sum(_gzip_bytes(f) for f in _static_fetches(page)) / 1e6
+        if served > MAX_SERVED_MB:
+            heavy[page.name] = round(served, 2)
+        if re.search(r'<script type="application/gzip" class="mlx-data">\s*[A-Za-z0-9+/]',
+                     page.read_text(encoding="utf-8")):
+            inline.append(page.name)
+    assert not heavy, f"pages heavier than {MAX_SERVED_MB} MB as served at load: {heavy}"
+    assert not inline, f"pages carrying explorer data inline: {inline}"
 
 
 FIRST_SCREEN_JS = ("(js) => { const s = (new Function('return (' + js + ')()'))();"

@@ -1,10 +1,11 @@
 /* mlnotes explorers in the static book: precomputed results drawn on canvas, working controls.
  *
  * Each explorer cell carries its data (mlnotes/widgets/_static.py describes the format:
- * gzip-compressed JSON in base64). This script decodes it when the explorer comes near the
- * screen (or when the browser is idle, or before printing), builds labelled controls (range
+ * gzip-compressed JSON in base64), inline or, in the book, in a file of its own that is loaded
+ * when needed (book/_ext/explorers.py). This script decodes it when the explorer comes near the
+ * screen (inline data also when the browser is idle; all before printing), builds labelled controls (range
  * inputs and radio buttons: keyboard and touch work natively) and draws the panels of the
- * chosen setting. No framework, no request to anywhere.
+ * chosen setting. No framework, no request outside the book.
  */
 (function () {
   "use strict";
@@ -18,6 +19,27 @@
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text().then(JSON.parse);
+  }
+
+  // The data is inline (a notebook's output), or, in the book, in a file of its own
+  // (book/_ext/explorers.py: data-src, data-key) loaded by a <script> element when needed, which
+  // works from file:// too; the file hands it over in window.MLNotesExplorerData[key].
+  var loading = {};
+  function source(el) {
+    var src = el.getAttribute("data-src"), key = el.getAttribute("data-key");
+    if (!src) return Promise.resolve(el.textContent);
+    var store = function () { return (window.MLNotesExplorerData || {})[key]; };
+    if (store()) return Promise.resolve(store());
+    if (!loading[key]) {
+      loading[key] = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = src; s.async = true;
+        s.onload = function () { return store() ? resolve(store()) : reject(new Error("no data in " + src)); };
+        s.onerror = function () { delete loading[key]; reject(new Error("could not load " + src)); };
+        document.head.appendChild(s);
+      });
+    }
+    return loading[key];
   }
 
   function arrayOf(x, ref) {  // "@id" -> Float64Array (NaN for missing), decoded once
@@ -434,12 +456,19 @@
     if (root.getAttribute("data-mlx") === "loading" || root.classList.contains("mlx-ready")) return root._mlx;
     root.setAttribute("data-mlx", "loading");
     var data = root.querySelector("script.mlx-data");
-    root._mlx = decode(data.textContent).then(function (spec) { return build(root, spec); })
+    root._mlx = source(data).then(decode).then(function (spec) { return build(root, spec); })
       .catch(function (err) {
         var p = root.querySelector(".mlx-fallback") || root.appendChild(make("p", "mlx-fallback"));
         p.textContent = "This explorer could not start (" + err + "); the notebook has the live version.";
       });
     return root._mlx;
+  }
+
+  // after the first screen's formulas are typeset (book/_static/mlnotes-mathjax.js): an explorer
+  // near a link's target started at the same time as them and held them back
+  function afterMaths(f) {
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(f, f); else f();
   }
 
   function initAll() {
@@ -452,12 +481,20 @@
     pending = pending.concat(found);
     if (!observer && window.IntersectionObserver) {
       observer = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) { if (e.isIntersecting) { observer.unobserve(e.target); init(e.target); } });
-      }, {rootMargin: "600px 0px"});
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { observer.unobserve(e.target); afterMaths(function () { init(e.target); }); }
+        });
+      }, {rootMargin: "1200px 0px"});
     }
     found.forEach(function (r) { if (observer) observer.observe(r); else init(r); });
-    // the rest once the page is idle (the first paint never waits for explorers)
-    (window.requestIdleCallback || function (f) { return setTimeout(f, 1500); })(initAll, {timeout: 3000});
+    // the rest once the page is idle (the first paint never waits for explorers), except those
+    // whose data is in a file of its own: a reader who never reaches them never downloads it
+    (window.requestIdleCallback || function (f) { return setTimeout(f, 1500); })(function () {
+      pending.forEach(function (r) {
+        var data = r.querySelector("script.mlx-data");
+        if (!data || !data.hasAttribute("data-src")) init(r);
+      });
+    }, {timeout: 3000});
   }
 
   new MutationObserver(function () { live.forEach(function (x) { show(x); }); })

@@ -164,8 +164,9 @@ function mlnotesZoomBadge(img, shown) {
   frame.querySelector(".mlnotes-zoom-badge").hidden = !shown;
 }
 
-function mlnotesMarkZoomableFigures() {
-  document.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+function mlnotesMarkZoomableFigures(root = document) {
+  root.querySelectorAll(".bd-article .cell_output img, .bd-article figure img").forEach((img) => {
+    if (!mlnotesLaidOut(img)) return;  // marked when its cell is laid out
     if (!img.naturalWidth) {
       // a lazily loaded figure (loading="lazy") is marked when it arrives
       if (!img.dataset.mlnotesZoomWait) {
@@ -330,10 +331,33 @@ function mlnotesBackdrop(el) {
   return getComputedStyle(document.body).backgroundColor;
 }
 
+/* Code cells far from the screen are not laid out (content-visibility: auto, mlnotes.css): a
+   reader's page measures their boxes and figures when the browser lays them out
+   (contentvisibilityautostatechange, below), not all at once (measuring forces the layout of
+   every cell: over a second of a 4x slower phone's time on t-SNE's page, which held the first
+   screen's formulas back). A page that typesets everything at once (localStorage
+   "mlnotes-typeset" = "all": the browser tests, the PDF) measures everything. */
+const MLNOTES_MEASURE_ALL = (() => {
+  try {
+    return localStorage.getItem("mlnotes-typeset") === "all";
+  } catch (error) {
+    return false;
+  }
+})();
+function mlnotesLaidOut(el) {
+  return MLNOTES_MEASURE_ALL || !el.checkVisibility || el.checkVisibility({ contentVisibilityAuto: true });
+}
+document.addEventListener("contentvisibilityautostatechange", (event) => {
+  if (event.skipped || MLNOTES_MEASURE_ALL || !document.documentElement.dataset.mlnotesLaidOut) return;
+  mlnotesMarkScrollBoxes(event.target);
+  mlnotesMarkZoomableFigures(event.target);
+}, true);
+
 /* Every box is measured first, then marked: a mark written between two measurements would make
    the browser lay the page out again for each box (seconds on a phone's CPU for a long page). */
-function mlnotesMarkScrollBoxes() {
-  const boxes = Array.from(document.querySelectorAll(MLNOTES_SCROLL_BOXES)).map((el) => {
+function mlnotesMarkScrollBoxes(root = document) {
+  const found = Array.from(root.querySelectorAll(MLNOTES_SCROLL_BOXES)).filter(mlnotesLaidOut);
+  const boxes = found.map((el) => {
     const overflows = el.scrollWidth > el.clientWidth + 1;
     return [el, overflows, overflows ? mlnotesBackdrop(el) : null];
   });
@@ -374,6 +398,16 @@ function mlnotesAfterMathJax(callback) {
   }
 }
 
+/* After the first screen's maths is typeset and drawn, when the browser is idle: the marks
+   below measure every box, figure and formula of the page (a layout of the whole page), which
+   done at once held the first screen's maths back by 0.3 s, over 1 s on a 4x slower phone. */
+function mlnotesAfterFirstScreen(callback) {
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  const fonts = () => (document.fonts ? document.fonts.ready : Promise.resolve());
+  mlnotesAfterMathJax(() => fonts().then(() =>
+    requestAnimationFrame(() => idle(callback, { timeout: 1000 }))));
+}
+
 mlnotesPatchSearch();
 mlnotesThemeToggle();
 mlnotesCloseDrawerOnTap();
@@ -382,14 +416,14 @@ document.addEventListener("DOMContentLoaded", () => {
   mlnotesMarkWrappingOutputs();
   mlnotesStackTables();
   mlnotesShortSolutionTitles();
-  mlnotesAfterMathJax(() => {
+  mlnotesAfterFirstScreen(() => {
     mlnotesMarkWideInlineMath();
     mlnotesMarkScrollBoxes();
   });
 });
 window.addEventListener("load", () => {
-  mlnotesMarkZoomableFigures();
-  mlnotesAfterMathJax(() => {
+  mlnotesAfterFirstScreen(() => {
+    mlnotesMarkZoomableFigures();
     mlnotesMarkScrollBoxes();
     // everything above is marked: tools that read the laid-out page wait for this flag
     document.documentElement.dataset.mlnotesLaidOut = "1";
@@ -402,20 +436,32 @@ window.addEventListener("resize", () => {
 });
 // Formulas typeset later, as the reader scrolls (lazy typesetting, mlnotes-mathjax.js): the
 // wide ones and the scroll boxes among them are marked once a burst of typesetting is over.
+// The observer starts with DOMContentLoaded (MathJax typesets nothing before).
 let mlnotesMathTimer = null;
-new MutationObserver((records) => {
-  if (!records.some((r) => Array.from(r.addedNodes).some((n) => n.nodeName === "MJX-MATH"
-      || (n.querySelector && n.querySelector("mjx-math"))))) return;
+const mlnotesMathObserver = new MutationObserver((records) => {
+  // MathJax's nodes only (a query inside every added node cost 0.3 s of a 4x slower phone's
+  // time when the theme's scripts add their buttons)
+  if (!records.some((r) => Array.from(r.addedNodes).some((n) => n.nodeName.startsWith("MJX-")))) return;
+  // before the page is first marked (mlnotesAfterFirstScreen), that marking covers them
+  if (!document.documentElement.dataset.mlnotesLaidOut) return;
   clearTimeout(mlnotesMathTimer);
   mlnotesMathTimer = setTimeout(() => {
     mlnotesMarkWideInlineMath();
     mlnotesMarkScrollBoxes();
   }, 200);
-}).observe(document.documentElement, { childList: true, subtree: true });
+});
+document.addEventListener("DOMContentLoaded", () => {
+  mlnotesMathObserver.observe(document.documentElement, { childList: true, subtree: true });
+});
 // a folded cell opened: its code is laid out now, and may need the scroll cue
 document.addEventListener("toggle", (event) => {
   if (event.target.open) mlnotesMarkScrollBoxes();
 }, true);
-// light <-> dark: the colour behind each scroll box changes
-new MutationObserver(() => mlnotesMarkScrollBoxes())
+// light <-> dark: the colour behind each scroll box changes. Not before the page is laid out
+// (the load handler marks every box then): the theme's script sets the mode as the page loads,
+// and measuring every box then cost 0.3-1.7 s of a 4x slower phone's time before the first
+// screen's maths (t-SNE's page).
+new MutationObserver(() => {
+  if (document.documentElement.dataset.mlnotesLaidOut) mlnotesMarkScrollBoxes();
+})
   .observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
