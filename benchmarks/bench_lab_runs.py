@@ -19,7 +19,6 @@ import os
 import pathlib
 import statistics
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -49,49 +48,26 @@ def _act(lab, k, action):
 
 
 def measure(n_moves=N_MOVES):
-    sys.path.insert(0, str(lab_bench.ROOT / "tests"))
-    from test_browser_lab import run_lab
-
-    from browser_support import launch_chromium
-
     cells = [(chapter, source) for chapter, source in lab_bench.explorer_cells()
              if any(name in source for name in RUN_EXPLORERS)]
     records = []
-    with tempfile.TemporaryDirectory() as tmp, launch_chromium() as browser:
-        root = pathlib.Path(tmp)
-        lab_bench._notebook(root, cells)
-        every_cell = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
-        with run_lab(root, settings=every_cell) as (base, token):
-            context = browser.new_context(viewport={"width": 1280, "height": 1000})
-            page = context.new_page()
-            page.goto(f"{base}/lab/tree/bench.ipynb?token={token}")
-            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
-            page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
-            page.keyboard.press("Escape")
-            page.keyboard.press("Control+a")
-            page.keyboard.press("Shift+Enter")
-            page.wait_for_function(
-                f"() => document.querySelectorAll('{lab_bench.OUTPUT} img.widget-image').length"
-                f" >= {len(cells)}", timeout=900_000)
-            lab = lab_bench.Lab(page, int(page.locator(lab_bench.OUTPUT).first.inner_text()))
-            for k in range(1, len(cells) + 1):
-                lab.idle(k)
-            for k, (chapter, _) in enumerate(cells, start=1):
-                load = os.getloadavg()[0]
-                lab.output(k).scroll_into_view_if_needed()
-                controls = [c for c in page.evaluate(lab_bench.CONTROLS_JS, k)
-                            if not c[2] and "snapshot" not in c[1]]
-                kind, label, _, index = controls[0]  # the explorer's first control
-                if kind == "slider":
-                    new, seen = lab_bench._slider_moves(lab, k, index, n_moves)
-                else:
-                    new, seen = lab_bench._choice_moves(lab, k, kind, index, n_moves)
-                for what, actions in (("new", new), ("seen", seen)):
-                    for action in actions:
-                        first, last, play, cpu = _act(lab, k, action)
-                        records.append({"explorer": chapter, "control": label.strip(),
-                                        "kind": what, "first_ms": first, "end_ms": last,
-                                        "play_ms": play, "cpu_s": cpu, "load": load})
+    with lab_bench.explorers_in_lab(cells) as (page, lab):
+        for k, (chapter, _) in enumerate(cells, start=1):
+            load = os.getloadavg()[0]
+            lab.output(k).scroll_into_view_if_needed()
+            controls = [c for c in page.evaluate(lab_bench.CONTROLS_JS, k)
+                        if not c[2] and "snapshot" not in c[1]]
+            kind, label, _, index = controls[0]  # the explorer's first control
+            if kind == "slider":
+                new, seen = lab_bench._slider_moves(lab, k, index, n_moves)
+            else:
+                new, seen = lab_bench._choice_moves(lab, k, kind, index, n_moves)
+            for what, actions in (("new", new), ("seen", seen)):
+                for action in actions:
+                    first, last, play, cpu = _act(lab, k, action)
+                    records.append({"explorer": chapter, "control": label.strip(),
+                                    "kind": what, "first_ms": first, "end_ms": last,
+                                    "play_ms": play, "cpu_s": cpu, "load": load})
     return records
 
 

@@ -26,6 +26,7 @@ without Chromium it yields one row saying so. Alone: ``python benchmarks/bench_l
 [chapter ...]`` (e.g. ``pca lle``) prints the rows of those chapters' explorers.
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -235,23 +236,24 @@ def _p90(values):
         else values[0]
 
 
-def measure(n_moves=N_MOVES, only=()):
-    """Every measurement: a list of dicts (explorer, control, kind new/seen/play, ms, cpu_s,
-    page_ms, load), for the chapters named in ``only`` (default: all)."""
+@contextlib.contextmanager
+def explorers_in_lab(cells, *, init_scripts=()):
+    """JupyterLab (throw-away root) and Chromium with one notebook of ``cells`` (chapter, source),
+    run top to bottom, every replay's snapshots in the page: yields the page and its :class:`Lab`.
+    ``init_scripts`` run in the page before JupyterLab's own."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_browser_lab import run_lab
 
     from browser_support import launch_chromium
 
-    cells = [cell for cell in explorer_cells() if not only or cell[0] in only]
-    records = []
     with tempfile.TemporaryDirectory() as tmp, launch_chromium() as browser:
         root = pathlib.Path(tmp)
         _notebook(root, cells)
         every_cell = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
         with run_lab(root, settings=every_cell) as (base, token):
             context = browser.new_context(viewport={"width": 1280, "height": 1000})
-            context.add_init_script(SOCKETS_JS)
+            for script in init_scripts:
+                context.add_init_script(script)
             page = context.new_page()
             page.goto(f"{base}/lab/tree/bench.ipynb?token={token}")
             page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
@@ -265,26 +267,35 @@ def measure(n_moves=N_MOVES, only=()):
             lab = Lab(page, int(page.locator(OUTPUT).first.inner_text().strip()))
             for k in range(1, len(cells) + 1):  # every replay's snapshots in the page
                 lab.idle(k)
-            for k, (chapter, _) in enumerate(cells, start=1):
-                load = os.getloadavg()[0]
-                lab.output(k).scroll_into_view_if_needed()
-                for kind, label, disabled, index in page.evaluate(CONTROLS_JS, k):
-                    if disabled:
-                        continue
-                    if kind == "slider":
-                        new, seen = _slider_moves(lab, k, index, n_moves)
-                    else:
-                        new, seen = _choice_moves(lab, k, kind, index, n_moves)
-                    for what, actions in (("new", new), ("seen", seen)):
-                        for action in actions:
-                            ms, cpu, page_ms = lab.act(k, action)
-                            records.append({"explorer": chapter, "control": label.strip(),
-                                            "kind": what, "ms": ms, "cpu_s": cpu,
-                                            "page_ms": page_ms, "load": load})
-                if lab.output(k).locator(".widget-play").count():
-                    total, shown = _play(lab, k)
-                    records.append({"explorer": chapter, "control": "play", "kind": "play",
-                                    "frames": total, "shown": shown, "load": load})
+            yield page, lab
+
+
+def measure(n_moves=N_MOVES, only=()):
+    """Every measurement: a list of dicts (explorer, control, kind new/seen/play, ms, cpu_s,
+    page_ms, load), for the chapters named in ``only`` (default: all)."""
+    cells = [cell for cell in explorer_cells() if not only or cell[0] in only]
+    records = []
+    with explorers_in_lab(cells, init_scripts=(SOCKETS_JS,)) as (page, lab):
+        for k, (chapter, _) in enumerate(cells, start=1):
+            load = os.getloadavg()[0]
+            lab.output(k).scroll_into_view_if_needed()
+            for kind, label, disabled, index in page.evaluate(CONTROLS_JS, k):
+                if disabled:
+                    continue
+                if kind == "slider":
+                    new, seen = _slider_moves(lab, k, index, n_moves)
+                else:
+                    new, seen = _choice_moves(lab, k, kind, index, n_moves)
+                for what, actions in (("new", new), ("seen", seen)):
+                    for action in actions:
+                        ms, cpu, page_ms = lab.act(k, action)
+                        records.append({"explorer": chapter, "control": label.strip(),
+                                        "kind": what, "ms": ms, "cpu_s": cpu,
+                                        "page_ms": page_ms, "load": load})
+            if lab.output(k).locator(".widget-play").count():
+                total, shown = _play(lab, k)
+                records.append({"explorer": chapter, "control": "play", "kind": "play",
+                                "frames": total, "shown": shown, "load": load})
     return records
 
 
