@@ -242,6 +242,15 @@ def frozen(*arrays):
     return arrays if len(arrays) > 1 else arrays[0]
 
 
+def snapshot_index(frame, n, *, of_run=True):
+    """Snapshot ``frame`` (negative counts from the end) of ``n`` as an index in ``0 .. n-1``;
+    a clear error outside ``-n .. n-1``."""
+    if not -n <= frame < n:
+        where = " for this run" if of_run else ""
+        raise ValueError(f"frame must be between {-n} and {n - 1}{where}, got {frame}.")
+    return frame % n
+
+
 # --- controls -----------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Slider:

@@ -17,7 +17,7 @@ from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
-from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress
+from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress, snapshot_index
 from ._stream import by_gid, callback_steps, moved, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
@@ -117,9 +117,7 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
         (gid ``"loss-now"``) and PCA's loss as a dashed line (gid ``"pca-loss"``).
     """
     n = len(EPOCH_SNAPSHOTS)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1}, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n, of_run=False)
     X, angle = glyph_data(n_samples, random_state)
     codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
     frame %= len(codes)  # a run under way (the explorer's live pictures): its snapshots so far
@@ -163,9 +161,7 @@ def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_sta
     """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for the same run (the
     picture :func:`draw_autoencoder` draws, without building the figure)."""
     n = len(EPOCH_SNAPSHOTS)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1}, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n, of_run=False)
     X, angle = glyph_data(n_samples, random_state)
     codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
     epochs = EPOCH_SNAPSHOTS[frame]

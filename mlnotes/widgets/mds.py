@@ -30,6 +30,7 @@ from ._core import (
     new_figure,
     report_progress,
     set_points,
+    snapshot_index,
     static_panel,
 )
 from ._stream import by_gid, moved, streamed_run
@@ -260,9 +261,7 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
     _, t, _ = mds_dissimilarities(dissimilarity, n_samples, random_state)
     history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
     n = len(stress)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n)
     fig = new_figure(10.0, 3.3)
     static_panel(fig, _paint_data, (n_samples, random_state), width=DATA_PANEL_WIDTH)
     conf = fig.add_subplot(1, 3, 2)
@@ -286,9 +285,7 @@ def redraw_smacof(fig, *, dissimilarity="euclidean", init="random", frame=-1, n_
     picture :func:`draw_smacof` draws, without building the figure)."""
     history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
     n = len(stress)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n)
     conf, curve = fig.axes
     moved(conf, "configuration", history[frame])
     conf.set_title(f"iteration {frame}")

@@ -31,6 +31,7 @@ from ._core import (
     frozen,
     new_figure,
     report_progress,
+    snapshot_index,
     static_panel,
 )
 from ._stream import by_gid, callback_steps, is_partial, moved, streamed_run
@@ -158,9 +159,7 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
         case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
         random_state)
     n = len(iterations)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n)
 
     fig = new_figure(10.0, 3.3)
     static_panel(fig, _paint_case, (case, n_samples, random_state), width=DATA_PANEL_WIDTH)
@@ -191,9 +190,7 @@ def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.
         case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
         random_state)
     n = len(iterations)
-    if not -n <= frame < n:
-        raise ValueError(f"frame must be between {-n} and {n - 1} for this run, got {frame}.")
-    frame %= n
+    frame = snapshot_index(frame, n)
     map_ax, kl_ax = fig.axes
     moved(map_ax, "map", embeddings[frame])
     map_ax.set_title(_map_title(iterations[frame], embeddings[frame], alpha[frame]))
