@@ -36,6 +36,9 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from test_browser_lab import PICTURE_BYTES, SOCKETS_JS  # noqa: E402
+
 N_MOVES = 4  # steps to new settings per control, then as many back to seen ones
 NEW_BUDGET_S = 0.150
 SEEN_BUDGET_S = 0.050
@@ -64,23 +67,6 @@ WATCH_JS = """k => {
   return true;
 }""" % OUTPUT
 
-# In the page, before JupyterLab loads: when each websocket message leaves or arrives (ms, bytes),
-# so that a row can say how much of the time the page itself takes.
-SOCKETS_JS = """
-window.mlxSocket = [];
-const Socket = window.WebSocket;
-window.WebSocket = function (...args) {
-  const ws = new Socket(...args);
-  const size = d => d.byteLength || d.size || d.length || 0;
-  ws.addEventListener('message', e => window.mlxSocket.push([1, performance.now(), size(e.data)]));
-  const send = ws.send.bind(ws);
-  ws.send = d => { window.mlxSocket.push([0, performance.now(), size(d)]); return send(d); };
-  return ws;
-};
-window.WebSocket.prototype = Socket.prototype;
-Object.assign(window.WebSocket, Socket);
-"""
-PICTURE_BYTES = 5000  # a message this large carries a picture
 
 # Every control of output k: [kind, label, disabled, index among its kind].
 CONTROLS_JS = """k => {
@@ -241,7 +227,6 @@ def explorers_in_lab(cells, *, init_scripts=()):
     """JupyterLab (throw-away root) and Chromium with one notebook of ``cells`` (chapter, source),
     run top to bottom, every replay's snapshots in the page: yields the page and its :class:`Lab`.
     ``init_scripts`` run in the page before JupyterLab's own."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from test_browser_lab import run_lab
 
     from browser_support import launch_chromium

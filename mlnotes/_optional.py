@@ -22,6 +22,8 @@ EXTRAS = {
     "matplotlib_inline": ("matplotlib-inline", "plot"),
     "threadpoolctl": ("threadpoolctl", "plot"),
     "ipywidgets": ("ipywidgets", "widgets"),
+    "anywidget": ("anywidget", "widgets"),
+    "traitlets": ("traitlets", "widgets"),
     "PIL": ("pillow", "widgets"),
     "IPython": ("ipython", "homework"),
     "cryptography": ("cryptography", "homework"),
@@ -39,7 +41,7 @@ class MissingExtraError(ModuleNotFoundError):
 REQUIREMENTS = {
     "plot": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1"),
     "widgets": ("matplotlib>=3.9", "matplotlib-inline>=0.1.6", "threadpoolctl>=3.1",
-                "ipywidgets>=8.0", "pillow>=10.0"),
+                "ipywidgets>=8.0", "anywidget>=0.11", "traitlets>=5.9", "pillow>=10.0"),
     "homework": ("ipython>=8.12", "cryptography>=42"),
     "sklearn": ("scikit-learn>=1.6",),
     "pandas": ("pandas>=2.2.2",),

@@ -35,7 +35,24 @@ pytestmark = pytest.mark.browser
 
 ARTIFACTS = ROOT / "tests" / "artifacts" / "lab"
 SERVER_START_S = 60
-CELL_SOURCE = "import mlnotes as ml\nml.widgets.pca_explorer(angle=0)"
+CELL_SOURCE = "import mlnotes as ml\nex = ml.widgets.pca_explorer(angle=0)\nex"
+MUTANT_SOURCE = "ex._image_widget.kept = 0  # the page keeps no picture (nor counts on one)"
+# In the page, before JupyterLab loads: when each websocket message leaves or arrives (ms, bytes).
+SOCKETS_JS = """
+window.mlxSocket = [];
+const Socket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new Socket(...args);
+  const size = d => d.byteLength || d.size || d.length || 0;
+  ws.addEventListener('message', e => window.mlxSocket.push([1, performance.now(), size(e.data)]));
+  const send = ws.send.bind(ws);
+  ws.send = d => { window.mlxSocket.push([0, performance.now(), size(d)]); return send(d); };
+  return ws;
+};
+window.WebSocket.prototype = Socket.prototype;
+Object.assign(window.WebSocket, Socket);
+"""
+PICTURE_BYTES = 5000  # a message this large carries a picture
 
 
 def _free_port():
@@ -121,7 +138,9 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     notebook = {
         "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
-                   "metadata": {}, "outputs": [], "source": CELL_SOURCE}],
+                   "metadata": {}, "outputs": [], "source": CELL_SOURCE},
+                  {"cell_type": "code", "execution_count": None, "id": "mutant",
+                   "metadata": {}, "outputs": [], "source": MUTANT_SOURCE}],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                     "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5,
@@ -144,7 +163,9 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
     host = urlparse(base).netloc
     outside, page_errors = [], []
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context.add_init_script(SOCKETS_JS)
+    page = context.new_page()
     page.on("request", lambda r: outside.append(r.url)
             if urlparse(r.url).scheme in ("http", "https", "ws", "wss")
             and urlparse(r.url).netloc != host else None)
@@ -191,15 +212,65 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
             time.sleep(0.3)
             after = image.screenshot()
         output.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
+        status = page.locator(".jp-OutputArea-output .widget-html").last.inner_text()
+        assert after != before, "the explorer's figure did not change after moving the slider"
+        assert "updated in" in status
+
+        # Back to 0, a setting seen: the page swaps to its kept picture, and no picture comes
+        # from the kernel; on to 10, a new setting: its picture comes from the kernel.
+        assert _shown_from_the_page(page, handle, "ArrowLeft"), \
+            "a seen setting's picture came from the kernel"
+        assert image.screenshot() == before, "the kept picture is not the setting's"
+        assert _shown_from_the_kernel(page, handle, "ArrowRight", "ArrowRight")
+        # the mutant: the page keeps no picture; back to 5 (seen) the check must see the kernel
+        page.locator(".jp-Notebook .jp-Cell .cm-content").nth(1).click()
+        page.keyboard.press("Shift+Enter")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=30_000)
+        assert not _shown_from_the_page(page, handle, "ArrowLeft"), \
+            "the check passed a page that keeps no picture"
     except Exception:
         page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
         raise
-    status = page.locator(".jp-OutputArea-output .widget-html").last.inner_text()
-
-    assert after != before, "the explorer's figure did not change after moving the slider"
-    assert "updated in" in status
     assert not outside, f"requests left the machine: {outside[:5]}"
     assert not page_errors, f"page errors: {page_errors[:5]}"
+
+
+SEEN_TEXT = "a setting seen before"  # the status line of a seen setting (_core.SEEN_STATUS)
+PICTURES_SINCE_JS = (f"t => window.mlxSocket.filter(m => m[0] === 1 && m[1] >= t"
+                     f" && m[2] > {PICTURE_BYTES}).length")
+
+
+def _press(page, handle, *keys):
+    """Press ``keys`` on the slider ``handle``; the page's clock when the first went down."""
+    start = page.evaluate("() => performance.now()")
+    handle.focus()
+    for key in keys:
+        page.keyboard.press(key)
+    return start
+
+
+def _shown_from_the_page(page, handle, key):
+    """Whether pressing ``key`` (back to a seen setting) changes the explorer's picture with
+    no picture from the kernel: the kernel heard of the move (its status line says the setting
+    was seen) and sent no message large enough to carry a picture."""
+    src = "document.querySelector('.jp-OutputArea-output img.widget-image').src"
+    status = "[...document.querySelectorAll('.jp-OutputArea-output .widget-html')].at(-1)" \
+             ".textContent"
+    before = page.evaluate(f"() => {src}")
+    start = _press(page, handle, key)
+    page.wait_for_function(f"([t, b]) => ({PICTURES_SINCE_JS})(t) > 0 || ({src} !== b"
+                           f" && {status}.includes('{SEEN_TEXT}'))", arg=[start, before],
+                           timeout=30_000)
+    page.wait_for_timeout(300)  # anything else on its way
+    return page.evaluate(f"() => {src}") != before and \
+        page.evaluate(PICTURES_SINCE_JS, start) == 0
+
+
+def _shown_from_the_kernel(page, handle, *keys):
+    """Whether pressing ``keys`` (to a new setting) brings a picture from the kernel."""
+    start = _press(page, handle, *keys)
+    page.wait_for_function(f"t => ({PICTURES_SINCE_JS})(t) > 0", arg=start, timeout=30_000)
+    return True
 
 
 BOOK_HTML = Path(os.environ.get("MLNOTES_BOOK_HTML", ROOT / "_build" / "html"))

@@ -442,7 +442,8 @@ def test_the_explorers_without_matplotlib_name_the_widgets_extra():
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("mlnotes._optional.MissingExtraError: mlnotes.widgets needs matplotlib")
-    assert '"ipywidgets>=8.0" "pillow>=10.0" (from a clone' in last
+    assert '"ipywidgets>=8.0" "anywidget>=0.11" "traitlets>=5.9" "pillow>=10.0" (from a clone' \
+        in last
 
 
 def test_setup_notebook_warns_when_it_cannot_pin_blas(monkeypatch):

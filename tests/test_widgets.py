@@ -80,6 +80,47 @@ def test_moving_a_control_redraws_the_image():
     assert re.search(r"updated in \d+ ms", ex._status.value)
 
 
+def test_a_seen_setting_is_left_to_the_pages_kept_picture():
+    """The figure widget keeps (in the page) every picture it sent, keyed by the controls'
+    indices: moving back to a seen setting sends no picture (the page shows its own copy)."""
+    from mlnotes.widgets._kept import setting_key
+
+    ex = mw.pca_explorer(angle=0)
+    assert ex.widget is not None
+    figure, angle = ex._image_widget, ex._controls["angle"]
+    first = bytes(figure.value)
+    assert figure.key == setting_key(ex._controls, ex.params) == str(angle.index)
+    assert figure.controls == [angle.model_id]
+    angle.value = 90
+    ninety = bytes(figure.value)
+    assert ninety != first and figure.key == str(angle.index)
+    angle.value = 0  # seen: nothing sent, the widget still holds the last picture sent
+    assert bytes(figure.value) == ninety and ex._image == first
+    assert ex._status.value == _core.SEEN_STATUS
+    # the page opened again holds only the last picture sent (90): it gets the one on show (0)
+    figure._on_page_message(figure, {"event": "page", "kept": [figure.key]}, [])
+    assert bytes(figure.value) == first and figure.key == str(angle.index)
+    angle.value = 90  # ... and keeps both
+    assert bytes(figure.value) == first and ex._status.value == _core.SEEN_STATUS
+    figure.kept = 0  # a page that keeps nothing: every setting is sent
+    angle.value = 45
+    assert bytes(figure.value) != first and figure.key == str(angle.index)
+
+
+def test_the_page_forgets_its_pictures_when_a_fixed_parameter_changes():
+    from mlnotes.widgets._kept import kept_figure_class
+
+    figure = kept_figure_class()()
+    assert figure.put(b"a", "0", fixed="n=100") and figure.epoch == 1
+    assert not figure.put(b"a", "0", fixed="n=100")  # kept in the page
+    assert not figure.put(b"a", "0")  # None: the same fixed parameters
+    assert figure.put(b"a", "0", fixed="n=200") and figure.epoch == 2
+    assert figure.put(b"live", "") and figure.put(b"live", "")  # a run under way: never kept
+    for key in range(figure.kept + 1):  # first kept, first dropped, as in the page
+        figure.put(b"x%d" % key, str(key))
+    assert figure.put(b"x0", "0") and not figure.put(b"x2", "2")
+
+
 def test_a_default_off_the_slider_grid_is_kept():
     ex = mw.pca_explorer(angle=33)
     assert 33 in dict(ex.widget.children[0].children[0].options).values()

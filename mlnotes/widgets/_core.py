@@ -12,7 +12,8 @@ HTML builder (``nb_mime_priority_overrides`` in ``_config.yml`` drops the widget
 
 Live, an explorer given a :class:`LiveFigure` keeps one figure and, per new setting, draws only
 the artists the setting changes over the kept pixels of the rest; every setting's PNG is kept,
-so returning to one sends it without drawing.
+and the page keeps every picture it was sent (:mod:`._kept`), so returning to a setting shows
+its picture in the page at once, with no message to the kernel and back.
 
 Figures are ``matplotlib.figure.Figure`` objects not managed by pyplot, so a drawing returned as
 a cell's last value is displayed exactly once and never leaks into pyplot's figure list.
@@ -38,6 +39,7 @@ from matplotlib.figure import Figure
 from .._optional import import_optional
 from .._typing import ArrayLike
 from ..plotting import FIG_DPI, LABEL_CMAP, _color_and_cmap
+from ._kept import kept_figure_class, setting_key
 from ._static import explorer_html, product_grid, star_grid, static_spec
 from ._stream import Streaming, is_partial
 
@@ -53,7 +55,9 @@ STATIC_COLORS = 256  # palette size of the static figure (a third of the bytes o
 # zlib level of the PNGs sent to the browser: fast to encode, a little larger than the default 6
 PNG_COMPRESSION = 1
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+PROGRESS_STEP = 5  # percent: the run's progress bar moves in these steps (one message each)
 PLAY_INTERVAL_MS = 100  # the replay's pace: every snapshot is in the page before play starts
+SEEN_STATUS = "<small>a setting seen before: the page's own copy of its figure</small>"
 STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown faded
 
 
@@ -493,9 +497,14 @@ class Explorer:
         return []
 
     def _figure_widget(self):
-        w = import_optional("ipywidgets", purpose="The live explorer")
+        figure = kept_figure_class()(controls=[c.model_id for c in self._controls.values()])
+        figure.put(self._image, setting_key(self._controls, self.params), self._fixed_params())
+        return figure
 
-        return w.Image(value=self._image, format="png")
+    def _fixed_params(self):
+        """The parameters no control sets (the page's kept pictures hold only while they do)."""
+        controlled = {c.name for c in self.controls}
+        return _cache_key({k: v for k, v in self.params.items() if k not in controlled})
 
     def inapplicable(self, params=None):
         """``{control name: reason}`` for the controls that have no effect at ``params``
@@ -510,8 +519,9 @@ class Explorer:
     def _mark_inapplicable(self, params):
         reasons = self.inapplicable(params)
         for name, control in self._controls.items():
-            control.disabled = name in reasons
-            control.tooltip = reasons.get(name, "")
+            with control.hold_sync():  # one message, and none if nothing changed
+                control.disabled = name in reasons
+                control.tooltip = reasons.get(name, "")
         self._why_disabled.value = "".join(
             f"<small>{html.escape(self._controls[name].description)} is disabled: "
             f"{html.escape(reason)}.</small><br>" for name, reason in reasons.items())
@@ -519,8 +529,7 @@ class Explorer:
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
         self._mark_inapplicable(values)
-        if not self.is_kept(**values):  # a new setting may take a moment; a kept one is sent
-            self._status.value = "<small>computing…</small>"
+        # (while the kernel draws a new setting, the page marks the figure as pending itself)
         with self._reporting_errors():
             self._show(self.render(**values))
 
@@ -537,10 +546,14 @@ class Explorer:
                                  f"setting that worked)</small>"
 
     def _show(self, png):
+        """Show the picture of the current setting: sent to the page, unless the page keeps it
+        (it has shown it already, from its own controls, when they moved there)."""
         self._image = png
-        self._image_widget.value = png
+        sent = self._image_widget.put(png, setting_key(self._controls, self.params),
+                                      self._fixed_params())
         self._image_widget.layout.opacity = "1"
-        self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
+        self._status.value = (f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
+                              if sent else SEEN_STATUS)
 
 
 class ReplayExplorer(Streaming, Explorer):
@@ -708,13 +721,17 @@ class ReplayExplorer(Streaming, Explorer):
         self._image_widget.layout.opacity = "1"
         self._status.value = f"<small>updated in {1000 * self.last_update_s:.0f} ms</small>"
 
+    def _set_progress(self, value, style):
+        with self._progress.hold_sync():  # one message
+            self._progress.value, self._progress.bar_style = value, style
+
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
-        self._progress.value, self._progress.bar_style = 0, "info"
+        self._set_progress(0, "info")
         self._status.value = "<small>running…</small>"
 
-        def hook(done, total):
-            self._progress.value = int(100 * done / max(total, 1))
+        def hook(done, total):  # in steps of PROGRESS_STEP percent: fewer messages
+            self._progress.value = PROGRESS_STEP * int(100 * done / max(total, 1) / PROGRESS_STEP)
 
         with self._replay_lock:
             if self.stream is None:
@@ -734,7 +751,7 @@ class ReplayExplorer(Streaming, Explorer):
         self._end_run(values, n, start)
 
     def _end_run(self, values, n, start, first_s=None):
-        self._progress.value, self._progress.bar_style = 100, "success"
+        self._set_progress(100, "success")
         self.params.update(values)
         with self._reporting_errors():  # the end of the new run; "play" replays it from the start
             self._mark_inapplicable(values)

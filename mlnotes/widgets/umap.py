@@ -94,7 +94,8 @@ class StreamedExplorer(Streaming, Explorer):
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
-        self._status.value = "<small>running…</small>"
+        if not self.is_kept(**values):  # (a run seen before is shown at once)
+            self._status.value = "<small>running…</small>"
         with self._replay_lock:
             self._replay_run += 1
             self._stream_run(values, None)
@@ -103,7 +104,7 @@ class StreamedExplorer(Streaming, Explorer):
         pass
 
     def _stream_failed(self):
-        self._image_widget.value = self._image  # the last setting that worked, faded
+        self._image_widget.put(self._image, "")  # the last setting that worked, faded
         self._image_widget.layout.opacity = STALE_OPACITY
 
     def _stream_ended(self, values, start, first_s):
@@ -119,7 +120,7 @@ class StreamedExplorer(Streaming, Explorer):
         return False
 
     def _show_live(self, png):
-        self._image_widget.value = png
+        self._image_widget.put(png, "")  # a run under way: shown, not kept in the page
         self._image_widget.layout.opacity = "1"
 
 
