@@ -17,6 +17,7 @@ import pytest
 
 import mlnotes.widgets as mw
 from mlnotes.widgets import _core
+from mlnotes.widgets._kept import setting_key
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -36,11 +37,16 @@ def _by_gid(fig, gid):
 
 
 def _shown(ex):
-    """The PNG the live explorer shows: its image, or a replay's picture of the current snapshot."""
-    figure = ex._image_widget
-    if hasattr(figure, "selected_index"):  # a replay: one picture per snapshot, which the page
-        figure = figure.children[ex.params["frame"]]  # shows as the slider says (jslink)
-    return bytes(figure.value)
+    """The PNG the live explorer shows: the page's kept picture of the controls' setting (for
+    a replay, of the run's current snapshot)."""
+    return _snapshots(ex, [ex.params["frame"]])[0] if hasattr(ex, "_frame") else \
+        ex._image_widget.picture(setting_key(ex._controls, ex.params))
+
+
+def _snapshots(ex, frames=None):
+    """The pictures the page keeps of the replay's run shown, snapshot by snapshot."""
+    frames = range(ex._run_n) if frames is None else frames
+    return [ex._image_widget.picture(ex._snapshot_key(frame)) for frame in frames]
 
 
 def _numbers(text):
@@ -83,8 +89,6 @@ def test_moving_a_control_redraws_the_image():
 def test_a_seen_setting_is_left_to_the_pages_kept_picture():
     """The figure widget keeps (in the page) every picture it sent, keyed by the controls'
     indices: moving back to a seen setting sends no picture (the page shows its own copy)."""
-    from mlnotes.widgets._kept import setting_key
-
     ex = mw.pca_explorer(angle=0)
     assert ex.widget is not None
     figure, angle = ex._image_widget, ex._controls["angle"]
@@ -263,7 +267,7 @@ def test_tsne_explorer_reruns_with_progress_and_shows_the_end_of_the_new_run():
     ex._controls["perplexity"].value = 5.0
     assert ex._progress.value == 100 and ex._frame.max == 30 and ex._frame.value == 30
     assert ex.params["perplexity"] == 5.0 and ex.params["frame"] == 30
-    assert len(ex._image_widget.children) == 31 and ex._image_widget.selected_index == 30
+    assert ex._run_n == 31 and ex._frame.value == 30
     assert _shown(ex) == _core.figure_png(mw.draw_tsne(
         case="two_clusters", n_samples=60, max_iter=300, perplexity=5.0, frame=30))
 
@@ -843,21 +847,22 @@ def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkey
     async def replay():
         ex = mw.tsne_explorer(**params)
         assert ex.widget is not None
-        n = len(ex._image_widget.children)
+        n = ex._run_n
         assert n == 11 and ex._play.disabled and ex._frame.disabled  # only the last one is there
-        assert ex._image_widget.selected_index == n - 1 and _shown(ex).startswith(PNG_MAGIC)
+        assert _snapshots(ex)[:-1] == [None] * (n - 1)
+        assert ex._frame.value == n - 1 and _shown(ex).startswith(PNG_MAGIC)
         ex._controls["perplexity"].value = 5.0  # a new run before the first is sent
         while ex._play.disabled:
             await asyncio.sleep(0.01)  # the kernel's event loop: snapshots go out one at a time
         assert "snapshots in the page" not in ex._status.value and not ex._frame.disabled
-        return ex, [bytes(p.value) for p in ex._image_widget.children]
+        return ex, _snapshots(ex)
 
     ex, pictures = asyncio.run(replay())
     assert len(pictures) == 11 and len(set(pictures)) == 11
     for frame in (0, 4, 10):  # each picture is its snapshot of the new run
         assert pictures[frame] == _core.figure_png(mw.draw_tsne(
             **{**params, "perplexity": 5.0}, frame=frame))
-    assert ex.params["frame"] == 10 and ex._image_widget.selected_index == 10
+    assert ex.params["frame"] == 10 and ex._frame.value == 10
     assert _core.PLAY_INTERVAL_MS <= 150 and ex._play.interval == _core.PLAY_INTERVAL_MS
 
 
@@ -893,7 +898,7 @@ def test_a_new_run_on_another_thread_never_gets_the_old_runs_snapshots(monkeypat
 
     ex = asyncio.run(cell())
     assert ex.params["perplexity"] == 5.0 and not ex._play.disabled
-    pictures = [bytes(p.value) for p in ex._image_widget.children]
+    pictures = _snapshots(ex)
     for frame, picture in enumerate(pictures):
         assert picture == _core.figure_png(mw.draw_tsne(
             **{**params, "perplexity": 5.0}, frame=frame)), f"snapshot {frame}"

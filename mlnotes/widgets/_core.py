@@ -564,9 +564,11 @@ class ReplayExplorer(Streaming, Explorer):
     returns how many snapshots it recorded, calling :func:`report_progress` as it goes. The
     static book replays the recorded snapshots of every held setting.
 
-    Live, the figure is a stack of one picture per snapshot, which the snapshot slider and
-    "play" switch in the page alone (linked in the front end, no round trip to the kernel), so
-    that play shows every frame at its own pace however busy the kernel is. With ``stream``
+    Live, the figure keeps in the page a picture per snapshot of every run it has shown
+    (:mod:`._kept`, keyed by the run's controls and the snapshot slider), which the snapshot
+    slider and "play" switch in the page alone (no round trip to the kernel), so that play
+    shows every frame at its own pace however busy the kernel is, and a run seen before is
+    back at once. With ``stream``
     (``stream(**params)`` steps the run, :class:`._stream.Streaming`) a new run shows itself as
     it goes: its start at once, its later snapshots between chunks of the run, a control moved
     meanwhile abandons it; without, the run goes to its end first. Then the run's last snapshot
@@ -582,7 +584,6 @@ class ReplayExplorer(Streaming, Explorer):
     def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
         self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
         self._live_steps = None  # the steps of a run under way (``stream``)
-        self._live = None  # the Image showing it
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
         self._held = None  # (run, figure): the last snapshot drawn, which ``redraw`` updates
@@ -620,10 +621,23 @@ class ReplayExplorer(Streaming, Explorer):
                            irrelevant=self.irrelevant)
 
     def _figure_widget(self):
-        w = import_optional("ipywidgets", purpose="The live explorer")
+        figure = kept_figure_class()()  # its controls: the run's and the snapshot slider (below)
+        figure.on_lost = self._resend_run
+        return figure
 
-        self._pictures = []  # one Image per snapshot, reused from run to run
-        return w.Stack()
+    def _resend_run(self):
+        """The page lost the run's snapshots (a page opened again): send them again."""
+        with self._replay_lock:
+            if self._live_steps is None:  # (a run under way sends its own)
+                self._show_run(self._run_n, self.params["frame"])
+
+    def _fixed_params(self):
+        controlled = {c.name for c in self.controls} | {"frame"}
+        return _cache_key({k: v for k, v in self.params.items() if k not in controlled})
+
+    def _snapshot_key(self, frame):
+        """The page's key of snapshot ``frame`` of the run in the page."""
+        return f"{self._replay_key},{frame}"
 
     def _extra_widgets(self):
         w = import_optional("ipywidgets", purpose="The live explorer")
@@ -635,42 +649,38 @@ class ReplayExplorer(Streaming, Explorer):
         self._play = w.Play(value=frame, min=0, max=n - 1, interval=PLAY_INTERVAL_MS,
                             description="play")
         w.jslink((self._play, "value"), (self._frame, "value"))
-        w.jslink((self._frame, "value"), (self._image_widget, "selected_index"))
+        self._image_widget.controls = [c.model_id for c in self._controls.values()] + \
+            [self._frame.model_id]  # the page shows the picture these say
         self._progress = w.IntProgress(value=100, min=0, max=100, description="run",
                                        bar_style="success")
         self._frame.observe(self._on_frame, names="value")
         self._show_run(n, frame, self._image)
         return [w.HBox([self._play, self._frame, self._progress])]
 
-    def _picture(self, frame):
-        """The Image of snapshot ``frame`` of the run in the page (drawn now if it is not there
-        yet; the explorer's parameters stay as they are)."""
+    def _picture(self, frame, png=None):
+        """Put snapshot ``frame`` (``png``, or drawn now) of the run in the page, unless it is
+        there already (the explorer's parameters stay as they are)."""
         with self._replay_lock:
-            picture = self._pictures[frame]
+            if frame not in self._sent and self._image_widget.keeps(self._snapshot_key(frame)):
+                self._sent.add(frame)  # (a run seen before)
             if frame not in self._sent:
-                picture.value = self._png({**self._replay_params, "frame": frame})
+                if png is None:
+                    png = self._png({**self._replay_params, "frame": frame})
+                self._image_widget.put(png, self._snapshot_key(frame), self._fixed_params())
                 self._sent.add(frame)
-            return picture
 
     def _show_run(self, n, frame, png=None):
-        """Put the run's snapshot ``frame`` on screen, then send the other snapshots."""
-        w = import_optional("ipywidgets", purpose="The live explorer")
-
+        """Put the run's snapshot ``frame`` on screen, then send the other snapshots (none
+        that the page keeps from before)."""
         with self._replay_lock:
             self._replay_run += 1
             self._replay_params = self._run_params()
-            self._sent = set()
-            while len(self._pictures) < n:
-                self._pictures.append(w.Image(format="png"))
-            if png is not None:
-                self._pictures[frame].value = png
-                self._sent.add(frame)
-            self._picture(frame)
-            self._image_widget_run = self._pictures[:n]  # the pictures of the run shown
-            with self._image_widget.hold_sync(), self._frame.hold_trait_notifications():
-                self._image_widget.children = self._pictures[:n]
+            self._replay_key = setting_key(self._controls, self._replay_params)
+            self._run_n, self._sent = n, set()
+            self._picture(frame, png)
+            with self._frame.hold_trait_notifications():
                 self._frame.max = self._play.max = n - 1
-                self._frame.value = self._image_widget.selected_index = frame
+                self._frame.value = frame
             self._image_widget.layout.opacity = "1"
             self.params["frame"] = frame
             self._send_snapshots(self._replay_run, n)
@@ -689,6 +699,9 @@ class ReplayExplorer(Streaming, Explorer):
             with self._replay_lock:
                 if run != self._replay_run:  # a newer run took over
                     return
+                for f in range(n):  # the snapshots the page keeps from before: no message
+                    if f not in self._sent and self._image_widget.keeps(self._snapshot_key(f)):
+                        self._sent.add(f)
                 missing = [f for f in range(n) if f not in self._sent]
                 if not missing:
                     self._frame.disabled = self._play.disabled = False
@@ -707,12 +720,12 @@ class ReplayExplorer(Streaming, Explorer):
         loop.call_later(0.001, next_snapshot)
 
     def _on_frame(self, change):
-        # The page switches the picture itself (jslink); the kernel only draws a snapshot not
-        # sent yet, and never sets the stack's index here: a busy kernel answering late would
-        # send the page back to a snapshot it has already left.
+        # The page switches the picture itself (its kept pictures); the kernel only draws a
+        # snapshot not sent yet, and never moves the slider here: a busy kernel answering late
+        # would send the page back to a snapshot it has already left.
         frame = int(change["new"])
         with self._replay_lock, self._reporting_errors():
-            if 0 <= frame < len(self._image_widget.children):
+            if 0 <= frame < self._run_n:
                 self._picture(frame)
                 self.params["frame"] = frame
 
@@ -770,7 +783,7 @@ class ReplayExplorer(Streaming, Explorer):
     def _stream_failed(self):
         """Back to the last run's pictures, faded (the status line says why)."""
         self._progress.bar_style = "danger"
-        self._show_run(len(self._image_widget_run), self.params["frame"])
+        self._show_run(self._run_n, self.params["frame"])
         self._image_widget.layout.opacity = STALE_OPACITY
 
     def _stream_ended(self, values, start, first_s):
@@ -786,13 +799,7 @@ class ReplayExplorer(Streaming, Explorer):
         return {**self.params, **values, "frame": -1}
 
     def _show_live(self, png):
-        """Show a picture of the run under way (not one of the replay's)."""
-        if self._live is None:
-            w = import_optional("ipywidgets", purpose="The live explorer")
-            self._live = w.Image(format="png")
-        self._live.value = png
-        with self._image_widget.hold_sync():
-            self._image_widget.children = [self._live]
-            self._image_widget.selected_index = 0
+        """Show a picture of the run under way (not one of the replay's: not kept)."""
+        self._image_widget.put(png, "")
         self._image_widget.layout.opacity = "1"
 
