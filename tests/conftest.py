@@ -20,6 +20,12 @@ xdist groups
     book). pytest-xdist 3.8 marks them by appending ``@name`` to ``item._nodeid``, which pytest 9
     no longer reads (the node id lives in ``item._id``): every such test was sent alone and each
     worker built the fixture. The hook below appends the group where xdist's did not take.
+
+Long tests first
+    Under ``--dist loadgroup`` xdist hands out its queue in collection order (groups first, the
+    larger first), so a long test collected last runs alone on one worker while the others wait.
+    The hook sends the browser phase's longest tests (``LONG_FIRST``) out first; a test not
+    named there keeps its place, so a new test costs at most its own time at the end.
 """
 
 import os
@@ -30,6 +36,28 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 
+# The browser phase's longest tests (seconds on the quiet two-core machine, roughly: the
+# JupyterLab MyST pass 100+, the phone equations 30, the rest 10-30), sent out first under
+# --dist loadgroup: xdist hands the queue out in collection order (a group before single tests),
+# so a long test collected last runs alone on one worker while the others wait.
+LONG_FIRST = (
+    "test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified",
+    "test_display_equations_fit_a_phone",
+    "test_built_book_shows_a_static_rendering_for_every_explorer",
+    "test_a_new_run_shows_its_start_then_its_end_in_the_page",
+    "test_first_screen_of_maths_typeset_quickly_and_tex_never_shown",
+    "test_play_shows_every_frame_while_the_kernel_is_busy",
+    "test_header_boxes_and_outputs",
+    "test_moving_a_slider_redraws_the_explorer_in_jupyterlab",
+    "test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason",
+)
+
+
+def _long_rank(item):
+    name = item.originalname if isinstance(item, pytest.Function) else item.name
+    return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
+
+
 def _group_names(item):
     return sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                    for m in item.iter_markers("xdist_group")})
@@ -37,9 +65,11 @@ def _group_names(item):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """On an xdist worker under ``--dist loadgroup``: give each grouped test its ``@group``."""
+    """On an xdist worker under ``--dist loadgroup``: give each grouped test its ``@group``, and
+    put the long tests first."""
     if not getattr(config.option, "loadgroup", False):
         return
+    items.sort(key=_long_rank)  # stable: the others keep their order
     for item in items:
         names = _group_names(item)
         if not names or "@" in item.nodeid.rpartition("]")[2]:
