@@ -39,14 +39,14 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 # The browser phase's longest tests (seconds on the quiet two-core machine, roughly: the
 # JupyterLab MyST pass 100+, the phone equations 30, the rest 10-30), sent out first under
 # --dist loadgroup: xdist hands the queue out in collection order (a group before single tests),
-# so a long test collected last runs alone on one worker while the others wait.
+# so a long test collected last runs alone on one worker while the others wait. (The two tests
+# of test_browser_lab_replay stay in place, next to each other: they share one JupyterLab,
+# started once when one worker takes both.)
 LONG_FIRST = (
     "test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified",
     "test_display_equations_fit_a_phone",
     "test_built_book_shows_a_static_rendering_for_every_explorer",
-    "test_a_new_run_shows_its_start_then_its_end_in_the_page",
     "test_first_screen_of_maths_typeset_quickly_and_tex_never_shown",
-    "test_play_shows_every_frame_while_the_kernel_is_busy",
     "test_header_boxes_and_outputs",
     "test_moving_a_slider_redraws_the_explorer_in_jupyterlab",
     "test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason",
