@@ -31,8 +31,9 @@ steps that this module names:
    :math:`p_{ij}`, so the method optimises another objective than the one written down (Damrich
    & Hamprecht 2021; the book's UMAP chapter).
 
-An epoch is vectorised in a few rounds: the due edges of a round move at once (forces from the
-positions at the start of the round), where umap-learn moves points edge by edge. The start is
+An epoch is vectorised in rounds in which no point is an end of two edges
+(:func:`matching_rounds`): the due edges of a round move at once, which is moving them one by
+one, edge by edge, as umap-learn does. The start is
 Laplacian eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
 :math:`L v = \lambda D v`), scaled into a box of side ``INIT_BOX``.
 
