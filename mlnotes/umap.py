@@ -525,15 +525,13 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
             n_neg = np.maximum(n_neg, 0)
             next_negative[due] += n_neg * per_negative[due]
             edge = np.repeat(np.arange(due.size), n_neg)  # the due edge each sample is for
-            if moving_both:  # a point other than z_i: draw from N - 1, skip over i
-                m = rng.integers(0, n_tails - 1, size=edge.size)
-                m += m >= np.repeat(i, n_neg)
-            else:
-                m = rng.integers(0, n_tails, size=edge.size)
+            m = rng.integers(0, n_tails, size=edge.size)
             diffs = [np.repeat(zc[i], n_neg) - tc[m]
                      for zc, tc in zip(coords, tail_coords, strict=True)]
             s = _squared_norm(diffs)
             coincident = s == 0
+            if moving_both:  # a point drawn as its own sample: difference 0, no push
+                coincident &= m != np.repeat(i, n_neg)
             coeff = _power(s, b)
             coeff *= a
             coeff += 1.0

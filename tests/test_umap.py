@@ -155,11 +155,13 @@ def test_optimisation_lowers_the_cross_entropy_from_a_random_start():
     assert cross_entropy(P, Z, a, b) < 0.6 * cross_entropy(P, Z0, a, b)
 
 
-def _edge_by_edge(Z, edges, a, b, n_epochs, rate):
+def _edge_by_edge(Z, edges, a, b, n_epochs, rate, rng):
     """umap-learn's epochs written out for a graph of weight-1 edges: each edge in turn pulls
     both ends from where the earlier edges left them, then pushes its head from the points its
-    negative samples drew (here always the other end; the pushes of one edge from one place)."""
+    negative samples drew (uniform over all points, the head itself skipped; the pushes of one
+    edge from one place). ``rng`` makes the draws in the order the optimiser makes them."""
     Z = Z.copy()
+    rng.permutation(len(edges) // 2)  # the optimiser's priorities for its rounds
     next_sample, next_negative = np.ones(len(edges)), np.full(len(edges), 1.0 / rate)
     for epoch in range(n_epochs):
         alpha = 1.0 - epoch / n_epochs
@@ -174,9 +176,10 @@ def _edge_by_edge(Z, edges, a, b, n_epochs, rate):
             next_sample[e] += 1.0
             k = max(int(np.floor((epoch - next_negative[e]) * rate)), 0)
             next_negative[e] += k / rate
+            pushes = np.sum(rng.integers(0, len(Z), size=k) != i)
             d = Z[i] - Z[j]
             s = d @ d
-            Z[i] += k * alpha * np.clip(2 * b / ((1e-3 + s) * (1 + a * s**b)) * d, -4, 4)
+            Z[i] += pushes * alpha * np.clip(2 * b / ((1e-3 + s) * (1 + a * s**b)) * d, -4, 4)
     return Z
 
 
@@ -187,8 +190,9 @@ def test_an_epoch_moves_a_pair_edge_by_edge_as_umap_learn():
     a, b = fit_ab()
     P = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))
     Z0 = np.array([[0.0, 0.0], [0.3, 0.1]])
-    Z = optimize_layout(P, Z0, a, b, n_epochs=12, random_state=0)
-    assert np.allclose(Z, _edge_by_edge(Z0, [(0, 1), (1, 0)], a, b, 12, 5), rtol=0, atol=1e-12)
+    Z = optimize_layout(P, Z0, a, b, n_epochs=12, random_state=np.random.default_rng(0))
+    Z_ref = _edge_by_edge(Z0, [(0, 1), (1, 0)], a, b, 12, 5, np.random.default_rng(0))
+    assert np.allclose(Z, Z_ref, rtol=0, atol=1e-12)
 
 
 def test_no_point_is_an_end_of_two_edges_in_a_round(digits):
