@@ -248,10 +248,9 @@ def test_map_quality_matches_umap_learn_on_digits(digits):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         Zu = umap.UMAP(n_epochs=200, random_state=0, n_jobs=1).fit_transform(X)
-    # measured: 10-NN kept 0.46 vs 0.48, trustworthiness within 0.005. The vectorised epochs
-    # (all edges of an epoch from the positions at its start) keep a little less of the finest
-    # scale than umap-learn's edge-by-edge updates on 1 800 points; at 20 000 points the gap is
-    # 0.007 (benchmarks/bench_umap.py, the issue's 0.02 target)
+    # the epochs' rounds are umap-learn's edge-by-edge updates in another order (no point in
+    # two edges of a round), so the maps differ by the seeds' noise only; the bounds leave room
+    # for it on 1 800 points
     assert abs(knn_preservation(X, Z) - knn_preservation(X, Zu)) < 0.03
     assert abs(trustworthiness(X, Z, n_neighbors=10) - trustworthiness(X, Zu, n_neighbors=10)) < 0.02
 
