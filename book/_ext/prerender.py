@@ -11,8 +11,9 @@ column (a phone: it is typeset again there, broken for that width) or a formula 
 CHTML's style sheet, for every formula of the book, is one file, ``_static/mlnotes-chtml.css``,
 that each such page links.
 
-Display formulas are broken for the laptop's column (``COLUMN_PX``, what MathJax measures at
-1366 px); fonts, em and ex are those MathJax measures in the browser there.
+Display formulas are broken for the laptop's column (``COLUMN_PX``, ``NUMBERED_PX`` beside an
+equation number: what MathJax measures at 1366 px); em, ex and the maths' scale are those
+MathJax measures in the browser there.
 
 Without Node (``node`` not on the PATH), or with ``MLNOTES_PRERENDER_MATHS=0``, the pages are left
 as Sphinx wrote them and the browser typesets them (lazily, as before). A build adds about
@@ -34,10 +35,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 SCRIPT = HERE / "prerender_maths.cjs"
 STATIC = HERE.parent / "_static"
 CSS = "_static/mlnotes-chtml.css"
-# What MathJax measures in the browser for a display formula of a chapter at 1366 px (the
-# column beside an equation number; the text 16 px, its ex 9 px): the maths is 127.3% of the
-# text.
-COLUMN_PX, EM_PX, EX_PX, SCALE = 685, 16, 9, 1.2726
+# What MathJax measures in the browser for a display formula of a chapter at 1366 px: the
+# column (748 px; 685 beside an equation number), the text 16 px, its ex 9 px: the maths is
+# 127.3% of the text. A display in a narrower box (a theorem's: 618-726 px) that is wider than
+# it is typeset again by the page (book/_static/mlnotes-mathjax.js), as on a phone.
+COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
@@ -93,7 +95,8 @@ def prerender(app, exception):
     css = outdir / CSS
     with tempfile.TemporaryDirectory() as tmp:
         job = {"mathjax": str(STATIC / "mathjax4"), "linebreaks": str(STATIC / "mlnotes-mathjax.js"),
-               "config": app.config.mathjax3_config or {}, "width": COLUMN_PX, "em": EM_PX,
+               "config": app.config.mathjax3_config or {}, "width": COLUMN_PX,
+               "numbered": NUMBERED_PX, "em": EM_PX,
                "ex": EX_PX, "scale": SCALE, "fontURL": FONT_URL,
                "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages]}
         job_file = pathlib.Path(tmp) / "job.json"

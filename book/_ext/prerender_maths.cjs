@@ -6,10 +6,10 @@
  *
  * JOB.json: {"mathjax": the bundled MathJax folder (book/_static/mathjax4), "linebreaks": the
  * file with the book's line-break places (book/_static/mlnotes-mathjax.js), "config": the
- * pages' MathJax configuration (_config.yml, mathjax3_config), "width": the column width in
- * CSS px that display formulas are broken for, "em"/"ex"/"scale": the text's em
- * and ex in px and the maths' size relative to the text (what MathJax measures in a browser),
- * "fontURL": the web fonts' address relative to "css", "css": where to write the style sheet,
+ * pages' MathJax configuration (_config.yml, mathjax3_config), "width"/"numbered": the
+ * column's width in CSS px that display formulas are broken for (beside an equation number),
+ * "em"/"ex"/"scale": the text's em and ex in px and the maths' size relative to the text (what
+ * MathJax measures in a browser), "fontURL": the web fonts' address relative to "css", "css": where to write the style sheet,
  * "files": the HTML pages}.
  *
  * Each formula Sphinx wrote (<span class="math ...">\(...\)</span>, <div class="math ...">
@@ -59,10 +59,11 @@ async function main() {
   const { tidyLineBreaks } = require(path.resolve(job.linebreaks));
   MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
   const adaptor = MathJax.startup.adaptor;
-  const metrics = { em: job.em, ex: job.ex, containerWidth: job.width, scale: job.scale };
+  const metrics = { em: job.em, ex: job.ex, scale: job.scale };
 
-  async function typeset(tex, display) {
-    const node = await MathJax.tex2chtmlPromise(tex, Object.assign({ display }, metrics));
+  async function typeset(tex, display, width) {
+    const node = await MathJax.tex2chtmlPromise(tex, Object.assign({ display, containerWidth: width },
+                                                                   metrics));
     if (adaptor.tags(node, "mjx-merror").length) return null;  // the page's MathJax says why
     // MathJax's TeX of each part (for its explorer, which the book does not use) is dropped,
     // but for the whole formula's (on mjx-math: the source a narrower screen typesets again,
@@ -89,7 +90,7 @@ async function main() {
       const tex = unescape(f.tex);
       let chtml = null;
       try {
-        chtml = await typeset(tex, f.display);
+        chtml = await typeset(tex, f.display, f.eqno ? job.numbered : job.width);
       } catch (error) {
         chtml = null;
       }
@@ -102,7 +103,7 @@ async function main() {
       done += 1;
       out += f.display
         ? `${f.open}>${f.eqno}${chtml.replace("<mjx-container ",
-          `<mjx-container data-mlnotes-width="${job.width}" `)}</div>`
+          `<mjx-container data-mlnotes-width="${f.eqno ? job.numbered : job.width}" `)}</div>`
         : `<span class="math notranslate nohighlight">${chtml}</span>`;
     }
     out += html.slice(at);
