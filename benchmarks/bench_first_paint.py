@@ -91,7 +91,10 @@ FIRST_SCREEN_JS = r"""
   // has loaded since the last check (a check on every frame cost up to 0.8 s of the page's main
   // thread, which the page's own work then waited for)
   const typeset = document.getElementsByTagName('mjx-math').length;
-  const state = typeset + '/' + document.fonts.status + '/' + scrollY;
+  // a page typeset at build time holds its formulas from the start: its state changes with the
+  // page's (readyState, the fonts, the scroll) and every half second (layout goes on)
+  const state = typeset + '/' + document.fonts.status + '/' + scrollY + '/' + document.readyState
+    + '/' + Math.floor(performance.now() / 500);
   if (!typeset || state === window.mlnotesFirstScreenState) return false;
   window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target

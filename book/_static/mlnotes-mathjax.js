@@ -68,7 +68,10 @@
   // (builtPage, below).
   const builtTag = document.querySelector("script[data-mlnotes-mathjax]");
   const built = builtTag ? builtTag.getAttribute("data-mlnotes-mathjax") : null;
-  if (built) config.startup.typeset = false;
+  if (built) {
+    config.startup.typeset = false;
+    root.classList.add("mlnotes-maths-built");  // its text laid out near the screen (mlnotes.css)
+  }
   const lazy = !built && !all && typeof IntersectionObserver !== "undefined";
   if (lazy) {
     config.startup.typeset = false;
@@ -430,20 +433,37 @@
   function builtPage() {
     let finish = null;
     window.mlnotesMathsReady = new Promise((resolve) => { finish = resolve; });
+    // a formula in a block not laid out (far from the screen, mlnotes.css) is measured only when
+    // it comes near: measuring it lays its block out
+    const laidOut = (c) => all || !c.checkVisibility || c.checkVisibility({ contentVisibilityAuto: true });
     const firstScreen = () => {
       performance.mark("mlnotes-typeset-start");
-      const wide = Array.from(document.querySelectorAll(DISPLAYS)).filter(tooWide);
+      const displays = Array.from(document.querySelectorAll(DISPLAYS));
       const near = (c) => {
         const r = c.getBoundingClientRect();
         return r.bottom > -innerHeight / 2 && r.top < 1.5 * innerHeight;
       };
-      const first = all ? wide : wide.filter(near);
-      retypeset(first).then(() => {
+      const first = displays.filter(laidOut).filter((c) => all || near(c)).filter(tooWide);
+      // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
+      // and starting MathJax, about 1.5 s of a 4x slower phone, comes after
+      (first.length && !all ? painted() : Promise.resolve()).then(() => retypeset(first)).then(() => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");
         finish();
         return frame();
-      }).then(() => retypeset(wide.filter((c) => !first.includes(c))));
+      }).then(() => {
+        if (all || typeof IntersectionObserver === "undefined") {
+          return retypeset(displays.filter((c) => !first.includes(c)).filter(tooWide));
+        }
+        // the others as they come near the screen
+        const observer = new IntersectionObserver((entries) => {
+          const shown = entries.filter((e) => e.isIntersecting).map((e) => e.target);
+          shown.forEach((c) => observer.unobserve(c));
+          retypeset(shown.filter(tooWide));
+        }, { rootMargin: LAZY_MARGIN });
+        displays.filter((c) => !first.includes(c)).forEach((c) => observer.observe(c));
+        return null;
+      });
     };
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", () => frame().then(firstScreen));
@@ -457,7 +477,7 @@
       width = innerWidth;
       clearTimeout(timer);
       timer = setTimeout(() => retypeset(Array.from(document.querySelectorAll(DISPLAYS))
-        .filter(tooWide)), 300);
+        .filter(laidOut).filter(tooWide)), 300);
     });
   }
   if (built) builtPage();
