@@ -32,12 +32,10 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 (``content-visibility: auto``, book/_static/mlnotes.css and apidocs.css: a whole-page layout was
 the largest item of a trace, before the first paint and again after each batch of formulas); the
 page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
-screen's maths is drawn. Since issue 32's last step every formula is typeset when the book is
-built (book/_ext/prerender.py: MathJax 4 in Node, CHTML in the served HTML), so the first
-screen's maths is there at first paint with no MathJax to start; a phone loads MathJax only to
-break again the display formulas wider than its column (book/_static/mlnotes-mathjax.js). With
-``MLNOTES_PRERENDER_MATHS=0`` the build leaves TeX and MathJax typesets lazily in the page, as
-before (the "before" column of the results). The check below forces a layout only when a formula has
+screen's maths is drawn; MathJax typesets only the formulas near the screen
+(book/_static/mlnotes-mathjax.js). A book built with ``MLNOTES_PRERENDER_MATHS=1`` has every
+formula typeset at build time instead (book/_ext/prerender.py, opt-in: it measured slower on the
+heaviest pages, book/_static/mathjax4/README.md). The check below forces a layout only when a formula has
 been typeset or a font has loaded since its last look (checked on every frame, it took up to
 0.8 s of the main thread, which the page's own work then waited for).
 

@@ -365,8 +365,20 @@ def _no_script_problems(pw_page, url, html=None):
     return problems
 
 
-@pytest.mark.skipif(shutil.which("node") is None,
-                    reason="no Node.js: the build leaves the maths to the browser's MathJax")
+def _built_with_maths():
+    """Whether the book was built with its maths typeset (MLNOTES_PRERENDER_MATHS=1 and Node:
+    book/_ext/prerender.py, opt-in); otherwise the browser typesets it."""
+    page = BOOK_HTML / "book" / "tsne.html"
+    return page.is_file() and "data-mlnotes-mathjax" in page.read_text(encoding="utf-8")
+
+
+BUILT_ONLY = pytest.mark.skipif(
+    shutil.which("node") is None or not _built_with_maths(),
+    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=1 to typeset it "
+           "at build time)")
+
+
+@BUILT_ONLY
 @pytest.mark.parametrize("page", ["book/tsne.html", "book/api.html"])
 def test_maths_typeset_in_the_served_page_before_any_script(page, site, browser):
     """The heaviest pages with JavaScript off: every formula is already MathJax's CHTML output
@@ -400,8 +412,7 @@ SPHINX_TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]
                         r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
 
 
-@pytest.mark.skipif(shutil.which("node") is None,
-                    reason="no Node.js: the build leaves the maths to the browser's MathJax")
+@BUILT_ONLY
 def test_every_formula_of_the_book_typeset_at_build_time():
     """No page of the book holds a formula as TeX (book/_ext/prerender.py typesets them all
     when the book is built; one MathJax cannot typeset would stay TeX, for the page's

@@ -513,10 +513,18 @@ def test_search_finds_both_spellings_and_quotes_text(site, browser):
 # book/_ext/prerender.py, or the width MathJax measured when the page typeset it again) against
 # the width it has.
 CONTAINER_WIDTHS_JS = r"""
-() => Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
-  .map(c => ({measured: Number(c.getAttribute('data-mlnotes-width')),
+() => {
+  const items = (window.MathJax && MathJax.startup && MathJax.startup.document)
+    ? Array.from(MathJax.startup.document.math).filter(m => m.display && m.typesetRoot) : [];
+  return Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
+    .map(c => {
+      const item = items.find(m => m.typesetRoot === c);
+      return {measured: c.hasAttribute('data-mlnotes-width') ? Number(c.getAttribute('data-mlnotes-width'))
+                        : (item ? item.metrics.containerWidth : 0),
               actual: c.getBoundingClientRect().width,
-              tex: (c.querySelector('mjx-math').getAttribute('data-latex') || '').trim().slice(0, 60)}))
+              tex: (c.querySelector('mjx-math').getAttribute('data-latex') || '').trim().slice(0, 60)};
+    });
+}
 """
 
 

@@ -15,9 +15,13 @@ Display formulas are broken for the laptop's column (``COLUMN_PX``, ``NUMBERED_P
 equation number: what MathJax measures at 1366 px); em, ex and the maths' scale are those
 MathJax measures in the browser there.
 
-Without Node (``node`` not on the PATH), or with ``MLNOTES_PRERENDER_MATHS=0``, the pages are left
-as Sphinx wrote them and the browser typesets them (lazily, as before). A build adds about
-``15 s`` of one core (about 6 000 formulas).
+It runs only with ``MLNOTES_PRERENDER_MATHS=1`` (and ``node`` on the PATH); otherwise the pages
+are left as Sphinx wrote them and the browser typesets them lazily. It is not the default
+because it did not make the heaviest pages faster (book/_static/mathjax4/README.md, measured on
+a 4x slower phone): every formula's CHTML and assistive MathML are in the page from the start
+(about 90 000 elements on t-SNE's page), and parsing and laying them out cost more than MathJax's
+start-up and first batch saved (the API page's DOMContentLoaded went from about 5 s to about
+20 s). A build with it adds about 11 s of one core (7 880 formulas).
 """
 
 import json
@@ -82,8 +86,8 @@ def prerender(app, exception):
     """build-finished: typeset every page's formulas with MathJax in Node."""
     if exception or app.builder.format != "html":
         return
-    if os.environ.get("MLNOTES_PRERENDER_MATHS", "1") == "0":
-        return
+    if os.environ.get("MLNOTES_PRERENDER_MATHS", "0") != "1":
+        return  # opt-in: see the module's docstring for why
     node = shutil.which("node")
     if node is None:
         LOG.info("prerender: no Node.js, the browser typesets the maths")
