@@ -20,7 +20,7 @@ are left as Sphinx wrote them and the browser typesets them lazily. It is not th
 because it did not make the heaviest pages faster (book/_static/mathjax4/README.md, measured on
 a 4x slower phone): every formula's CHTML and assistive MathML are in the page from the start
 (about 90 000 elements on t-SNE's page), and parsing and laying them out cost more than MathJax's
-start-up and first batch saved (the API page's DOMContentLoaded went from about 5 s to about
+start-up and first batch saved (the API page's DOMContentLoaded went from about 4 s to about
 20 s). A build with it adds about 11 s of one core (7 880 formulas).
 """
 
