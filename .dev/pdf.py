@@ -267,6 +267,8 @@ def _print_page(page, url):
                            "toc but not in the built book? run `make book` first)")
     page.add_style_tag(content=PRINT_CSS)
     page.evaluate("""async () => {
+        // typeset at build time: the displays wider than the paper's column typeset again
+        if (window.mlnotesMathsReady) { await window.mlnotesMathsReady; }
         if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
             await MathJax.startup.promise;
             if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }

@@ -33,7 +33,9 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 the largest item of a trace, before the first paint and again after each batch of formulas); the
 page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
 screen's maths is drawn; MathJax typesets only the formulas near the screen
-(book/_static/mlnotes-mathjax.js). The check below forces a layout only when a formula has
+(book/_static/mlnotes-mathjax.js). A book built with ``MLNOTES_PRERENDER_MATHS=1`` has every
+formula typeset at build time instead (book/_ext/prerender.py, opt-in: it measured slower on the
+heaviest pages, book/_static/mathjax4/README.md). The check below forces a layout only when a formula has
 been typeset or a font has loaded since its last look (checked on every frame, it took up to
 0.8 s of the main thread, which the page's own work then waited for).
 
@@ -87,7 +89,10 @@ FIRST_SCREEN_JS = r"""
   // has loaded since the last check (a check on every frame cost up to 0.8 s of the page's main
   // thread, which the page's own work then waited for)
   const typeset = document.getElementsByTagName('mjx-math').length;
-  const state = typeset + '/' + document.fonts.status + '/' + scrollY;
+  // a page typeset at build time holds its formulas from the start: its state changes with the
+  // page's (readyState, the fonts, the scroll) and every half second (layout goes on)
+  const state = typeset + '/' + document.fonts.status + '/' + scrollY + '/' + document.readyState
+    + '/' + Math.floor(performance.now() / 500);
   if (!typeset || state === window.mlnotesFirstScreenState) return false;
   window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target
@@ -169,10 +174,8 @@ def densest_anchor(browser, url):
         context.add_init_script(TYPESET_ALL)
         page = context.new_page()
         page.goto(url, wait_until="load")
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-                               " && !document.documentElement.classList.contains("
+        page.wait_for_function("() => !document.documentElement.classList.contains("
                                "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
-        page.evaluate("() => MathJax.startup.promise")
         return page.evaluate(DENSEST_JS, VIEWPORT["height"])
     finally:
         context.close()

@@ -195,3 +195,30 @@ def test_no_formula_is_split_mid_expression():
         faults += [f"{name}: {f}" for f in hand_split_faults(tex)]
     assert split >= 40, f"only {split} formulas split into lines: the scan finds none?"
     assert not faults, f"{len(faults)} hand splits mid-expression:\n  " + "\n  ".join(faults)
+
+
+def test_prerender_links_the_style_sheet_and_turns_mathjax_off(tmp_path):
+    """book/_ext/prerender.py's page step: the CHTML style sheet linked at the page's depth, the
+    MathJax script turned off (its address kept) only when no formula is left as TeX; the
+    style sheet of an incremental build keeps the rules of the pages it did not typeset."""
+    prerender = _load_ext("prerender")
+    script = '<script defer="defer" src="../_static/mathjax4/tex-chtml.js?v=4ea4c670"></script>'
+    page = tmp_path / "book" / "p.html"
+    page.parent.mkdir()
+    for left in (0, 1):
+        page.write_text(f"<html><head>{script}</head><body></body></html>")
+        prerender.finish_page(page, tmp_path, left)
+        html = page.read_text()
+        assert '<link rel="stylesheet" type="text/css" href="../_static/mlnotes-chtml.css" />' in html
+        assert (script in html) == bool(left)
+        assert ('data-mlnotes-mathjax="../_static/mathjax4/tex-chtml.js?v=4ea4c670"' in html) != bool(left)
+    prerender.finish_page(page, tmp_path, 1)
+    assert page.read_text().count("mlnotes-chtml.css") == 1
+    merged = prerender.merge_css("a {\n  x: 1;\n}\n\nb {\n  y: 2;\n}\n", "b {\n  y: 2;\n}\n\nc {\n}\n")
+    assert merged.split("\n\n") == ["a {\n  x: 1;\n}", "b {\n  y: 2;\n}", "c {\n}\n"]
+    (tmp_path / "book" / "q.html").write_text(
+        '<div class="math notranslate nohighlight" id="equation-x">\n'
+        '<span class="eqno">(1)<a href="#x">#</a></span>\\[x\\]\n</div>')
+    (tmp_path / "book" / "r.html").write_text('<span class="math notranslate nohighlight">'
+                                              '<mjx-container></mjx-container></span>')
+    assert prerender.pages_with_tex(tmp_path) == [tmp_path / "book" / "q.html"]

@@ -319,9 +319,9 @@ def _wait_for_math(pw_page, page):
     n_math = pw_page.evaluate("document.querySelectorAll('.math, div.math, span.math').length")
     if not n_math:
         return []
+    # typeset at build time (book/_ext/prerender.py), or by MathJax in the browser
     pw_page.wait_for_function(
-        "window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-    pw_page.evaluate("MathJax.startup.promise")
+        "!document.documentElement.classList.contains('mlnotes-maths-pending')", timeout=30000)
     pw_page.wait_for_function("document.querySelectorAll('mjx-container').length > 0",
                               timeout=30000)
     problems = []

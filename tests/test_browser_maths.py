@@ -36,6 +36,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import time
 from urllib.parse import urlparse
 
@@ -43,6 +44,7 @@ import pytest
 
 from browser_support import (
     BOOK_HTML,
+    RAW_TEX,
     ROOT,
     launch_chromium,
     serve_directory,
@@ -197,8 +199,18 @@ def test_every_page_is_light_as_served_and_carries_no_explorer_data():
 
 FIRST_SCREEN_JS = ("(js) => { const s = (new Function('return (' + js + ')()'))();"
                    " return !document.documentElement.classList.contains('mlnotes-maths-pending')"
-                   " && window.MathJax && MathJax.startup && MathJax.startup.document"
                    " && s.pending === 0; }")
+# The share of the page's formulas typeset in the browser: on a page typeset at build time
+# (book/_ext/prerender.py) the displays MathJax typeset again for a phone's column, else every
+# formula MathJax has typeset.
+TYPESET_SHARE_JS = r"""
+() => {
+  const formulas = Math.max(1, document.querySelectorAll('.bd-article .math').length);
+  const built = document.querySelector('script[data-mlnotes-mathjax]');
+  return document.querySelectorAll(built ? '.bd-article .math mjx-container[data-mlnotes-browser]'
+                                         : '.bd-article .math mjx-math').length / formulas;
+}
+"""
 
 
 def _first_screen_cpu_s(browser, url):
@@ -245,9 +257,7 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
         typeset = wait_until(pw_page, FIRST_SCREEN_JS, ON_SCREEN_JS, timeout=60000)
         first_screen = pw_page.evaluate("performance.now()") / 1000
         pw_page.evaluate("window.mlnotesWatchDone = true")
-        share = pw_page.evaluate("document.querySelectorAll('.bd-article .math mjx-math').length"
-                                 " / Math.max(1, document.querySelectorAll('.bd-article .math')"
-                                 ".length)")
+        share = pw_page.evaluate(TYPESET_SHARE_JS)
         if share > MAX_TYPESET_SHARE:
             problems.append(f"{share:.0%} of the page's formulas typeset before the first "
                             f"screen could be read (at most {MAX_TYPESET_SHARE:.0%})")
@@ -315,3 +325,111 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
                      "untypeset_after_scroll_px": slow}
     record.write_text(json.dumps(results, indent=1))
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+
+
+# What a reader sees of a page's formulas before any script runs (JavaScript off): each
+# formula's MathJax output with its assistive MathML, laid out by the CHTML style sheet (a
+# display is a block, the hidden MathML is out of the flow), and no TeX in the page's text.
+NO_SCRIPT_JS = r"""
+(rawTex) => {
+  const formulas = Array.from(document.querySelectorAll('.bd-article .math'));
+  const bare = formulas.filter(e => !e.querySelector(':scope > mjx-container > mjx-math'));
+  const mute = formulas.filter(e => !e.querySelector(':scope > mjx-container > mjx-assistive-mml > math'));
+  const unstyled = formulas.map(e => e.querySelector(':scope > mjx-container')).filter(c => c && (
+    (c.hasAttribute('display') && getComputedStyle(c).display !== 'block')
+    || getComputedStyle(c.querySelector('mjx-assistive-mml') || c).position !== 'absolute'));
+  const article = document.querySelector('.bd-article').cloneNode(true);
+  article.querySelectorAll('pre, code, script, style, mjx-assistive-mml').forEach(e => e.remove());
+  const tex = article.textContent.match(new RegExp(rawTex, 'g')) || [];
+  const text = (list) => list.slice(0, 3).map(e => e.textContent.trim().slice(0, 40));
+  return {formulas: formulas.length, bare: text(bare), mute: text(mute),
+          unstyled: unstyled.length, tex: tex.slice(0, 3)};
+}
+"""
+
+
+def _no_script_problems(pw_page, url, html=None):
+    """What ``NO_SCRIPT_JS`` finds wrong on ``url`` opened with JavaScript off (served as
+    ``html`` if given: the test's mutants)."""
+    if html is not None:
+        pw_page.route(url, lambda route: route.fulfill(body=html, content_type="text/html"))
+    pw_page.goto(url, wait_until="load")
+    if html is not None:
+        pw_page.unroute(url)
+    found = pw_page.evaluate(NO_SCRIPT_JS, RAW_TEX)
+    problems = [f"{k}: {found[k]}" for k in ("bare", "mute", "tex") if found[k]]
+    if found["unstyled"]:
+        problems.append(f"{found['unstyled']} formulas without MathJax's style sheet")
+    if not found["formulas"]:
+        problems.append("no formula")
+    return problems
+
+
+def _built_with_maths():
+    """Whether the book was built with its maths typeset (MLNOTES_PRERENDER_MATHS=1 and Node:
+    book/_ext/prerender.py, opt-in); otherwise the browser typesets it."""
+    page = BOOK_HTML / "book" / "tsne.html"
+    return page.is_file() and "data-mlnotes-mathjax" in page.read_text(encoding="utf-8")
+
+
+BUILT_ONLY = pytest.mark.skipif(
+    shutil.which("node") is None or not _built_with_maths(),
+    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=1 to typeset it "
+           "at build time)")
+
+
+@BUILT_ONLY
+@pytest.mark.parametrize("page", ["book/tsne.html", "book/api.html"])
+def test_maths_typeset_in_the_served_page_before_any_script(page, site, browser):
+    """The heaviest pages with JavaScript off: every formula is already MathJax's CHTML output
+    (typeset at build time, book/_ext/prerender.py), styled, with its assistive MathML, and no
+    TeX is in the text: maths at first paint with no MathJax to start. Two mutants of the page
+    must fail the same check: one formula left as TeX, and the CHTML style sheet not linked."""
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  java_script_enabled=False)
+    try:
+        pw_page = context.new_page()
+        url = f"{site}/{page}"
+        problems = _no_script_problems(pw_page, url)
+        assert not problems, f"{page} without JavaScript:\n  " + "\n  ".join(problems)
+        html = (BOOK_HTML / page).read_text(encoding="utf-8")
+        first = re.search(r'<span class="math notranslate nohighlight"><mjx-container.*?'
+                          r'</mjx-container></span>', html)
+        assert first, f"{page}: no formula typeset at build time in the served HTML"
+        as_tex = html[:first.start()] + (r'<span class="math notranslate nohighlight">'
+                                         r'\(x_i \in \mathbb{R}^p\)</span>') + html[first.end():]
+        unlinked = re.sub(r'<link[^>]*mlnotes-chtml\.css[^>]*>', "", html)
+        missed = [name for name, mutant in (("a formula as TeX", as_tex),
+                                            ("no CHTML style sheet", unlinked))
+                  if not _no_script_problems(pw_page, url, mutant)]
+    finally:
+        context.close()
+    assert not missed, f"{page}: the check passed a mutant page: {missed}"
+
+
+# A formula as Sphinx writes it (TeX, for MathJax in the browser), display or inline
+SPHINX_TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
+                        r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
+
+
+@BUILT_ONLY
+def test_every_formula_of_the_book_typeset_at_build_time():
+    """No page of the book holds a formula as TeX (book/_ext/prerender.py typesets them all
+    when the book is built; one MathJax cannot typeset would stay TeX, for the page's
+    MathJax to show its error) and each page with maths links the CHTML style sheet and loads
+    no MathJax at start."""
+    pages = [BOOK_HTML / f"{f}.html" for f in toc_files() if (BOOK_HTML / f"{f}.html").is_file()]
+    left, unlinked, loading = {}, [], []
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        if SPHINX_TEX.search(html):
+            left[page.name] = len(SPHINX_TEX.findall(html))
+        if "<mjx-container" in html:
+            if "mlnotes-chtml.css" not in html:
+                unlinked.append(page.name)
+            if re.search(r'<script[^>]*\ssrc="[^"]*mathjax4/tex-chtml\.js', html):
+                loading.append(page.name)
+    assert pages, f"no built book at {BOOK_HTML}"
+    assert not left, f"formulas left as TeX by the build, per page: {left}"
+    assert not unlinked, f"pages without the CHTML style sheet: {unlinked}"
+    assert not loading, f"pages typeset at build time that still load MathJax at start: {loading}"

@@ -22,9 +22,10 @@ theorems, outputs and an explorer, the notation appendix, a chapter with exercis
 * at 390 px a display formula broken into lines is broken only between top-level terms: never
   inside brackets or a norm, never before punctuation, never leaving a left-hand side at the end
   of a line;
-* at 1366 px MathJax breaks a display formula only where the column is too narrow: the width it
-  measured for every formula is the width the formula really has (a flex row once made it
-  measure a fifth of the column and break aligned formulas into fragments).
+* at 1366 px a display formula is broken only where the column is too narrow: the width it was
+  broken for (at build time, book/_ext/prerender.py, or by MathJax in the page) is the width the
+  formula really has (a flex row once made MathJax measure a fifth of the column and break
+  aligned formulas into fragments).
 """
 
 import json
@@ -100,12 +101,12 @@ EQUATIONS_JS = r"""
     const num = eqno ? eqno.textContent.replace('#', '').trim() : '';
     let sec = e.closest('section');
     const heading = sec && sec.querySelector('h1, h2, h3, h4');
-    const item = (window.MathJax && MathJax.startup && MathJax.startup.document)
-      ? Array.from(MathJax.startup.document.math).find(m => m.typesetRoot === e) : null;
+    const math = e.querySelector(':scope > mjx-math');
+    const tex = (math && math.getAttribute('data-latex')) || '';
     return {number: num, statement: kind,
             too_wide_percent: Math.round(100 * (e.scrollWidth / e.clientWidth - 1)),
             section: heading ? heading.textContent.replace('#', '').trim().slice(0, 70) : '',
-            tex: item ? item.math.trim().replace(/\s+/g, ' ').slice(0, 100) : ''};
+            tex: tex.trim().replace(/\s+/g, ' ').slice(0, 100)};
   })
 """
 
@@ -201,8 +202,10 @@ def test_display_equations_fit_a_phone(site, browser):
     try:
         for page in _toc_pages():
             pw_page.goto(f"{site}/{page}", wait_until="load")
-            pw_page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
-                             " ? MathJax.startup.promise.then(() => 1) : 1")
+            # typeset at build time; the displays too wide for a phone again in the browser
+            # (book/_static/mlnotes-mathjax.js), every one before the class goes (TYPESET_ALL)
+            pw_page.wait_for_function("() => !document.documentElement.classList.contains("
+                                      "'mlnotes-maths-pending')", timeout=60000)
             wide = pw_page.evaluate(EQUATIONS_JS, list(STATEMENT_KINDS))
             if wide:
                 found[page] = wide
@@ -506,11 +509,22 @@ def test_search_finds_both_spellings_and_quotes_text(site, browser):
     assert covered is None, f"search dialog: {covered}"
 
 
+# Each display's width it was broken for (data-mlnotes-width: the build's column,
+# book/_ext/prerender.py, or the width MathJax measured when the page typeset it again) against
+# the width it has.
 CONTAINER_WIDTHS_JS = r"""
-() => Array.from(MathJax.startup.document.math).filter(m => m.display && m.typesetRoot)
-  .map(m => ({measured: m.metrics.containerWidth,
-              actual: m.typesetRoot.getBoundingClientRect().width,
-              tex: m.math.trim().slice(0, 60)}))
+() => {
+  const items = (window.MathJax && MathJax.startup && MathJax.startup.document)
+    ? Array.from(MathJax.startup.document.math).filter(m => m.display && m.typesetRoot) : [];
+  return Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
+    .map(c => {
+      const item = items.find(m => m.typesetRoot === c);
+      return {measured: c.hasAttribute('data-mlnotes-width') ? Number(c.getAttribute('data-mlnotes-width'))
+                        : (item ? item.metrics.containerWidth : 0),
+              actual: c.getBoundingClientRect().width,
+              tex: (c.querySelector('mjx-math').getAttribute('data-latex') || '').trim().slice(0, 60)};
+    });
+}
 """
 
 

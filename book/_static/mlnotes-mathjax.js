@@ -1,7 +1,14 @@
-/* Maths readable at first paint (issue 32): the page's own MathJax configuration (_config.yml,
- * mathjax3_config, written into the page just before this script) is changed so that MathJax
- * typesets only the formulas on or near the screen at load (LAZY_MARGIN around it), and the
- * others as the reader scrolls toward them.
+/* Maths readable at first paint (issue 32).
+ *
+ * The book's formulas are typeset when it is built (book/_ext/prerender.py: this copy of MathJax
+ * in Node, with the line-break places below): such a page has its MathJax script turned off
+ * and shows its maths at first paint; builtPage (below) loads MathJax only to break again the
+ * display formulas wider than the reader's column (a phone). A page built without Node still
+ * has its TeX, and is typeset in the browser lazily, as follows.
+ *
+ * The page's own MathJax configuration (_config.yml, mathjax3_config, written into the page
+ * just before this script) is changed so that MathJax typesets only the formulas on or near
+ * the screen at load (LAZY_MARGIN around it), and the others as the reader scrolls toward them.
  *
  * How: MathJax starts without typesetting the page (startup.typeset = false); an
  * IntersectionObserver watches every formula (the ".math" elements Sphinx writes) and hands
@@ -26,6 +33,13 @@
  */
 "use strict";
 (function () {
+  // The line-break places below are also used at build time (book/_ext/prerender_maths.cjs
+  // loads this file in Node and adds tidyLineBreaks to its MathJax's TeX input).
+  const WHOLE_TEXT = 24;  // characters: a short text in a display is not broken (wholeWords)
+  if (typeof window === "undefined" && typeof module === "object" && module.exports) {
+    module.exports = { tidyLineBreaks };
+    return;
+  }
   const LAZY_MARGIN = "1200px";
   // the screen and half a screen below it: typeset, the formulas are shorter than their
   // (hidden) TeX source, and those below move up into the screen (t-SNE: 21 on the screen
@@ -49,7 +63,16 @@
   if (window.matchMedia && window.matchMedia("(hover: none) and (pointer: coarse)").matches) {
     config.options.enableMenu = false;
   }
-  const lazy = !all && typeof IntersectionObserver !== "undefined";
+  // A page typeset at build time (book/_ext/prerender.py) has its MathJax script turned off:
+  // its address is in data-mlnotes-mathjax, for the displays a narrow screen must break again
+  // (builtPage, below).
+  const builtTag = document.querySelector("script[data-mlnotes-mathjax]");
+  const built = builtTag ? builtTag.getAttribute("data-mlnotes-mathjax") : null;
+  if (built) {
+    config.startup.typeset = false;
+    root.classList.add("mlnotes-maths-built");  // its text laid out near the screen (mlnotes.css)
+  }
+  const lazy = !built && !all && typeof IntersectionObserver !== "undefined";
   if (lazy) {
     config.startup.typeset = false;
     root.classList.add("mlnotes-maths-lazy");
@@ -166,7 +189,6 @@
      spaces: a qualifier moves to the next line whole, at the wide space before it, instead of
      leaving a word behind ("c a | smooth curve"). A longer text may break between words, as
      prose does, where a phone is narrower than it. */
-  const WHOLE_TEXT = 24;  // characters
   function wholeWords(data) {
     data.walkTree((n) => {
       if (!n.isKind("mtext")) return;
@@ -362,8 +384,107 @@
     }
   }
 
+  /* A page typeset at build time shows its maths at first paint; its displays were broken for a
+     laptop's column (book/_ext/prerender.py). Those wider than the reader's column (a phone) are
+     typeset again from their TeX (the data-latex of their mjx-math) for that width, with MathJax
+     loaded then: those near the screen first (the first screen's maths is done then: the
+     marks and the class "mlnotes-maths-pending" as on a lazy page), then the others; again
+     after a resize. Until then a wide display scrolls sideways (its scroll cue, mlnotes.js).
+     localStorage "mlnotes-typeset" = "all" does all of them before the first screen is done. */
+  let mathjaxLoading = null;
+  function loadMathJax() {
+    if (!mathjaxLoading) {
+      mathjaxLoading = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = built;
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      }).then(() => MathJax.startup.promise);
+    }
+    return mathjaxLoading;
+  }
+  const DISPLAYS = ".math > mjx-container[display]";
+  const tooWide = (c) => c.scrollWidth > c.clientWidth + 1;
+  let queue = Promise.resolve();
+  function retypeset(containers) {
+    if (!containers.length) return queue;
+    queue = queue.then(loadMathJax).then(async () => {
+      for (const c of containers) {
+        const math = c.querySelector(":scope > mjx-math");
+        const tex = math && math.getAttribute("data-latex");
+        if (!tex || !c.isConnected) continue;
+        try {
+          const metrics = MathJax.getMetricsFor(c.parentNode, true);
+          const node = await MathJax.tex2chtmlPromise(tex, metrics);
+          // the width it is broken for, typeset here (the browser tests read them)
+          node.setAttribute("data-mlnotes-width", String(Math.round(metrics.containerWidth)));
+          node.setAttribute("data-mlnotes-browser", "");
+          c.replaceWith(node);
+        } catch (error) {
+          console.error(error);  // the formula stays as it was built: it scrolls
+        }
+      }
+      MathJax.startup.document.clear();
+      MathJax.startup.document.updateDocument();  // MathJax's own style sheet
+    }).catch((error) => console.error(error));
+    return queue;
+  }
+  function builtPage() {
+    let finish = null;
+    window.mlnotesMathsReady = new Promise((resolve) => { finish = resolve; });
+    // a formula in a block not laid out (far from the screen, mlnotes.css) is measured only when
+    // it comes near: measuring it lays its block out
+    const laidOut = (c) => all || !c.checkVisibility || c.checkVisibility({ contentVisibilityAuto: true });
+    const firstScreen = () => {
+      performance.mark("mlnotes-typeset-start");
+      const displays = Array.from(document.querySelectorAll(DISPLAYS));
+      const near = (c) => {
+        const r = c.getBoundingClientRect();
+        return r.bottom > -innerHeight / 2 && r.top < 1.5 * innerHeight;
+      };
+      const first = displays.filter(laidOut).filter((c) => all || near(c)).filter(tooWide);
+      // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
+      // and starting MathJax, about 1.5 s of a 4x slower phone, comes after
+      (first.length && !all ? painted() : Promise.resolve()).then(() => retypeset(first)).then(() => {
+        root.classList.remove("mlnotes-maths-pending");
+        performance.mark("mlnotes-typeset-end");
+        finish();
+        return frame();
+      }).then(() => {
+        if (all || typeof IntersectionObserver === "undefined") {
+          return retypeset(displays.filter((c) => !first.includes(c)).filter(tooWide));
+        }
+        // the others as they come near the screen
+        const observer = new IntersectionObserver((entries) => {
+          const shown = entries.filter((e) => e.isIntersecting).map((e) => e.target);
+          shown.forEach((c) => observer.unobserve(c));
+          retypeset(shown.filter(tooWide));
+        }, { rootMargin: LAZY_MARGIN });
+        displays.filter((c) => !first.includes(c)).forEach((c) => observer.observe(c));
+        return null;
+      });
+    };
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", () => frame().then(firstScreen));
+    } else {
+      frame().then(firstScreen);
+    }
+    let timer = null;
+    let width = innerWidth;
+    window.addEventListener("resize", () => {
+      if (innerWidth === width) return;
+      width = innerWidth;
+      clearTimeout(timer);
+      timer = setTimeout(() => retypeset(Array.from(document.querySelectorAll(DISPLAYS))
+        .filter(laidOut).filter(tooWide)), 300);
+    });
+  }
+  if (built) builtPage();
+
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
+    if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
     performance.mark("mlnotes-typeset-start");
     const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();

@@ -391,7 +391,11 @@ function mlnotesRefreshLayout() {
 
 function mlnotesAfterMathJax(callback) {
   const mj = window.MathJax;
-  if (mj && mj.startup && mj.startup.promise) {
+  if (window.mlnotesMathsReady) {
+    // typeset at build time: the displays a narrow screen breaks again near the screen
+    // (mlnotes-mathjax.js)
+    window.mlnotesMathsReady.then(callback);
+  } else if (mj && mj.startup && mj.startup.promise) {
     mj.startup.promise.then(callback);
   } else {
     callback();

@@ -1,0 +1,130 @@
+"""The book's formulas typeset at build time (issue 32: maths readable at first paint).
+
+After Sphinx has written the HTML pages, one Node process (``prerender_maths.cjs`` beside this
+file) runs the bundled MathJax 4 (``book/_static/mathjax4``, with its liteDOM adaptor) over every
+page and replaces each formula's TeX with MathJax's CHTML output and its assistive MathML, with
+the pages' own configuration (``mathjax3_config``) and line-break places
+(``book/_static/mlnotes-mathjax.js``). A page then shows typeset maths at first paint, with no
+MathJax to load: its MathJax script is turned off (``data-mlnotes-mathjax`` keeps its address),
+and ``mlnotes-mathjax.js`` loads MathJax only when a display formula is wider than the reader's
+column (a phone: it is typeset again there, broken for that width) or a formula was left as TeX.
+CHTML's style sheet, for every formula of the book, is one file, ``_static/mlnotes-chtml.css``,
+that each such page links.
+
+Display formulas are broken for the laptop's column (``COLUMN_PX``, ``NUMBERED_PX`` beside an
+equation number: what MathJax measures at 1366 px); em, ex and the maths' scale are those
+MathJax measures in the browser there.
+
+It runs only with ``MLNOTES_PRERENDER_MATHS=1`` (and ``node`` on the PATH); otherwise the pages
+are left as Sphinx wrote them and the browser typesets them lazily. It is not the default
+because it did not make the heaviest pages faster (book/_static/mathjax4/README.md, measured on
+a 4x slower phone): every formula's CHTML and assistive MathML are in the page from the start
+(about 90 000 elements on t-SNE's page), and parsing and laying them out cost more than MathJax's
+start-up and first batch saved (the API page's DOMContentLoaded went from about 4 s to about
+20 s). A build with it adds about 11 s of one core (7 880 formulas).
+"""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+
+from sphinx.util import logging
+
+LOG = logging.getLogger(__name__)
+HERE = pathlib.Path(__file__).resolve().parent
+SCRIPT = HERE / "prerender_maths.cjs"
+STATIC = HERE.parent / "_static"
+CSS = "_static/mlnotes-chtml.css"
+# What MathJax measures in the browser for a display formula of a chapter at 1366 px: the
+# column (748 px; 685 beside an equation number), the text 16 px, its ex 9 px: the maths is
+# 127.3% of the text. A display in a narrower box (a theorem's: 618-726 px) that is wider than
+# it is typeset again by the page (book/_static/mlnotes-mathjax.js), as on a phone.
+COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
+FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
+# Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
+TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
+                 r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
+MATHJAX_SCRIPT = re.compile(r'<script defer="defer" src="([^"]*mathjax4/tex-chtml\.js[^"]*)">'
+                            r'</script>')
+
+
+def pages_with_tex(outdir):
+    """The HTML pages under ``outdir`` that hold a formula as TeX (not yet typeset)."""
+    skip = {"_static", "_sources", "_images"}
+    return sorted(p for p in pathlib.Path(outdir).rglob("*.html")
+                  if not skip & set(p.relative_to(outdir).parts)
+                  and TEX.search(p.read_text(encoding="utf-8")))
+
+
+def merge_css(old, new):
+    """One style sheet from ``old`` and ``new``: each rule once, ``old``'s first (an incremental
+    build typesets only the pages it wrote; the others keep needing their rules)."""
+    rules = list(dict.fromkeys(r.strip() for r in old.split("\n\n") if r.strip()))
+    seen = set(rules)
+    rules += [r.strip() for r in new.split("\n\n") if r.strip() and r.strip() not in seen]
+    return "\n\n".join(rules) + "\n"
+
+
+def finish_page(page, outdir, left):
+    """Link the CHTML style sheet into ``page``; with no formula ``left`` as TeX, turn its
+    MathJax script off (``mlnotes-mathjax.js`` loads it if a formula needs it)."""
+    text = page.read_text(encoding="utf-8")
+    href = os.path.relpath(pathlib.Path(outdir) / CSS, page.parent).replace(os.sep, "/")
+    if href not in text:
+        text = text.replace("</head>", f'<link rel="stylesheet" type="text/css" href="{href}" />\n'
+                            "</head>", 1)
+    if not left:
+        text = MATHJAX_SCRIPT.sub(r'<script data-mlnotes-mathjax="\1"></script>', text)
+    page.write_text(text, encoding="utf-8")
+
+
+def prerender(app, exception):
+    """build-finished: typeset every page's formulas with MathJax in Node."""
+    if exception or app.builder.format != "html":
+        return
+    if os.environ.get("MLNOTES_PRERENDER_MATHS", "0") != "1":
+        return  # opt-in: see the module's docstring for why
+    node = shutil.which("node")
+    if node is None:
+        LOG.info("prerender: no Node.js, the browser typesets the maths")
+        return
+    outdir = pathlib.Path(app.outdir)
+    pages = pages_with_tex(outdir)
+    if not pages:
+        return
+    css = outdir / CSS
+    with tempfile.TemporaryDirectory() as tmp:
+        job = {"mathjax": str(STATIC / "mathjax4"), "linebreaks": str(STATIC / "mlnotes-mathjax.js"),
+               "config": app.config.mathjax3_config or {}, "width": COLUMN_PX,
+               "numbered": NUMBERED_PX, "em": EM_PX,
+               "ex": EX_PX, "scale": SCALE, "fontURL": FONT_URL,
+               "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages]}
+        job_file = pathlib.Path(tmp) / "job.json"
+        job_file.write_text(json.dumps(job), encoding="utf-8")
+        run = subprocess.run([node, str(SCRIPT), str(job_file)], capture_output=True, text=True,
+                             check=False)
+        if run.returncode != 0:
+            raise RuntimeError(f"prerender: MathJax in Node failed, the pages are unchanged:\n"
+                               f"{run.stderr.strip()[-2000:]}")
+        summary = json.loads(run.stdout)
+        new = (pathlib.Path(tmp) / "chtml.css").read_text(encoding="utf-8")
+    old = css.read_text(encoding="utf-8") if css.exists() else ""
+    css.parent.mkdir(parents=True, exist_ok=True)
+    css.write_text(merge_css(old, new), encoding="utf-8")
+    left = 0
+    for page in pages:
+        counts = summary.get(str(page), {"typeset": 0, "left": 0})
+        left += counts["left"]
+        finish_page(page, outdir, counts["left"])
+    done = sum(c["typeset"] for c in summary.values())
+    LOG.info(f"prerender: {done} formulas typeset in {len(pages)} pages, {left} left to the browser")
+
+
+def setup(app):
+    # after the other extensions' build-finished steps (their pages are final)
+    app.connect("build-finished", prerender, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,120 @@
+/* Typeset the built book's formulas at build time (issue 32: maths readable at first paint).
+ *
+ * Called once per build by book/_ext/prerender.py (one Node process for every page):
+ *
+ *     node prerender_maths.cjs JOB.json
+ *
+ * JOB.json: {"mathjax": the bundled MathJax folder (book/_static/mathjax4), "linebreaks": the
+ * file with the book's line-break places (book/_static/mlnotes-mathjax.js), "config": the
+ * pages' MathJax configuration (_config.yml, mathjax3_config), "width"/"numbered": the
+ * column's width in CSS px that display formulas are broken for (beside an equation number),
+ * "em"/"ex"/"scale": the text's em and ex in px and the maths' size relative to the text (what
+ * MathJax measures in a browser), "fontURL": the web fonts' address relative to "css", "css": where to write the style sheet,
+ * "files": the HTML pages}.
+ *
+ * Each formula Sphinx wrote (<span class="math ...">\(...\)</span>, <div class="math ...">
+ * \[...\]</div>) becomes MathJax's CHTML output, with its assistive MathML, in place; its TeX
+ * source stays in the data-latex of its mjx-math, for the page to break a display again on a
+ * narrower screen (mlnotes-mathjax.js); a display's data-mlnotes-width is the width in CSS px
+ * it was broken for. A formula MathJax cannot typeset (an error) is left as TeX, for the
+ * page's MathJax. One style sheet (CHTML's, for every formula of the book) is written to "css".
+ * Prints a JSON summary: per page the formulas typeset and left.
+ */
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+
+const job = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const dir = path.resolve(job.mathjax);
+const config = JSON.parse(JSON.stringify(job.config || {}));
+config.loader = config.loader || {};
+config.loader.paths = Object.assign({}, config.loader.paths || {}, { mathjax: dir });
+// the components load with Node's require (the bundled copy's files, no network)
+config.loader.require = (file) => require(file);
+config.loader.load = ["adaptors/liteDOM"].concat(config.loader.load || []);
+config.options = config.options || {};
+// the menu is the browser's: its settings that matter here become plain options
+const settings = ((config.options.menuOptions || {}).settings) || {};
+config.options.enableAssistiveMml = settings.assistiveMml !== false;
+for (const key of ["menuOptions", "enableMenu", "enableExplorer"]) delete config.options[key];
+config.output = Object.assign({}, config.output || {}, { fontURL: job.fontURL });
+config.startup = Object.assign({}, config.startup || {}, { typeset: false });
+global.MathJax = config;
+
+// tex-chtml.js is run as a script, as in a browser, not as a module: given a module's require it
+// would look for the speech-rule engine, which the bundled copy leaves out
+const combined = path.join(dir, "tex-chtml.js");
+vm.runInThisContext(fs.readFileSync(combined, "utf8"), { filename: combined });
+
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'" };
+const unescape = (s) => s.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m, e) => ENTITIES[e]);
+
+// Sphinx's HTML for a formula: inline, and display (an optional equation number before it)
+const INLINE = /<span class="math notranslate nohighlight">\\\(([\s\S]*?)\\\)<\/span>/g;
+const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?)>\n?((?:<span class="eqno">[\s\S]*?<\/span>)?)\\\[([\s\S]*?)\\\]\n?<\/div>/g;
+
+async function main() {
+  await MathJax.startup.promise;
+  const { tidyLineBreaks } = require(path.resolve(job.linebreaks));
+  MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
+  const adaptor = MathJax.startup.adaptor;
+  const metrics = { em: job.em, ex: job.ex, scale: job.scale };
+
+  async function typeset(tex, display, width) {
+    const node = await MathJax.tex2chtmlPromise(tex, Object.assign({ display, containerWidth: width },
+                                                                   metrics));
+    if (adaptor.tags(node, "mjx-merror").length) return null;  // the page's MathJax says why
+    // MathJax's TeX of each part (for its explorer, which the book does not use) is dropped,
+    // but for the whole formula's (on mjx-math: the source a narrower screen typesets again,
+    // as the browser tests and the PDF printer read it) and a \left...\right group's
+    return adaptor.outerHTML(node).replace(/<(mjx-[A-Za-z]+)([^>]*)>/g, (tag, name, attrs) =>
+      (name === "mjx-math" ? tag : `<${name}${attrs.replace(
+        / data-latex(?:-item)?="(?!\\left)[^"]*"/g, "")}>`));
+  }
+
+  const summary = {};
+  for (const file of job.files) {
+    const html = fs.readFileSync(file, "utf8");
+    const found = [];
+    html.replace(INLINE, (m, tex, offset) => { found.push({ m, offset, tex, display: false }); });
+    html.replace(DISPLAY, (m, open, eqno, tex, offset) => {
+      found.push({ m, offset, tex, display: true, open, eqno });
+    });
+    if (!found.length) continue;
+    found.sort((a, b) => a.offset - b.offset);
+    let out = "";
+    let at = 0;
+    let done = 0;
+    for (const f of found) {
+      const tex = unescape(f.tex);
+      let chtml = null;
+      try {
+        chtml = await typeset(tex, f.display, f.eqno ? job.numbered : job.width);
+      } catch (error) {
+        chtml = null;
+      }
+      out += html.slice(at, f.offset);
+      at = f.offset + f.m.length;
+      if (chtml === null) {
+        out += f.m;
+        continue;
+      }
+      done += 1;
+      out += f.display
+        ? `${f.open}>${f.eqno}${chtml.replace("<mjx-container ",
+          `<mjx-container data-mlnotes-width="${f.eqno ? job.numbered : job.width}" `)}</div>`
+        : `<span class="math notranslate nohighlight">${chtml}</span>`;
+    }
+    out += html.slice(at);
+    fs.writeFileSync(file, out);
+    summary[file] = { typeset: done, left: found.length - done };
+  }
+  fs.writeFileSync(job.css, adaptor.textContent(MathJax.chtmlStylesheet()));
+  process.stdout.write(JSON.stringify(summary));
+}
+
+main().catch((error) => {
+  console.error(error && error.stack ? error.stack : error);
+  process.exit(1);
+});
