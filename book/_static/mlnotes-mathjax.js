@@ -109,6 +109,22 @@
   }
   FONTS.forEach(preloadFont);
 
+  const asTeX = (el) => !el.querySelector("mjx-container");
+
+  /* A page whose first screens were typeset at build time (MLNOTES_PRERENDER_MATHS=top,
+     book/_ext/prerender.py) keeps its MathJax script for the rest, which it typesets lazily.
+     Its built displays were broken for a laptop's column: one wider than the reader's (a phone)
+     is given back its TeX (the data-latex of its mjx-math) before the first batch, which
+     typesets it again for that width (until then it scrolls sideways, as built). */
+  function untypesetWideBuilt() {
+    document.querySelectorAll(".math > mjx-container[data-mlnotes-width]").forEach((c) => {
+      const math = c.querySelector(":scope > mjx-math");
+      const tex = math && math.getAttribute("data-latex");
+      if (!tex || c.scrollWidth <= c.clientWidth + 1) return;
+      c.replaceWith(document.createTextNode(`\\[${tex}\\]`));
+    });
+  }
+
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
   function typesetNearScreen() {
@@ -144,7 +160,8 @@
         return running;
       });
     }
-    const formulas = Array.from(document.querySelectorAll(".math"))
+    // a formula typeset at build time (the top of the page, prerender.py) is not typeset again
+    const formulas = Array.from(document.querySelectorAll(".math")).filter(asTeX)
       .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
     formulas.forEach((el) => observer.observe(el));
     firstDone.then(() => {
@@ -373,7 +390,8 @@
     try {
       const font = MathJax.startup.output.font;
       const files = font.CLASS.dynamicFiles;
-      const tex = Array.from(document.querySelectorAll(".math"), (e) => e.textContent).join(" ");
+      const tex = Array.from(document.querySelectorAll(".math"), (e) => (asTeX(e) ? e.textContent : ""))
+        .join(" ");
       return Promise.all(RANGES.filter(([used, name]) => used.test(tex) && files[name])
         .map(([, name, woff2]) => {
           preloadFont(woff2);
@@ -486,6 +504,7 @@
   config.startup.pageReady = function () {
     if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
     performance.mark("mlnotes-typeset-start");
+    untypesetWideBuilt();
     const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
     return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
