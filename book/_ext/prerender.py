@@ -52,7 +52,7 @@ COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
 # 2 500; the rest stays TeX for the page's lazy typesetter (book/_static/mlnotes-mathjax.js).
 TOP_CHARS, TOP_FORMULAS = 4000, 80
 MODES = {"0": None, "top": "top", "1": "all", "all": "all"}
-DEFAULT_MODE = "0"
+DEFAULT_MODE = "top"  # measured: book/_static/mathjax4/README.md
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
