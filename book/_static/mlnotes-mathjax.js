@@ -1,10 +1,12 @@
 /* Maths readable at first paint (issue 32).
  *
- * The book's formulas are typeset when it is built (book/_ext/prerender.py: this copy of MathJax
- * in Node, with the line-break places below): such a page has its MathJax script turned off
- * and shows its maths at first paint; builtPage (below) loads MathJax only to break again the
- * display formulas wider than the reader's column (a phone). A page built without Node still
- * has its TeX, and is typeset in the browser lazily, as follows.
+ * The formulas of each page's first screens are typeset when the book is built
+ * (book/_ext/prerender.py, MLNOTES_PRERENDER_MATHS=top, the default: this copy of MathJax in
+ * Node, with the line-break places below) and show at first paint; the rest is TeX, typeset in
+ * the browser lazily, as follows (untypesetWideBuilt: a built display too wide for a phone is
+ * typeset again). A page with every formula built (=1) has its MathJax script turned off;
+ * builtPage (below) loads MathJax only to break again the displays wider than the reader's
+ * column. A page built without Node has all its TeX.
  *
  * The page's own MathJax configuration (_config.yml, mathjax3_config, written into the page
  * just before this script) is changed so that MathJax typesets only the formulas on or near
