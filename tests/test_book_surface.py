@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -222,3 +224,20 @@ def test_prerender_links_the_style_sheet_and_turns_mathjax_off(tmp_path):
     (tmp_path / "book" / "r.html").write_text('<span class="math notranslate nohighlight">'
                                               '<mjx-container></mjx-container></span>')
     assert prerender.pages_with_tex(tmp_path) == [tmp_path / "book" / "q.html"]
+
+
+def test_prerender_mode_is_checked(monkeypatch):
+    """MLNOTES_PRERENDER_MATHS names what is typeset at build time: a wrong value says which
+    ones there are (a typo would silently build the book another way)."""
+    prerender = _load_ext("prerender")
+
+    class App:
+        class builder:
+            format = "html"
+
+    monkeypatch.setenv("MLNOTES_PRERENDER_MATHS", "first")
+    with pytest.raises(ValueError, match=r"MLNOTES_PRERENDER_MATHS='first': use one of "
+                                         r"\['0', '1', 'all', 'top'\]"):
+        prerender.prerender(App, None)
+    monkeypatch.setenv("MLNOTES_PRERENDER_MATHS", "0")
+    assert prerender.prerender(App, None) is None  # none: the pages are left as written

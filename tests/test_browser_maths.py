@@ -200,15 +200,14 @@ def test_every_page_is_light_as_served_and_carries_no_explorer_data():
 FIRST_SCREEN_JS = ("(js) => { const s = (new Function('return (' + js + ')()'))();"
                    " return !document.documentElement.classList.contains('mlnotes-maths-pending')"
                    " && s.pending === 0; }")
-# The share of the page's formulas typeset in the browser: on a page typeset at build time
-# (book/_ext/prerender.py) the displays MathJax typeset again for a phone's column, else every
-# formula MathJax has typeset.
+# The share of the page's formulas typeset in the browser: not those typeset at build time
+# (book/_ext/prerender.py: data-mlnotes-built; on a phone the displays MathJax typeset again for
+# its column are new ones).
 TYPESET_SHARE_JS = r"""
 () => {
   const formulas = Math.max(1, document.querySelectorAll('.bd-article .math').length);
-  const built = document.querySelector('script[data-mlnotes-mathjax]');
-  return document.querySelectorAll(built ? '.bd-article .math mjx-container[data-mlnotes-browser]'
-                                         : '.bd-article .math mjx-math').length / formulas;
+  return document.querySelectorAll('.bd-article .math mjx-container:not([data-mlnotes-built]) '
+                                   + '> mjx-math').length / formulas;
 }
 """
 
@@ -331,33 +330,54 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
 # formula's MathJax output with its assistive MathML, laid out by the CHTML style sheet (a
 # display is a block, the hidden MathML is out of the flow), and no TeX in the page's text.
 NO_SCRIPT_JS = r"""
-(rawTex) => {
-  const formulas = Array.from(document.querySelectorAll('.bd-article .math'));
+([rawTex, top]) => {
+  // top: a page whose first screens were typeset at build time (the rest stays TeX, for the
+  // page's lazy typesetter): the formulas and the text above its first formula left as TeX,
+  // which must be below the first screen
+  const all = Array.from(document.querySelectorAll('.bd-article .math'));
+  const firstTeX = all.find(e => !e.querySelector('mjx-container'));
+  const limit = top && firstTeX ? firstTeX.getBoundingClientRect().top : Infinity;
+  const onScreen = (r) => r.bottom > 0 && r.top < limit;
+  const formulas = top && firstTeX ? all.slice(0, all.indexOf(firstTeX)) : all;
   const bare = formulas.filter(e => !e.querySelector(':scope > mjx-container > mjx-math'));
   const mute = formulas.filter(e => !e.querySelector(':scope > mjx-container > mjx-assistive-mml > math'));
   const unstyled = formulas.map(e => e.querySelector(':scope > mjx-container')).filter(c => c && (
     (c.hasAttribute('display') && getComputedStyle(c).display !== 'block')
     || getComputedStyle(c.querySelector('mjx-assistive-mml') || c).position !== 'absolute'));
-  const article = document.querySelector('.bd-article').cloneNode(true);
-  article.querySelectorAll('pre, code, script, style, mjx-assistive-mml').forEach(e => e.remove());
-  const tex = article.textContent.match(new RegExp(rawTex, 'g')) || [];
+  let shownText = '';
+  if (top) {
+    const walk = document.createTreeWalker(document.querySelector('.bd-article'), NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      if (t.parentElement.closest('pre, code, script, style, mjx-assistive-mml')) continue;
+      range.selectNodeContents(t);
+      if (Array.from(range.getClientRects()).some(onScreen)) shownText += t.textContent + ' ';
+    }
+  } else {
+    const article = document.querySelector('.bd-article').cloneNode(true);
+    article.querySelectorAll('pre, code, script, style, mjx-assistive-mml').forEach(e => e.remove());
+    shownText = article.textContent;
+  }
+  const tex = shownText.match(new RegExp(rawTex, 'g')) || [];
   const text = (list) => list.slice(0, 3).map(e => e.textContent.trim().slice(0, 40));
   return {formulas: formulas.length, bare: text(bare), mute: text(mute),
+          texOnScreen: limit < innerHeight ? `a formula as TeX ${Math.round(limit)} px down` : '',
           unstyled: unstyled.length, tex: tex.slice(0, 3)};
 }
 """
 
 
-def _no_script_problems(pw_page, url, html=None):
+def _no_script_problems(pw_page, url, html=None, top=False):
     """What ``NO_SCRIPT_JS`` finds wrong on ``url`` opened with JavaScript off (served as
-    ``html`` if given: the test's mutants)."""
+    ``html`` if given: the test's mutants); ``top``: above its first formula left as TeX, which
+    must be below the first screen."""
     if html is not None:
         pw_page.route(url, lambda route: route.fulfill(body=html, content_type="text/html"))
     pw_page.goto(url, wait_until="load")
     if html is not None:
         pw_page.unroute(url)
-    found = pw_page.evaluate(NO_SCRIPT_JS, RAW_TEX)
-    problems = [f"{k}: {found[k]}" for k in ("bare", "mute", "tex") if found[k]]
+    found = pw_page.evaluate(NO_SCRIPT_JS, [RAW_TEX, top])
+    problems = [f"{k}: {found[k]}" for k in ("bare", "mute", "tex", "texOnScreen") if found[k]]
     if found["unstyled"]:
         problems.append(f"{found['unstyled']} formulas without MathJax's style sheet")
     if not found["formulas"]:
@@ -366,42 +386,65 @@ def _no_script_problems(pw_page, url, html=None):
 
 
 def _built_with_maths():
-    """Whether the book was built with its maths typeset (MLNOTES_PRERENDER_MATHS=1 and Node:
-    book/_ext/prerender.py, opt-in); otherwise the browser typesets it."""
+    """How the book's maths was typeset at build time (book/_ext/prerender.py, with Node):
+    "all" (MLNOTES_PRERENDER_MATHS=1), "top" (each page's first screens, the rest in the
+    browser: MLNOTES_PRERENDER_MATHS=top), or None (all of it in the browser)."""
     page = BOOK_HTML / "book" / "tsne.html"
-    return page.is_file() and "data-mlnotes-mathjax" in page.read_text(encoding="utf-8")
+    html = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if "data-mlnotes-mathjax" in html:
+        return "all"
+    return "top" if "mlnotes-chtml.css" in html else None
 
 
+BUILT = _built_with_maths()
 BUILT_ONLY = pytest.mark.skipif(
-    shutil.which("node") is None or not _built_with_maths(),
-    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=1 to typeset it "
-           "at build time)")
+    shutil.which("node") is None or BUILT is None,
+    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=top or 1 to typeset "
+           "it at build time)")
+ALL_BUILT_ONLY = pytest.mark.skipif(
+    shutil.which("node") is None or BUILT != "all",
+    reason="not every formula typeset at build time (MLNOTES_PRERENDER_MATHS=1 does)")
 
 
 @BUILT_ONLY
 @pytest.mark.parametrize("page", ["book/tsne.html", "book/api.html"])
 def test_maths_typeset_in_the_served_page_before_any_script(page, site, browser):
-    """The heaviest pages with JavaScript off: every formula is already MathJax's CHTML output
-    (typeset at build time, book/_ext/prerender.py), styled, with its assistive MathML, and no
-    TeX is in the text: maths at first paint with no MathJax to start. Two mutants of the page
-    must fail the same check: one formula left as TeX, and the CHTML style sheet not linked."""
+    """The heaviest pages with JavaScript off: every formula (of the first screen, on a phone and
+    on a laptop, when only the first screens are typeset at build time) is already MathJax's
+    CHTML output (book/_ext/prerender.py), styled, with its assistive MathML, and no TeX is in
+    the text: maths at first paint with no MathJax to start. Two mutants of the page must fail
+    the same check: one formula left as TeX, and the CHTML style sheet not linked."""
+    top = BUILT == "top"
+    if top:  # the laptop's first screen too (the build's budget covers both)
+        context = browser.new_context(viewport={"width": 1366, "height": 768},
+                                      java_script_enabled=False)
+        try:
+            problems = _no_script_problems(context.new_page(), f"{site}/{page}", top=True)
+        finally:
+            context.close()
+        assert not problems, f"{page} without JavaScript, 1366 px:\n  " + "\n  ".join(problems)
     context = browser.new_context(viewport={"width": 390, "height": 844},
                                   java_script_enabled=False)
     try:
         pw_page = context.new_page()
         url = f"{site}/{page}"
-        problems = _no_script_problems(pw_page, url)
+        problems = _no_script_problems(pw_page, url, top=top)
         assert not problems, f"{page} without JavaScript:\n  " + "\n  ".join(problems)
         html = (BOOK_HTML / page).read_text(encoding="utf-8")
-        first = re.search(r'<span class="math notranslate nohighlight"><mjx-container.*?'
-                          r'</mjx-container></span>', html)
+        # the page's first formula typeset at build time, inline or display
+        first = min((m for m in (
+            re.search(r'<span class="math notranslate nohighlight"><mjx-container.*?'
+                      r'</mjx-container></span>', html),
+            re.search(r'<div class="math notranslate nohighlight"[^>]*>\n?(?:<span class="eqno">'
+                      r'.*?</span>)?<mjx-container.*?</mjx-container></div>', html, re.S))
+            if m), key=lambda m: m.start(), default=None)
         assert first, f"{page}: no formula typeset at build time in the served HTML"
         as_tex = html[:first.start()] + (r'<span class="math notranslate nohighlight">'
                                          r'\(x_i \in \mathbb{R}^p\)</span>') + html[first.end():]
         unlinked = re.sub(r'<link[^>]*mlnotes-chtml\.css[^>]*>', "", html)
         missed = [name for name, mutant in (("a formula as TeX", as_tex),
                                             ("no CHTML style sheet", unlinked))
-                  if not _no_script_problems(pw_page, url, mutant)]
+                  if not _no_script_problems(pw_page, url, mutant, top=top)]
     finally:
         context.close()
     assert not missed, f"{page}: the check passed a mutant page: {missed}"
@@ -412,7 +455,7 @@ SPHINX_TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]
                         r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
 
 
-@BUILT_ONLY
+@ALL_BUILT_ONLY
 def test_every_formula_of_the_book_typeset_at_build_time():
     """No page of the book holds a formula as TeX (book/_ext/prerender.py typesets them all
     when the book is built; one MathJax cannot typeset would stay TeX, for the page's

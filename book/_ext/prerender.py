@@ -15,13 +15,14 @@ Display formulas are broken for the laptop's column (``COLUMN_PX``, ``NUMBERED_P
 equation number: what MathJax measures at 1366 px); em, ex and the maths' scale are those
 MathJax measures in the browser there.
 
-It runs only with ``MLNOTES_PRERENDER_MATHS=1`` (and ``node`` on the PATH); otherwise the pages
-are left as Sphinx wrote them and the browser typesets them lazily. It is not the default
-because it did not make the heaviest pages faster (book/_static/mathjax4/README.md, measured on
-a 4x slower phone): every formula's CHTML and assistive MathML are in the page from the start
-(about 90 000 elements on t-SNE's page), and parsing and laying them out cost more than MathJax's
-start-up and first batch saved (the API page's DOMContentLoaded went from about 4 s to about
-20 s). A build with it adds about 11 s of one core (7 880 formulas).
+``MLNOTES_PRERENDER_MATHS`` (and ``node`` on the PATH) says what is typeset: ``top`` only the
+formulas of each page's first screens (``TOP_CHARS``, ``TOP_FORMULAS``): the page keeps its
+MathJax script, whose lazy typesetter does the rest and skips these (``data-mlnotes-built``);
+``1`` every formula: about 90 000 elements on t-SNE's page, whose parsing and layout cost more
+than MathJax's start-up and first batch saved (the API page's DOMContentLoaded went from about
+4 s to about 20 s on a 4x slower phone); ``0`` none, the browser typesets every formula lazily.
+``DEFAULT_MODE`` is the measured choice (book/_static/mathjax4/README.md). Typesetting every
+formula adds about 11 s of one core to a build (7 880 formulas).
 """
 
 import json
@@ -44,6 +45,14 @@ CSS = "_static/mlnotes-chtml.css"
 # 127.3% of the text. A display in a narrower box (a theorem's: 618-726 px) that is wider than
 # it is typeset again by the page (book/_static/mlnotes-mathjax.js), as on a phone.
 COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
+# MLNOTES_PRERENDER_MATHS: "top" typesets the first screens of each page only, "1" (or "all")
+# every formula, "0" none. The first screens: the formulas of the article's first TOP_CHARS
+# characters of text (a formula counting half its TeX), at most TOP_FORMULAS of them: a
+# 390x844 phone's first screen shows about 1 500 characters of text, a 1366x768 laptop's about
+# 2 500; the rest stays TeX for the page's lazy typesetter (book/_static/mlnotes-mathjax.js).
+TOP_CHARS, TOP_FORMULAS = 4000, 80
+MODES = {"0": None, "top": "top", "1": "all", "all": "all"}
+DEFAULT_MODE = "top"  # measured: book/_static/mathjax4/README.md
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
@@ -86,8 +95,13 @@ def prerender(app, exception):
     """build-finished: typeset every page's formulas with MathJax in Node."""
     if exception or app.builder.format != "html":
         return
-    if os.environ.get("MLNOTES_PRERENDER_MATHS", "0") != "1":
-        return  # opt-in: see the module's docstring for why
+    value = os.environ.get("MLNOTES_PRERENDER_MATHS", DEFAULT_MODE)
+    if value not in MODES:
+        raise ValueError(f"MLNOTES_PRERENDER_MATHS={value!r}: use one of {sorted(MODES)} "
+                         "(top: the first screens, 1: every formula, 0: none)")
+    mode = MODES[value]
+    if mode is None:
+        return  # see the module's docstring for why not every formula
     node = shutil.which("node")
     if node is None:
         LOG.info("prerender: no Node.js, the browser typesets the maths")
@@ -102,7 +116,9 @@ def prerender(app, exception):
                "config": app.config.mathjax3_config or {}, "width": COLUMN_PX,
                "numbered": NUMBERED_PX, "em": EM_PX,
                "ex": EX_PX, "scale": SCALE, "fontURL": FONT_URL,
-               "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages]}
+               "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages],
+               "budget": ({"chars": TOP_CHARS, "formulas": TOP_FORMULAS} if mode == "top"
+                          else None)}
         job_file = pathlib.Path(tmp) / "job.json"
         job_file.write_text(json.dumps(job), encoding="utf-8")
         run = subprocess.run([node, str(SCRIPT), str(job_file)], capture_output=True, text=True,
@@ -119,7 +135,8 @@ def prerender(app, exception):
     for page in pages:
         counts = summary.get(str(page), {"typeset": 0, "left": 0})
         left += counts["left"]
-        finish_page(page, outdir, counts["left"])
+        if counts["typeset"]:
+            finish_page(page, outdir, counts["left"])
     done = sum(c["typeset"] for c in summary.values())
     LOG.info(f"prerender: {done} formulas typeset in {len(pages)} pages, {left} left to the browser")
 

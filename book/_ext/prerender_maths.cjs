@@ -10,12 +10,16 @@
  * column's width in CSS px that display formulas are broken for (beside an equation number),
  * "em"/"ex"/"scale": the text's em and ex in px and the maths' size relative to the text (what
  * MathJax measures in a browser), "fontURL": the web fonts' address relative to "css", "css": where to write the style sheet,
- * "files": the HTML pages}.
+ * "files": the HTML pages, "budget": null (every formula) or {"chars", "formulas"}: only the
+ * formulas at the top of each page's article, before that many characters of its text (a
+ * formula counts half its TeX) and at most that many formulas, the others left as TeX for the
+ * page's lazy typesetter (mlnotes-mathjax.js)}.
  *
  * Each formula Sphinx wrote (<span class="math ...">\(...\)</span>, <div class="math ...">
  * \[...\]</div>) becomes MathJax's CHTML output, with its assistive MathML, in place; its TeX
  * source stays in the data-latex of its mjx-math, for the page to break a display again on a
- * narrower screen (mlnotes-mathjax.js); a display's data-mlnotes-width is the width in CSS px
+ * narrower screen (mlnotes-mathjax.js); each mjx-container has data-mlnotes-built, and a
+ * display's data-mlnotes-width is the width in CSS px
  * it was broken for. A formula MathJax cannot typeset (an error) is left as TeX, for the
  * page's MathJax. One style sheet (CHTML's, for every formula of the book) is written to "css".
  * Prints a JSON summary: per page the formulas typeset and left.
@@ -83,6 +87,27 @@ async function main() {
     });
     if (!found.length) continue;
     found.sort((a, b) => a.offset - b.offset);
+    if (job.budget) {
+      // the first screens: the article's top (its text, tags dropped), within the budget
+      const start = html.indexOf('<article class="bd-article"');
+      let chars = 0;
+      let at = start;
+      let kept = 0;
+      const top = [];
+      for (const f of found) {
+        if (start < 0 || f.offset < start) continue;
+        chars += html.slice(at, f.offset).replace(/<[^>]*>/g, "").replace(/\s+/g, " ").length;
+        if (chars >= job.budget.chars || kept >= job.budget.formulas) break;
+        top.push(f);
+        kept += 1;
+        chars += f.tex.length / 2;
+        at = f.offset + f.m.length;
+      }
+      summary[file] = { typeset: 0, left: found.length };
+      if (!top.length) continue;
+      found.length = 0;
+      found.push(...top);
+    }
     let out = "";
     let at = 0;
     let done = 0;
@@ -101,6 +126,8 @@ async function main() {
         continue;
       }
       done += 1;
+      // data-mlnotes-built: typeset here (the page's lazy typesetter and its tests skip it)
+      chtml = chtml.replace("<mjx-container ", "<mjx-container data-mlnotes-built=\"\" ");
       out += f.display
         ? `${f.open}>${f.eqno}${chtml.replace("<mjx-container ",
           `<mjx-container data-mlnotes-width="${f.eqno ? job.numbered : job.width}" `)}</div>`
@@ -108,7 +135,7 @@ async function main() {
     }
     out += html.slice(at);
     fs.writeFileSync(file, out);
-    summary[file] = { typeset: done, left: found.length - done };
+    summary[file] = { typeset: done, left: (summary[file] ? summary[file].left : found.length) - done };
   }
   fs.writeFileSync(job.css, adaptor.textContent(MathJax.chtmlStylesheet()));
   process.stdout.write(JSON.stringify(summary));

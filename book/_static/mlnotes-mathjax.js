@@ -1,10 +1,12 @@
 /* Maths readable at first paint (issue 32).
  *
- * The book's formulas are typeset when it is built (book/_ext/prerender.py: this copy of MathJax
- * in Node, with the line-break places below): such a page has its MathJax script turned off
- * and shows its maths at first paint; builtPage (below) loads MathJax only to break again the
- * display formulas wider than the reader's column (a phone). A page built without Node still
- * has its TeX, and is typeset in the browser lazily, as follows.
+ * The formulas of each page's first screens are typeset when the book is built
+ * (book/_ext/prerender.py, MLNOTES_PRERENDER_MATHS=top, the default: this copy of MathJax in
+ * Node, with the line-break places below) and show at first paint; the rest is TeX, typeset in
+ * the browser lazily, as follows (untypesetWideBuilt: a built display too wide for a phone is
+ * typeset again). A page with every formula built (=1) has its MathJax script turned off;
+ * builtPage (below) loads MathJax only to break again the displays wider than the reader's
+ * column. A page built without Node has all its TeX.
  *
  * The page's own MathJax configuration (_config.yml, mathjax3_config, written into the page
  * just before this script) is changed so that MathJax typesets only the formulas on or near
@@ -109,6 +111,22 @@
   }
   FONTS.forEach(preloadFont);
 
+  const asTeX = (el) => !el.querySelector("mjx-container");
+
+  /* A page whose first screens were typeset at build time (MLNOTES_PRERENDER_MATHS=top,
+     book/_ext/prerender.py) keeps its MathJax script for the rest, which it typesets lazily.
+     Its built displays were broken for a laptop's column: one wider than the reader's (a phone)
+     is given back its TeX (the data-latex of its mjx-math) before the first batch, which
+     typesets it again for that width (until then it scrolls sideways, as built). */
+  function untypesetWideBuilt() {
+    document.querySelectorAll(".math > mjx-container[data-mlnotes-width]").forEach((c) => {
+      const math = c.querySelector(":scope > mjx-math");
+      const tex = math && math.getAttribute("data-latex");
+      if (!tex || c.scrollWidth <= c.clientWidth + 1) return;
+      c.replaceWith(document.createTextNode(`\\[${tex}\\]`));
+    });
+  }
+
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
   function typesetNearScreen() {
@@ -144,7 +162,8 @@
         return running;
       });
     }
-    const formulas = Array.from(document.querySelectorAll(".math"))
+    // a formula typeset at build time (the top of the page, prerender.py) is not typeset again
+    const formulas = Array.from(document.querySelectorAll(".math")).filter(asTeX)
       .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
     formulas.forEach((el) => observer.observe(el));
     firstDone.then(() => {
@@ -373,7 +392,8 @@
     try {
       const font = MathJax.startup.output.font;
       const files = font.CLASS.dynamicFiles;
-      const tex = Array.from(document.querySelectorAll(".math"), (e) => e.textContent).join(" ");
+      const tex = Array.from(document.querySelectorAll(".math"), (e) => (asTeX(e) ? e.textContent : ""))
+        .join(" ");
       return Promise.all(RANGES.filter(([used, name]) => used.test(tex) && files[name])
         .map(([, name, woff2]) => {
           preloadFont(woff2);
@@ -486,6 +506,7 @@
   config.startup.pageReady = function () {
     if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
     performance.mark("mlnotes-typeset-start");
+    untypesetWideBuilt();
     const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
     return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
