@@ -994,3 +994,33 @@ def test_settings_drawn_on_two_threads_at_once_each_get_their_own_picture():
         thread.join()
     for angle, png in got.items():
         assert png == _core.figure_png(mw.draw_pca(angle=angle)), angle
+
+
+def test_text_drawn_from_kept_glyphs_is_matplotlibs_pixel_for_pixel():
+    """The live figures' canvas keeps glyph bitmaps and layouts (:mod:`._glyphs`): text at
+    sub-pixel positions, rotated, in several sizes, mathtext, drawn twice (the second time
+    from the kept glyphs), gives matplotlib's own pixels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from mlnotes.widgets._glyphs import GlyphCanvas, glyph_cache_works
+
+    assert glyph_cache_works()  # (this environment's matplotlib: the cache is in use)
+
+    def pixels(canvas):
+        fig = Figure(figsize=(3, 2), dpi=100)
+        ax = fig.add_subplot()
+        for i in range(12):
+            ax.text(0.0137 * i + 0.0031, 0.081 * i, f"Wq λ{i} $x^2_{i}$ ∑é",
+                    rotation=11 * i, fontsize=6 + 0.7 * i)
+        ax.set_title("residual variance (2-D: 0.031)", fontsize=9.5)
+        canvas(fig)
+        fig.canvas.draw()
+        first = np.asarray(fig.canvas.buffer_rgba()).copy()
+        fig.canvas.draw()
+        return first, np.asarray(fig.canvas.buffer_rgba()).copy()
+
+    want, _ = pixels(FigureCanvasAgg)
+    for got in pixels(GlyphCanvas):
+        np.testing.assert_array_equal(got, want)
+    assert isinstance(_core.new_figure(1, 1).canvas, GlyphCanvas)

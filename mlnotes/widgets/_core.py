@@ -33,12 +33,12 @@ import time
 import typing
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .._optional import import_optional
 from .._typing import ArrayLike
 from ..plotting import FIG_DPI, LABEL_CMAP, _color_and_cmap
+from ._glyphs import CANVAS
 from ._kept import kept_figure_class, setting_key
 from ._static import explorer_html, product_grid, star_grid, static_spec
 from ._stream import Streaming, is_partial
@@ -63,9 +63,10 @@ STALE_OPACITY = "0.35"  # a figure left from the last setting that worked, shown
 
 # --- figures ------------------------------------------------------------------------------------
 def new_figure(width, height):
-    """A pyplot-free figure of ``width`` x ``height`` inches at the book's resolution."""
+    """A pyplot-free figure of ``width`` x ``height`` inches at the book's resolution (its
+    canvas keeps the glyphs of its text, :mod:`._glyphs`)."""
     fig = Figure(figsize=(width, height), dpi=FIG_DPI)
-    FigureCanvasAgg(fig)
+    CANVAS(fig)
     return fig
 
 
