@@ -119,11 +119,16 @@ class Lab:
         self.page, self.kernel_pid = page, kernel_pid
 
     def idle(self, k=None, timeout=600_000):
-        """Wait until the kernel is idle and, for a replay explorer ``k``, every snapshot of
-        its run is in the page (play enabled)."""
+        """Wait until the kernel is idle and, for explorer ``k``, a run under way has ended
+        (its status line no longer says "running…": a streamed run goes on between the
+        kernel's messages, with the kernel idle) and, for a replay, every snapshot of its run
+        is in the page (play enabled)."""
         self.page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=timeout)
         self.page.wait_for_timeout(150)  # messages still on their way, then idle again
         self.page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=timeout)
+        if k is not None:
+            self.page.wait_for_function("o => !o.textContent.includes('running…')",
+                                        arg=self.output(k).element_handle(), timeout=timeout)
         if k is not None and self.output(k).locator(".widget-play").count():
             play = self.output(k).locator(".widget-play button").first
             self.page.wait_for_function("b => !b.disabled", arg=play.element_handle(),

@@ -142,9 +142,13 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
     monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
     params = {"n_samples": 150, "n_epochs": 60}
 
+    sent = []  # the keys of the pictures put in the page during the run
+
     async def run():
         ex = mw.umap_explorer(**params)
         assert ex.widget is not None
+        put = ex._image_widget.put
+        ex._image_widget.put = lambda png, key, *fixed: sent.append(key) or put(png, key, *fixed)
         ex._controls["min_dist"].value = 0.5
         first = bytes(ex._image_widget.value)
         assert "running" in ex._status.value and ex.params["min_dist"] == 0.1
@@ -154,6 +158,8 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
 
     ex, first = asyncio.run(run())
     assert ex.params["min_dist"] == 0.5 and "first picture in" in ex._status.value
+    # the run as it goes (pictures of no setting, not kept by the page), then its end, kept
+    assert len(sent) >= 3 and set(sent[:-1]) == {""} and sent[-1], sent
     final = _core.figure_png(mw.draw_umap(**{**params, "min_dist": 0.5}))
     assert bytes(ex._image_widget.value) == final != first
     steps = list(umap_run.stream(15, 0.5, 150, 60, 1))

@@ -415,7 +415,7 @@ class Explorer:
         that no control sets has changed), or a new figure drawn."""
         if self.live is None:
             return figure_rgba(self.draw(**params))
-        controlled = {c.name for c in self.controls}
+        controlled = self._controlled()
         with self._live_lock:  # (widget messages may come on another thread than the cell's)
             if self._live is not None and any(self._live.params[k] != v
                                               for k, v in params.items() if k not in controlled):
@@ -502,9 +502,13 @@ class Explorer:
         figure.put(self._image, setting_key(self._controls, self.params), self._fixed_params())
         return figure
 
+    def _controlled(self):
+        """The names of the parameters the page's controls set."""
+        return {c.name for c in self.controls}
+
     def _fixed_params(self):
         """The parameters no control sets (the page's kept pictures hold only while they do)."""
-        controlled = {c.name for c in self.controls}
+        controlled = self._controlled()
         return _cache_key({k: v for k, v in self.params.items() if k not in controlled})
 
     def inapplicable(self, params=None):
@@ -632,13 +636,19 @@ class ReplayExplorer(Streaming, Explorer):
             if self._live_steps is None:  # (a run under way sends its own)
                 self._show_run(self._run_n, self.params["frame"])
 
-    def _fixed_params(self):
-        controlled = {c.name for c in self.controls} | {"frame"}
-        return _cache_key({k: v for k, v in self.params.items() if k not in controlled})
+    def _controlled(self):
+        return super()._controlled() | {"frame"}  # (the snapshot slider)
 
     def _snapshot_key(self, frame):
         """The page's key of snapshot ``frame`` of the run in the page."""
         return f"{self._replay_key},{frame}"
+
+    def _in_page(self, frame):
+        """Whether snapshot ``frame`` of the run is in the page: sent, or kept there from
+        before (a run seen before; then counted as sent, with no message)."""
+        if frame not in self._sent and self._image_widget.keeps(self._snapshot_key(frame)):
+            self._sent.add(frame)
+        return frame in self._sent
 
     def _extra_widgets(self):
         w = import_optional("ipywidgets", purpose="The live explorer")
@@ -662,9 +672,7 @@ class ReplayExplorer(Streaming, Explorer):
         """Put snapshot ``frame`` (``png``, or drawn now) of the run in the page, unless it is
         there already (the explorer's parameters stay as they are)."""
         with self._replay_lock:
-            if frame not in self._sent and self._image_widget.keeps(self._snapshot_key(frame)):
-                self._sent.add(frame)  # (a run seen before)
-            if frame not in self._sent:
+            if not self._in_page(frame):
                 if png is None:
                     png = self._png({**self._replay_params, "frame": frame})
                 self._image_widget.put(png, self._snapshot_key(frame), self._fixed_params())
@@ -700,10 +708,7 @@ class ReplayExplorer(Streaming, Explorer):
             with self._replay_lock:
                 if run != self._replay_run:  # a newer run took over
                     return
-                for f in range(n):  # the snapshots the page keeps from before: no message
-                    if f not in self._sent and self._image_widget.keeps(self._snapshot_key(f)):
-                        self._sent.add(f)
-                missing = [f for f in range(n) if f not in self._sent]
+                missing = [f for f in range(n) if not self._in_page(f)]
                 if not missing:
                     self._frame.disabled = self._play.disabled = False
                     self._status.value = shown
