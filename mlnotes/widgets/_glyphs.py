@@ -5,23 +5,27 @@ and matplotlib's Agg renderer lays out every string and rasterises every glyph a
 about half of an update's drawing. The glyphs do not change, so :class:`GlyphCanvas` (the
 canvas of every figure :func:`._core.new_figure` makes) keeps them:
 
-* a string's layout (which glyph goes where, in the font's units) per string and font;
-* a glyph's bitmap per glyph, size and sub-pixel position: FreeType rasterises a glyph
-  moved by a whole number of pixels into the same bitmap, moved, so the bitmap of a glyph at
-  ``x = 64 i + f`` (26.6 fixed point) is the one at ``f`` shifted by ``i`` pixels.
+* a string's layout (which glyph goes where), per string and font (matplotlib gives each
+  thread its own fonts, so this is per thread too);
+* a glyph's bitmap and its place, per glyph, font, size, angle and sub-pixel position:
+  FreeType rasterises a glyph moved by a whole number of pixels into the same bitmap, moved,
+  so the bitmap of a glyph at ``x = 64 i + f`` (26.6 fixed point) is the one at ``f``,
+  ``i`` pixels further. A glyph not kept yet is drawn by matplotlib itself, and its bitmap
+  and place are recorded on the way.
 
-The pixels are the ones matplotlib draws (tests compare them). The renderer reaches into
-matplotlib's Agg text path (``RendererAgg._draw_text_glyphs_and_boxes``,
-``FT2Font._layout`` and ``_render_glyph``, matplotlib 3.11); a matplotlib without them draws
-text its own way (:func:`glyph_cache_works`).
+The pixels are the ones matplotlib draws (tests compare them). The renderer hooks into
+matplotlib's Agg text path (``RendererAgg._prepare_font`` and
+``_draw_text_glyphs_and_boxes``, matplotlib 3.11); with a matplotlib without them it draws
+text matplotlib's way (:func:`glyph_cache_works`).
 """
 
+import inspect
 import math
+import threading
+import typing
 
 import numpy as np
-from matplotlib.backends import backend_agg
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
-from matplotlib.ft2font import FT2Font
 
 MAX_KEPT = 20_000  # glyph bitmaps (and as many layouts) kept, about 200 bytes each
 _GLYPHS: dict = {}
@@ -29,72 +33,79 @@ _LAYOUTS: dict = {}
 
 
 def glyph_cache_works() -> bool:
-    """Whether this matplotlib has the text path the cache replaces."""
-    return (hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
-            and all(hasattr(FT2Font, name) for name in ("_layout", "_render_glyph",
-                                                        "_set_transform"))
-            and hasattr(backend_agg, "get_hinting_flag") and hasattr(backend_agg, "RenderMode"))
+    """Whether this matplotlib has the text path the cache hooks into."""
+    draw = getattr(RendererAgg, "_draw_text_glyphs_and_boxes", None)
+    return (draw is not None and hasattr(RendererAgg, "_prepare_font")
+            and list(inspect.signature(draw).parameters)
+            == ["self", "gc", "x", "y", "angle", "glyphs", "boxes"])
 
 
-def _bounded(cache: dict) -> dict:
+def _kept(cache: dict, key: typing.Hashable, value: typing.Any) -> typing.Any:
     if len(cache) >= MAX_KEPT:
         cache.clear()
-    return cache
+    cache[key] = value
+    return value
 
 
-def _font_key(prop):
-    return (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(),
-            prop.get_stretch(), prop.get_size_in_points(), prop.get_file(),
-            prop.get_math_fontfamily())
+class _KeptLayouts:
+    """A font whose ``_layout`` of a string is computed once (the rest is the font's)."""
+
+    def __init__(self, font, key):
+        self._font, self._key = font, key
+
+    def _layout(self, text, **options):
+        key = (self._key, text, tuple(sorted(options.items())))
+        items = _LAYOUTS.get(key)
+        if items is None:
+            items = _kept(_LAYOUTS, key, self._font._layout(text, **options))
+        return items
+
+    def __getattr__(self, name):
+        return getattr(self._font, name)
+
+
+class _Recorder:
+    """Stands in for the Agg drawing surface while matplotlib rasterises one glyph: records
+    the bitmap and where it goes, draws nothing."""
+
+    def __init__(self):
+        self.drawn = []
+
+    def draw_text_image(self, image, x, y, angle, gc):
+        self.drawn.append((np.array(image), x, y, angle))
 
 
 class GlyphRenderer(RendererAgg):
     """Matplotlib's Agg renderer, drawing text from kept layouts and glyph bitmaps."""
 
-    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        if ismath:
-            return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-        flags = backend_agg.get_hinting_flag()
-        features = mtext.get_fontfeatures() if mtext is not None else None
-        language = mtext.get_language() if mtext is not None else None
-        key = (s, _font_key(prop), self.dpi, flags, features, language)
-        items = _LAYOUTS.get(key)
-        if items is None:
-            font = self._prepare_font(prop)
-            items = tuple((item.ft_object, item.glyph_index, item.x, item.y) for item in
-                          font._layout(s, flags=flags, features=features, language=language))
-            _bounded(_LAYOUTS)[key] = items
-        size = prop.get_size_in_points()
-        self._draw_text_glyphs_and_boxes(
-            gc, x, y, angle, ((font, size, index, 0, 1, dx, dy) for font, index, dx, dy in items),
-            [])
+    def _prepare_font(self, font_prop):
+        font = super()._prepare_font(font_prop)
+        return _KeptLayouts(font, (threading.get_ident(), font, font_prop.get_size_in_points(),
+                                   self.dpi))
 
     def _draw_text_glyphs_and_boxes(self, gc, x, y, angle, glyphs, boxes):
         cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        flags = backend_agg.get_hinting_flag()
         antialiased = gc.get_antialiased()
-        mode = backend_agg.RenderMode.NORMAL if antialiased else backend_agg.RenderMode.MONO
-        for font, size, index, slant, extend, dx, dy in glyphs:  # dy is upwards
+        for glyph in glyphs:
+            font, size, index, slant, extend, dx, dy = glyph  # dy is upwards
+            # the glyph's origin in FreeType's 26.6 fixed point (its y upwards)
             tx = round(0x40 * (x + dx * cos - dy * sin))
-            ty = round(0x40 * (self.height - y + dx * sin + dy * cos))  # FreeType's y: upwards
+            ty = round(0x40 * (self.height - y + dx * sin + dy * cos))
             key = (font, size, self.dpi, index, slant, extend, angle, tx & 0x3F, ty & 0x3F,
-                   antialiased, flags)
+                   antialiased)
             kept = _GLYPHS.get(key)
-            if kept is None:  # rasterised at the sub-pixel offset alone
-                font.set_size(size, self.dpi)
-                font._set_transform(
-                    (0x10000 * np.array([[cos, -sin], [sin, cos]])
-                     @ [[extend, extend * slant], [0, 1]]).round().astype(int),
-                    [tx & 0x3F, ty & 0x3F])
-                bitmap = font._render_glyph(index, flags, mode)
-                buffer = np.array(bitmap.buffer)
-                if not antialiased:
-                    buffer *= 0xFF
-                kept = _bounded(_GLYPHS)[key] = (buffer, bitmap.left, bitmap.top)
-            buffer, left, top = kept
-            top += ty >> 6  # the whole pixels of the position
-            self._renderer.draw_text_image(buffer, left + (tx >> 6),
-                                           int(self.height) - top + buffer.shape[0], 0, gc)
+            if kept is None:  # matplotlib draws it; its bitmap and place, relative, are kept
+                recorder = _Recorder()
+                renderer, self._renderer = self._renderer, recorder
+                try:
+                    super()._draw_text_glyphs_and_boxes(gc, x, y, angle, [glyph], [])
+                finally:
+                    self._renderer = renderer
+                kept = _kept(_GLYPHS, key, [(image, left - (tx >> 6), bottom + (ty >> 6), turn)
+                                            for image, left, bottom, turn in recorder.drawn])
+            for image, left, bottom, turn in kept:
+                self._renderer.draw_text_image(image, left + (tx >> 6), bottom - (ty >> 6),
+                                               turn, gc)
         boxes = list(boxes)
         if boxes:  # (mathtext's rules: matplotlib's own)
             super()._draw_text_glyphs_and_boxes(gc, x, y, angle, (), boxes)
