@@ -158,8 +158,9 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
 
     ex, first = asyncio.run(run())
     assert ex.params["min_dist"] == 0.5 and "first picture in" in ex._status.value
-    # the run as it goes (pictures of no setting, not kept by the page), then its end, kept
-    assert len(sent) >= 3 and set(sent[:-1]) == {""} and sent[-1], sent
+    # the run as it goes (pictures of no setting, not kept by the page: how many depends on
+    # how long each took to draw), then its end, kept under its setting's key
+    assert len(sent) >= 2 and set(sent[:-1]) == {""} and sent[-1], sent
     final = _core.figure_png(mw.draw_umap(**{**params, "min_dist": 0.5}))
     assert bytes(ex._image_widget.value) == final != first
     steps = list(umap_run.stream(15, 0.5, 150, 60, 1))
