@@ -6,9 +6,9 @@ call ``ml.widgets.<method>_explorer``), and headless Chromium (``/usr/bin/chromi
 by Playwright) runs it. Then, explorer by explorer, every control that applies is moved as a
 reader moves it (a slider with the keyboard, a button with a click, a list with a choice):
 ``N_MOVES`` steps to settings not seen yet ("new": computed and drawn in the kernel), then the
-same steps back ("seen": the kernel sends the PNG it kept). A replay explorer's snapshot slider
-and "play" run in the page alone (the run's frames are sent once); "play" counts the frames it
-shows.
+same steps back ("seen": the page shows the picture it keeps, no message to the kernel and
+back). A replay explorer's snapshot slider and "play" run in the page alone (the run's frames
+are sent once); "play" counts the frames it shows.
 
 What is timed: from the input event (key down, pointer down, change) to the first animation
 frame after the explorer's new picture is loaded in the page (a ``MutationObserver`` on the
