@@ -10,7 +10,8 @@ same steps back ("seen": the page shows the picture it keeps, no message to the 
 back). A replay explorer's snapshot slider and "play" run in the page alone (the run's frames
 are sent once); "play" counts the frames it shows.
 
-What is timed: from the input event (key down, pointer down, change) to the first animation
+What is timed: from the input event (key down, click, change: the input's last event before
+its message to the kernel leaves, so a click is timed from its release) to the first animation
 frame after the explorer's new picture is loaded in the page (a ``MutationObserver`` on the
 output finds the visible ``img.widget-image`` whose source changed; its ``load`` event, then
 ``requestAnimationFrame``). Wall-clock time, meaningful on a quiet machine: each row says the
@@ -53,7 +54,8 @@ WATCH_JS = """k => {
   if (window.mlx[k]) return true;
   const st = window.mlx[k] = {inputs: [], shown: [], src: null};
   const input = () => st.inputs.push(performance.now());
-  for (const type of ['keydown', 'pointerdown', 'change']) out.addEventListener(type, input, true);
+  for (const type of ['keydown', 'pointerdown', 'click', 'change'])
+    out.addEventListener(type, input, true);
   const look = () => {
     const img = [...out.querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null);
     if (!img || img.src === st.src) return;
@@ -173,9 +175,12 @@ class Lab:
             return None, _cpu_s(self.kernel_pid) - cpu, None
         cpu = _cpu_s(self.kernel_pid) - cpu
         self.last_server_s = _cpu_s(self.server_pid) - server
+        # the input: its last event before its message left (a click's, not its pointerdown's:
+        # a button acts when released, and a robot's press lasts as long as the load makes it)
         ms, page_ms = page.evaluate(f"""() => {{
-          const st = window.mlx[{k}], start = st.inputs[0], shown = st.shown[{before}];
-          const out = window.mlxSocket.find(m => m[0] === 0 && m[1] >= start);
+          const st = window.mlx[{k}], shown = st.shown[{before}];
+          const out = window.mlxSocket.find(m => m[0] === 0 && m[1] >= st.inputs[0]);
+          const start = out ? Math.max(...st.inputs.filter(t => t <= out[1])) : st.inputs[0];
           const pictures = window.mlxSocket.filter(m => m[0] === 1 && m[2] > {PICTURE_BYTES}
                                                    && m[1] <= shown);
           const page = out && pictures.length
