@@ -128,12 +128,14 @@ peers: setup
 
 # Every distinct install cell of the published notebooks (and the README's route without a
 # clone) run in a bare virtual environment (python -m venv) against this checkout, then every
-# import of the notebooks that carry it (tests/test_install_cells.py). It installs from the
+# import of the notebooks that carry it (tests/test_install_cells.py), and a chapter run against
+# the built wheel installed with its extras (tests/test_packaging.py). It installs from the
 # package index (pip's cache makes it quick), so it is not part of `make test`; .ci/run calls it
 # after `make test`.
 test-install: setup
 	MLNOTES_TEST_INSTALL=1 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -q -rfE \
-	  tests/test_install_cells.py
+	  tests/test_install_cells.py \
+	  tests/test_packaging.py::test_a_chapter_runs_against_the_installed_wheel
 
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
