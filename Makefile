@@ -89,23 +89,34 @@ test-pdf: book
 # browser tests on the built book and in JupyterLab.
 # The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
 # fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
-# The book builds (on one core) beside the second-kernel pass, whose notebooks spend much of
-# their time starting kernels; its log is printed when both are done. The browser tests run on
-# two workers, each with its own Chromium (loadgroup: a file marked with an xdist_group runs
-# on one worker, so a fixture it builds is built once).
+# Both nbval passes hand out the longest notebook first (tests/nbval_order.py; xdist's own
+# order, most cells first, could leave the longest running alone at the end).
+# Two steps run beside another ($(call beside,...)): the book builds (on one core) beside the
+# first nbval pass, and the second-kernel pass runs beside the browser tests, which mostly wait
+# (on pages, JupyterLab, kernels: about a third of two cores alone). The step beside writes
+# to a log printed when both are done; either failing fails `make test`.
+# The browser tests run on BROWSER_WORKERS workers, each with its own Chromium (loadgroup: a
+# file marked with an xdist_group runs on one worker, so a fixture it builds is built once).
+BROWSER_WORKERS ?= 3
+NBVAL = $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax \
+  -p tests.nbval_order
+BROWSER_TESTS = $(BIN)/python -m pytest -n $(BROWSER_WORKERS) --dist loadgroup \
+  -m "browser and not pdf" tests
+# $(call beside,NAME,COMMAND,FOREGROUND): COMMAND (named NAME) runs in the background, its
+# output in a log printed after FOREGROUND ends; fails when either fails.
+beside = set -u; log="$$(mktemp)"; \
+	echo "== $(1) runs beside this step (its log follows it)"; \
+	( $(2) ) > "$$log" 2>&1 & other=$$!; \
+	$(3); here=$$?; \
+	wait $$other; there=$$?; echo "== $(1):"; cat "$$log"; rm -f "$$log"; \
+	if [ $$there -ne 0 ]; then echo "$(1) failed (exit $$there)"; fi; \
+	[ $$here -eq 0 ] && [ $$there -eq 0 ]
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p tests.nbval_mutants book
-	@set -u; log="$$(mktemp)"; \
-	echo "== make book, beside the second-kernel pass (its log follows that pass)"; \
-	$(MAKE) --no-print-directory book > "$$log" 2>&1 & book=$$!; \
-	$(MAKE) --no-print-directory test-notebooks-kernel; kernel=$$?; \
-	wait $$book; built=$$?; cat "$$log"; rm -f "$$log"; \
-	if [ $$built -ne 0 ]; then echo "make book failed (exit $$built)"; fi; \
-	[ $$kernel -eq 0 ] && [ $$built -eq 0 ]
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "browser and not pdf" tests
+	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL) -p tests.nbval_mutants book)
+	@$(call beside,make test-notebooks-kernel,$(MAKE) --no-print-directory test-notebooks-kernel,$(BROWSER_TESTS))
 
 # The peers' own test suites (scikit-learn's, openTSNE's, umap-learn's upstream test files,
 # adapted in tests/peers) run against mlnotes, with a pass/fail/skip table per file; the
@@ -117,18 +128,20 @@ peers: setup
 
 # Every distinct install cell of the published notebooks (and the README's route without a
 # clone) run in a bare virtual environment (python -m venv) against this checkout, then every
-# import of the notebooks that carry it (tests/test_install_cells.py). It installs from the
+# import of the notebooks that carry it (tests/test_install_cells.py), and a chapter run against
+# the built wheel installed with its extras (tests/test_packaging.py). It installs from the
 # package index (pip's cache makes it quick), so it is not part of `make test`; .ci/run calls it
 # after `make test`.
 test-install: setup
 	MLNOTES_TEST_INSTALL=1 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -q -rfE \
-	  tests/test_install_cells.py
+	  tests/test_install_cells.py \
+	  tests/test_packaging.py::test_a_chapter_runs_against_the_installed_wheel
 
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 
 test-notebooks: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p tests.nbval_mutants book
+	$(NBVAL) -p tests.nbval_mutants book
 
 # The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
 # a stored output that holds one machine's rounding fails here, not first on a reader's machine.
@@ -138,10 +151,10 @@ test-notebooks: setup
 test-notebooks-kernel: setup
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD_TIMEOUT=4 \
 	  MLNOTES_BLAS_THREADS=2 \
-	  $(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax -p no:cacheprovider book
+	  $(NBVAL) -p no:cacheprovider book
 
 test-browser: setup
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "browser and not pdf" tests
+	$(BROWSER_TESTS)
 
 serve: book
 	@echo "Serving the book at http://localhost:$(PORT)/ (Ctrl-C to stop)"

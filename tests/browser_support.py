@@ -28,6 +28,12 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
+# Playwright's default for a page load (``goto``) is 30 s. ``make test`` runs the browser tests on
+# three workers beside the second nbval pass, and on a loaded machine a page of the book took
+# longer than 30 s to load; a slow load is not what these tests check (those that bound a time
+# state their own), so every context gets this one. A page that never loads still fails.
+NAVIGATION_TIMEOUT_MS = 90_000
+
 # An init script for tests that measure a whole page: every formula is typeset at load instead
 # of those near the screen (book/_static/mlnotes-mathjax.js), and every image loads at once
 # (the book's images load lazily, book/_ext/surface.py).
@@ -81,6 +87,22 @@ def launch_chromium():
         _unavailable("playwright is not installed")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        new_context = browser.new_context
+
+        def new_context_with_timeout(*args, **kwargs):
+            context = new_context(*args, **kwargs)
+            context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+            return context
+
+        new_page = browser.new_page
+
+        def new_page_with_timeout(*args, **kwargs):
+            page = new_page(*args, **kwargs)  # in a context of its own
+            page.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+            return page
+
+        browser.new_context = new_context_with_timeout
+        browser.new_page = new_page_with_timeout
         try:
             yield browser
         finally:
