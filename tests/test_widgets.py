@@ -1024,3 +1024,21 @@ def test_text_drawn_from_kept_glyphs_is_matplotlibs_pixel_for_pixel():
     for got in pixels(GlyphCanvas):
         np.testing.assert_array_equal(got, want)
     assert isinstance(_core.new_figure(1, 1).canvas, GlyphCanvas)
+
+
+def test_a_glyph_cache_that_draws_other_pixels_is_not_used(monkeypatch):
+    """The live figures keep matplotlib's own text drawing when the glyph cache, hooked into
+    matplotlib's private text path, would draw other pixels (a later matplotlib whose path
+    changed meaning): :func:`._glyphs.glyph_cache_works` draws a probe both ways."""
+    from mlnotes.widgets import _glyphs
+
+    assert _glyphs.glyph_cache_works()
+    draw_image = _glyphs._Recorder.draw_text_image
+
+    def one_pixel_off(self, image, x, y, angle, gc):  # the glyphs kept one pixel too low
+        draw_image(self, image, x, y + 1, angle, gc)
+
+    _glyphs._GLYPHS.clear()
+    monkeypatch.setattr(_glyphs._Recorder, "draw_text_image", one_pixel_off)
+    assert not _glyphs.glyph_cache_works()
+    _glyphs._GLYPHS.clear()

@@ -33,11 +33,36 @@ _LAYOUTS: dict = {}
 
 
 def glyph_cache_works() -> bool:
-    """Whether this matplotlib has the text path the cache hooks into."""
+    """Whether this matplotlib has the text path the cache hooks into, and the cache draws
+    its pixels there: a small probe (rotated text at sub-pixel places and mathtext, drawn
+    twice, the second time from the kept glyphs) must equal matplotlib's own canvas. A
+    matplotlib whose private text path changed shape or meaning draws text its own way."""
     draw = getattr(RendererAgg, "_draw_text_glyphs_and_boxes", None)
-    return (draw is not None and hasattr(RendererAgg, "_prepare_font")
-            and list(inspect.signature(draw).parameters)
-            == ["self", "gc", "x", "y", "angle", "glyphs", "boxes"])
+    if (draw is None or not hasattr(RendererAgg, "_prepare_font")
+            or list(inspect.signature(draw).parameters)
+            != ["self", "gc", "x", "y", "angle", "glyphs", "boxes"]):
+        return False
+    try:
+        want = _probe(FigureCanvasAgg)[0]
+        return all(np.array_equal(got, want) for got in _probe(GlyphCanvas))
+    except Exception:  # any failure of the hooks: matplotlib's own drawing instead
+        return False
+
+
+def _probe(canvas: type) -> list[np.ndarray]:
+    """The pixels of a small figure of text drawn twice on ``canvas``."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2.4, 0.6), dpi=100)
+    for i, angle in enumerate([0.0, 0.0, 17.0, 17.0, 90.0]):
+        fig.text(0.01 + 0.19 * i + 0.0023 * i * i, 0.2 + 0.0031 * i * i, "Wq $x^2_k$",
+                 fontsize=8, rotation=angle)
+    canvas(fig)
+    drawn = []
+    for _ in range(2):
+        fig.canvas.draw()
+        drawn.append(np.asarray(fig.canvas.buffer_rgba()).copy())
+    return drawn
 
 
 def _kept(cache: dict, key: typing.Hashable, value: typing.Any) -> typing.Any:
