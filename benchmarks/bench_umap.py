@@ -138,7 +138,7 @@ def rounds_study(n=20000, epochs=200, mid=100):
         from umap.layouts import optimize_layout_euclidean
         from umap.umap_ import make_epochs_per_sample
     head, tail, w = coo.row[keep], coo.col[keep], coo.data[keep]
-    Zu = Z0.astype(np.float32)
+    Zu = np.ascontiguousarray(Z0, dtype=np.float32)  # numba wants C order
     t = time.process_time()
     mid_map, end_map = optimize_layout_euclidean(
         Zu, Zu, head, tail, [mid, epochs], n, make_epochs_per_sample(w, epochs), a, b,
