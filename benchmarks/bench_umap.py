@@ -13,6 +13,16 @@ Beyond ``mlnotes.umap.NN_DESCENT_MIN_N`` points ``UMAP``'s default search is app
 (``neighbors_algorithm="auto"``): :func:`neighbour_recall` measures, at every such N, the
 fraction of the exact ``n_neighbors - 1`` neighbours that the search of the fit (NN-descent,
 seeded as ``UMAP(random_state=0)`` seeds it) and umap-learn's (pynndescent, one thread) find.
+
+``python benchmarks/bench_umap.py rounds`` (not part of ``make bench``: about ten minutes of
+CPU) reproduces the UMAP chapter's figures on how an epoch is dealt into rounds
+(:func:`rounds_study`): on a 20 000-point Swiss roll (``make_swiss_roll(20000,
+random_state=0)``), one graph and one start (``mlnotes.UMAP(random_state=0)``'s), 200 epochs,
+seed 0, the 10-NN kept after 100 epochs and at the end by the optimiser's own rounds (each
+point an end of one edge a round), by each point's edges dealt into 8 or 128 shares (the
+previous version's rounds, where a point is an end of several edges), and by umap-learn's
+edge-by-edge optimiser (``optimize_layout_euclidean``, ``move_other=True``, its first call
+compiling) on the same graph and start; and how many rounds an epoch has.
 """
 
 import sys
@@ -20,7 +30,7 @@ import sys
 import numpy as np
 from scaling import THREAD_VARS, noisy_digits, run_pair, sampled_trustworthiness
 
-__all__ = ["neighbour_recall", "rows", "sampled_trustworthiness"]
+__all__ = ["neighbour_recall", "rounds_study", "rows", "sampled_trustworthiness"]
 
 K = 14  # UMAP's default n_neighbors = 15, the point itself counted
 
@@ -68,3 +78,82 @@ def rows():
             "agreement": abs(ours["knn"] - peer["knn"]),
             "target": "ratio <= 1.0 at 20 000 and 70 000, quality within 0.01",
         }
+
+
+def _per_point_shares(n_shares):
+    """The previous version's dealing: round ``r`` holds the ``r``-th of ``n_shares`` shares of
+    every head's edges (given in row order), so a point is an end of several edges a round."""
+    def deal(heads, tails, n_points, tails_move, rng, hub_share=False):
+        start = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
+        length = np.diff(np.r_[start, heads.size])
+        rank = np.arange(heads.size) - np.repeat(start, length)
+        which = rank * n_shares // np.repeat(length, length)
+        order = np.argsort(which, kind="stable")
+        return order, np.searchsorted(which[order], np.arange(n_shares + 1))
+    return deal
+
+
+def rounds_study(n=20000, epochs=200, mid=100):
+    """10-NN kept at epoch ``mid`` and at the end, per way of dealing an epoch (see above)."""
+    import os
+    import time
+    import warnings
+
+    for var in THREAD_VARS:
+        os.environ[var] = "1"
+    from sklearn.datasets import make_swiss_roll
+
+    import mlnotes
+    from mlnotes import umap
+    from mlnotes.metrics import knn_preservation
+
+    X = make_swiss_roll(n, random_state=0)[0]
+    model = mlnotes.UMAP(random_state=0, n_epochs=1).fit(X)  # the graph, a and b
+    P, a, b = model.graph_, model.a_, model.b_
+    Z0 = model._start(X, P, 2, np.random.default_rng(0))
+    coo = P.tocoo()
+    keep = (coo.data >= coo.data.max() / epochs) & (coo.row != coo.col)
+    _, bounds = umap._rounds(coo.row[keep], coo.col[keep], n, True, np.random.default_rng(0),
+                             hub_share=True)
+    print(f"{n}-point Swiss roll: {len(bounds) - 1} rounds an epoch", flush=True)
+    results = {}
+    own = umap._rounds
+    for name, deal in (("rounds, each point once", own), ("8 shares of each point's edges",
+                       _per_point_shares(8)), ("128 shares", _per_point_shares(128))):
+        kept = {}
+        umap._rounds = deal
+        try:
+            t = time.process_time()
+            Z = umap.optimize_layout(
+                P, Z0, a, b, n_epochs=epochs, random_state=0,
+                callback=lambda e, Z, kept=kept: kept.setdefault(e, Z) if e == mid - 1 else None)
+            cpu = time.process_time() - t
+        finally:
+            umap._rounds = own
+        results[name] = (knn_preservation(X, kept[mid - 1]), knn_preservation(X, Z), cpu)
+        print(f"{name}: 10-NN {results[name][0]:.3f} after {mid} epochs, "
+              f"{results[name][1]:.3f} at the end ({cpu:.1f} s CPU)", flush=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from umap.layouts import optimize_layout_euclidean
+        from umap.umap_ import make_epochs_per_sample
+    head, tail, w = coo.row[keep], coo.col[keep], coo.data[keep]
+    Zu = np.ascontiguousarray(Z0, dtype=np.float32)  # numba wants C order
+    t = time.process_time()
+    mid_map, end_map = optimize_layout_euclidean(
+        Zu, Zu, head, tail, [mid, epochs], n, make_epochs_per_sample(w, epochs), a, b,
+        np.random.RandomState(0).randint(-2**31 + 1, 2**31 - 1, 3).astype(np.int64),
+        move_other=True)
+    cpu = time.process_time() - t
+    name = "umap-learn's edge-by-edge optimiser"
+    results[name] = (knn_preservation(X, mid_map), knn_preservation(X, end_map), cpu)
+    print(f"{name}: 10-NN {results[name][0]:.3f} after {mid} epochs, {results[name][1]:.3f} at "
+          f"the end ({cpu:.1f} s CPU, its compilation included)", flush=True)
+    return len(bounds) - 1, results
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["rounds"]:
+        rounds_study()
+    else:
+        sys.exit("usage: python benchmarks/bench_umap.py rounds (the table: benchmarks/run.py umap)")

@@ -32,8 +32,9 @@ steps that this module names:
    & Hamprecht 2021; the book's UMAP chapter).
 
 An epoch is vectorised in rounds in which no point is an end of two edges
-(:func:`matching_rounds`): the due edges of a round move at once, which is moving them one by
-one, edge by edge, as umap-learn does. The start is
+(:func:`matching_rounds`; hubs, points in many more pairs than the median point, excepted): the
+due edges of a round move at once, which is moving them one by one, edge by edge, as umap-learn
+does. The start is
 Laplacian eigenmaps of the fuzzy graph (:mod:`mlnotes.eigenmaps`, the generalised problem
 :math:`L v = \lambda D v`), scaled into a box of side ``INIT_BOX``.
 
@@ -98,6 +99,7 @@ REPULSION_EPS = 1e-3  # d^2 + eps in the repulsion, so that close pairs do not e
 TINY_SQUARED = 1e-300  # s = 0 is raised to this before a power (finite, and its difference is 0)
 INIT_BOX = 10.0  # the start map fills [0, INIT_BOX] in each coordinate
 INIT_NOISE = 1e-4  # jitter of the spectral start (separates points with equal coordinates)
+HUB_FACTOR = 1.5  # colours kept: this times the median point's number of pairs (see _rounds)
 TRANSFORM_EPOCHS_FRACTION = 3  # new points: a third of the training epochs
 INIT_METHODS = ("spectral", "pca", "random")
 NEIGHBOR_ALGORITHMS = ("auto", "exact", "nn-descent")
@@ -457,6 +459,15 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
     roll keeps half of umap-learn's 10-NN at mid-run and 0.69 against 0.73 after its 200
     epochs; with the colouring it follows umap-learn's curve.
 
+    A round costs a dozen numpy calls whatever its size, and a colouring needs as many rounds
+    as the busiest point has pairs. In high dimensions a few points (hubs) are among the
+    neighbours of many: on 2 000 noisy digits the median point has 17 pairs and the busiest
+    54. So the colours are capped at ``HUB_FACTOR`` times the median point's number of pairs,
+    and a hub's pairs beyond go into the rounds again (:func:`_rounds`): only there is a point
+    an end of several edges of a round, and its moves are added up. Everything the optimiser
+    can work out before an epoch (the due edges, their numbers of negative samples, the
+    draws) is worked out for the whole epoch at once, and the rounds take slices of it.
+
     Parameters
     ----------
     P : scipy.sparse matrix of shape (N, N) or (N, M)
@@ -482,71 +493,125 @@ def optimize_layout(P: Sparse, Z0: ArrayLike, a: float, b: float, *, n_epochs: i
     if moving_both:
         keep &= coo.row != coo.col  # a point does not pull itself
     heads, tails, w = coo.row[keep], coo.col[keep], coo.data[keep]
-    order, bounds = _rounds(heads, tails, coo.shape[0], moving_both, rng)
+    order, bounds = _rounds(heads, tails, coo.shape[0], moving_both, rng, hub_share=True)
     heads, tails, w = heads[order], tails[order], w[order]
-    # one contiguous array per coordinate: 1-D gathers and scatters are the cheapest
-    coords = [np.ascontiguousarray(Z[:, c]) for c in range(dim)]
-    tail_coords = coords if moving_both else [np.ascontiguousarray(Z_fixed[:, c])
-                                              for c in range(dim)]
-    n_tails = len(tail_coords[0])
+    shared = _shared_rounds(heads, tails if moving_both else None, bounds, coo.shape[0])
+    # the coordinates two by two as complex numbers x + iy, one contiguous array per pair: 1-D
+    # gathers and scatters are the cheapest, and a 2-D map is a single array
+    planes = _to_planes(Z)
+    tail_planes = planes if moving_both else _to_planes(np.asarray(Z_fixed, dtype=float))
+    n_tails = len(tail_planes[0])
 
     per_sample = epochs_per_sample(w, n_epochs)
     per_negative = per_sample / negative_sample_rate
     next_sample = per_sample.copy()
     next_negative = per_negative.copy()
-    two_ab, two_b = 2.0 * a * b, 2.0 * b
     for epoch in range(n_epochs):
         alpha = learning_rate * (1.0 - epoch / n_epochs)
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            due = lo + np.flatnonzero(next_sample[lo:hi] <= epoch)
-            if due.size == 0:
+        # which edges are due, and how many negative samples each draws, depend on the epoch
+        # only: they are worked out for the whole epoch at once, the rounds take their slices
+        due = np.flatnonzero(next_sample <= epoch)
+        n_neg = np.floor((epoch - next_negative[due]) / per_negative[due]).astype(np.intp)
+        np.maximum(n_neg, 0, out=n_neg)
+        next_sample[due] += per_sample[due]
+        next_negative[due] += n_neg * per_negative[due]
+        cut = np.searchsorted(due, bounds)  # round r's due edges: due[cut[r]:cut[r + 1]]
+        i_all, j_all = heads[due], tails[due]
+        sample_cut = np.concatenate(([0], np.cumsum(n_neg)))[cut]
+        edge = np.repeat(np.arange(due.size), n_neg)  # the due edge each sample is for
+        m_all = rng.integers(0, n_tails, size=edge.size)
+        sample_head = i_all[edge]
+        # a sample's edge counted from its round's first edge, and where its pushes' real and
+        # imaginary parts are summed (2 e and 2 e + 1)
+        edge -= np.repeat(cut[:-1], np.diff(sample_cut))
+        parts = np.repeat(2 * edge, 2)
+        parts[1::2] += 1
+        cut, sample_cut = cut.tolist(), sample_cut.tolist()
+        keep_coincident = (m_all != sample_head) if moving_both else np.ones(edge.size, bool)
+        for r in range(len(bounds) - 1):
+            lo, hi = cut[r], cut[r + 1]
+            if lo == hi:
                 continue
-            i, j = heads[due], tails[due]  # within a round, each point at most once
-
-            # attraction along the sampled edges: -2ab s^(b-1) / (1 + a s^b) (z_i - z_j)
-            diffs = [zc[i] - tc[j] for zc, tc in zip(coords, tail_coords, strict=True)]
-            s = _squared_norm(diffs)
-            sb_1 = _power(s, b - 1.0)  # huge but finite at s = 0, where the difference is 0
-            coeff = np.multiply(sb_1, s, out=s)  # s^b
-            coeff *= a
-            coeff += 1.0
-            np.divide(sb_1, coeff, out=coeff)
-            coeff *= -two_ab
-            for zc, dc in zip(coords, diffs, strict=True):
-                pull = _clipped(coeff, dc, alpha)
-                zc[i] += pull
-                if moving_both:
-                    zc[j] -= pull
-            next_sample[due] += per_sample[due]
-
-            # repulsion from negative samples: 2b / ((eps + s)(1 + a s^b)) (z_i - z_m), from
-            # the places the attraction just gave
-            n_neg = np.floor((epoch - next_negative[due]) / per_negative[due]).astype(np.intp)
-            n_neg = np.maximum(n_neg, 0)
-            next_negative[due] += n_neg * per_negative[due]
-            edge = np.repeat(np.arange(due.size), n_neg)  # the due edge each sample is for
-            m = rng.integers(0, n_tails, size=edge.size)
-            diffs = [np.repeat(zc[i], n_neg) - tc[m]
-                     for zc, tc in zip(coords, tail_coords, strict=True)]
-            s = _squared_norm(diffs)
-            coincident = s == 0
-            if moving_both:  # a point drawn as its own sample: difference 0, no push
-                coincident &= m != np.repeat(i, n_neg)
-            coeff = _power(s, b)
-            coeff *= a
-            coeff += 1.0
-            s += REPULSION_EPS
-            coeff *= s
-            np.divide(two_b, coeff, out=coeff)
-            for zc, dc in zip(coords, diffs, strict=True):
-                push = _clipped(coeff, dc, alpha)
-                push[coincident] = GRADIENT_CLIP * alpha  # apart along the diagonal
-                zc[i] += np.bincount(edge, weights=push, minlength=due.size)
+            i = i_all[lo:hi]  # within a round, each point at most once (but hubs)
+            _attract(planes, tail_planes, i, j_all[lo:hi], a, b, alpha, moving_both, shared[r])
+            lo, hi = sample_cut[r], sample_cut[r + 1]
+            if lo < hi:
+                _repel(planes, tail_planes, i, sample_head[lo:hi], m_all[lo:hi],
+                       parts[2 * lo:2 * hi], keep_coincident[lo:hi], a, b, alpha, dim,
+                       shared[r])
         if callback is not None or epoch == n_epochs - 1:
-            Z = np.stack(coords, axis=1)
+            Z = _from_planes(planes, dim)
             if callback is not None:
                 callback(epoch, Z)
     return Z
+
+
+def _to_planes(Z):
+    """The columns of ``Z`` two by two as complex arrays ``x + iy`` (an odd last one with
+    ``y = 0``)."""
+    return [Z[:, c] + 1j * (Z[:, c + 1] if c + 1 < Z.shape[1] else 0.0)
+            for c in range(0, Z.shape[1], 2)]
+
+
+def _from_planes(planes, dim):
+    """The inverse of :func:`_to_planes`: the map of ``dim`` columns."""
+    return np.stack([part for p in planes for part in (p.real, p.imag)], axis=1)[:, :dim]
+
+
+def _attract(planes, tail_planes, i, j, a, b, alpha, moving_both, shared):
+    r"""One round's attraction: each edge :math:`(i, j)` moves :math:`z_i` by
+    :math:`\alpha\,\mathrm{clip}(-2ab\,s^{b-1} / (1 + a s^b)\,(z_i - z_j))` and, when the tails
+    move, :math:`z_j` by the opposite (the points of ``i`` and ``j`` all distinct, unless
+    ``shared``: then a point's moves are added up)."""
+    diffs = [p[i] - t[j] for p, t in zip(planes, tail_planes, strict=True)]
+    s = _squared_norm(diffs)
+    # s^(b - 1): huge but finite at s = 0, where the difference is 0
+    sb_1 = np.power(np.maximum(s, TINY_SQUARED), b - 1.0)
+    coeff = np.multiply(sb_1, s, out=s)  # s^b
+    coeff *= a
+    coeff += 1.0
+    np.divide(sb_1, coeff, out=coeff)
+    coeff *= -2.0 * a * b * alpha
+    for p, d in zip(planes, diffs, strict=True):
+        pull = _clipped(coeff, d, alpha)
+        _add_at(p, i, pull, shared)
+        if moving_both:
+            _add_at(p, j, -pull, shared)
+
+
+def _repel(planes, tail_planes, i, heads, m, parts, keep_coincident, a, b, alpha, dim, shared):
+    r"""One round's negative samples: the sample ``(heads[k], m[k])`` pushes its head by
+    :math:`\alpha\,\mathrm{clip}(2b / ((\epsilon + s)(1 + a s^b))\,(z_h - z_m))`, all from the
+    places the attraction gave; the pushes are summed per edge (the edge ``e`` of the round,
+    whose head is ``i[e]``, gets the real parts of its samples at ``parts = 2e`` and the
+    imaginary ones at ``2e + 1``). Two points at one place move apart along the
+    diagonal, unless ``keep_coincident`` is False (a point drawn as its own sample: no push)."""
+    diffs = [p[heads] - t[m] for p, t in zip(planes, tail_planes, strict=True)]
+    s = _squared_norm(diffs)
+    coincident = None
+    if not s.all():  # rare: a sample at its head's place
+        coincident = (s == 0) & keep_coincident
+    coeff = np.power(s, b)
+    coeff *= a
+    coeff += 1.0
+    s += REPULSION_EPS
+    coeff *= s
+    np.divide(2.0 * b * alpha, coeff, out=coeff)
+    for c, (p, d) in enumerate(zip(planes, diffs, strict=True)):
+        push = _clipped(coeff, d, alpha)
+        if coincident is not None:  # apart along the diagonal (not along an odd map's padding)
+            push[coincident] = GRADIENT_CLIP * alpha * (1 + 1j * (2 * c + 1 < dim))
+        # the sums of the real and the imaginary parts at once, side by side
+        _add_at(p, i, np.bincount(parts, weights=push.view(np.float64),
+                                  minlength=2 * i.size).view(np.complex128), shared)
+
+
+def _add_at(p, index, values, shared):
+    """``p[index] += values``, for distinct indices; ``shared``: repeated ones, added up."""
+    if shared:
+        np.add.at(p, index, values)
+    else:
+        p[index] += values  # cheaper, and the same for distinct indices
 
 
 def matching_rounds(heads: ArrayLike, tails: ArrayLike, n_points: int,
@@ -587,10 +652,12 @@ def matching_rounds(heads: ArrayLike, tails: ArrayLike, n_points: int,
     return _rounds(heads, tails, n_points, True, check_random_state(random_state))
 
 
-def _rounds(heads, tails, n_points, tails_move, rng):
+def _rounds(heads, tails, n_points, tails_move, rng, hub_share=False):
     """The edges' order and the rounds' bounds (see :func:`matching_rounds`). When the tails do
     not move (new points against a fixed map), a round needs distinct heads only: round ``r``
-    holds each head's ``r``-th edge."""
+    holds each head's ``r``-th edge. ``hub_share``: at most ``HUB_FACTOR`` times the median
+    point's number of pairs colours; a pair of colour ``c`` beyond goes to colour
+    ``c mod`` that (its hub, a point with more pairs, is then in several edges of a round)."""
     if heads.size == 0:
         return np.arange(0), np.zeros(1, dtype=np.intp)
     if not tails_move:
@@ -599,11 +666,27 @@ def _rounds(heads, tails, n_points, tails_move, rng):
     else:
         lo, hi = np.minimum(heads, tails), np.maximum(heads, tails)
         pairs, pair_of = np.unique(lo * np.int64(n_points) + hi, return_inverse=True)
-        colour = _colour_pairs(pairs // n_points, pairs % n_points, n_points, rng)
+        u, v = pairs // n_points, pairs % n_points
+        colour = _colour_pairs(u, v, n_points, rng)
+        if hub_share:
+            degree = np.bincount(u, minlength=n_points) + np.bincount(v, minlength=n_points)
+            colour %= max(1, int(np.ceil(HUB_FACTOR * np.median(degree[degree > 0]))))
         rounds = colour[pair_of] + (colour.max() + 1) * (heads > tails)
     order = np.argsort(rounds, kind="stable")
     bounds = np.searchsorted(rounds[order], np.arange(rounds.max() + 2))
     return order, bounds
+
+
+def _shared_rounds(heads, tails, bounds, n_points):
+    """For each round, whether a point is an end of two of its edges (``tails`` None: heads
+    only count)."""
+    ends = heads if tails is None else np.concatenate([heads, tails])
+    rounds = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+    if tails is not None:
+        rounds = np.concatenate([rounds, rounds])
+    keys = np.sort(rounds * np.int64(n_points) + ends)
+    repeated = keys[1:][keys[1:] == keys[:-1]] // n_points
+    return np.bincount(repeated, minlength=len(bounds) - 1) > 0
 
 
 def _colour_pairs(u, v, n_points, rng):
@@ -629,29 +712,24 @@ def _colour_pairs(u, v, n_points, rng):
 
 
 def _squared_norm(diffs):
-    r""":math:`\sum_c d_c^2` of the per-coordinate differences."""
-    s = diffs[0] * diffs[0]
-    for dc in diffs[1:]:
-        s += dc * dc
+    r""":math:`\sum_c |d_c|^2` of the complex differences, one per pair of coordinates."""
+    s = diffs[0].real * diffs[0].real
+    s += diffs[0].imag * diffs[0].imag
+    for d in diffs[1:]:
+        s += d.real * d.real
+        s += d.imag * d.imag
     return s
 
 
-def _power(s, e):
-    r""":math:`s^e` for :math:`s \ge 0`, with :math:`s` raised to :data:`TINY_SQUARED` first
-    (a finite value where :math:`s = 0`, whose difference vector is 0)."""
-    out = np.maximum(s, TINY_SQUARED)
-    np.log(out, out=out)
-    out *= e
-    return np.exp(out, out=out)
-
-
 def _clipped(coeff, diff, alpha):
-    r""":math:`\alpha\,\mathrm{clip}(c\,d, -4, 4)`, one coordinate of a step (in place of a
-    fresh array)."""
-    step = coeff * diff
-    np.clip(step, -GRADIENT_CLIP, GRADIENT_CLIP, out=step)
-    step *= alpha
-    return step
+    r""":math:`\mathrm{clip}(c\,d, -4\alpha, 4\alpha)` for the complex differences ``diff``
+    (both parts clipped), where ``coeff`` already carries the factor :math:`\alpha > 0`: that
+    is :math:`\alpha\,\mathrm{clip}(c\,d / \alpha, -4, 4)`, a step of the optimiser."""
+    # the real and imaginary parts side by side, times the real coefficient
+    parts = diff.view(np.float64).reshape(-1, 2) * coeff[:, None]
+    np.maximum(parts, -GRADIENT_CLIP * alpha, out=parts)  # np.clip's overhead is several times
+    np.minimum(parts, GRADIENT_CLIP * alpha, out=parts)
+    return parts.view(np.complex128).ravel()
 
 
 # --- the start ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import mlnotes as ml
+from mlnotes import umap as umap_module
 from mlnotes.graphs import DisconnectedGraphWarning, _kneighbors
 from mlnotes.metrics import knn_preservation, trustworthiness
 from mlnotes.umap import (
@@ -209,6 +210,30 @@ def test_no_point_is_an_end_of_two_edges_in_a_round(digits):
     assert ends_per_point.max() <= len(bounds) - 1 < 1.2 * ends_per_point.max()
     with pytest.raises(ValueError, match="joins a point to itself"):
         matching_rounds([0, 1], [0, 0], 2)
+
+
+def test_hubs_share_rounds_and_their_moves_add_up(digits):
+    # the optimiser caps the colours at HUB_FACTOR times the median point's number of pairs;
+    # a hub's pairs beyond go into the rounds again, and there its pulls are added up
+    X, _ = digits
+    P = fuzzy_graph(X[:300], 15)[0].tocoo()
+    heads, tails = P.row, P.col
+    order, bounds = umap_module._rounds(heads, tails, 300, True, np.random.default_rng(0),
+                                        hub_share=True)
+    assert np.array_equal(np.sort(order), np.arange(P.nnz))  # every edge once
+    pairs = np.bincount(np.minimum(heads, tails), minlength=300) + np.bincount(
+        np.maximum(heads, tails), minlength=300)
+    cap = int(np.ceil(umap_module.HUB_FACTOR * np.median(pairs[pairs > 0]) / 2))
+    assert pairs.max() / 2 > cap and len(bounds) - 1 == 2 * cap
+    shared = umap_module._shared_rounds(heads[order], tails[order], bounds, 300)
+    assert shared.any()
+    # a hub pulled by four neighbours placed around it stays put; they all move to it
+    a, b = fit_ab()
+    planes = [np.array([0.0, 1.0, -1.0, 1j, -1j])]
+    umap_module._attract(planes, planes, np.zeros(4, dtype=np.intp), np.arange(1, 5), a, b,
+                         0.5, True, True)
+    assert abs(planes[0][0]) < 1e-12
+    assert np.allclose(np.abs(planes[0][1:]), np.abs(planes[0][1])) and abs(planes[0][1]) < 1
 
 
 def test_spectral_start_is_laplacian_eigenmaps_of_the_graph(digits):
