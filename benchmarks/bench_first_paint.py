@@ -44,6 +44,7 @@ been typeset or a font has loaded since its last look (checked on every frame, i
 """
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -93,7 +94,8 @@ FIRST_SCREEN_JS = r"""
   // page's (readyState, the fonts, the scroll) and every half second (layout goes on)
   const state = typeset + '/' + document.fonts.status + '/' + scrollY + '/' + document.readyState
     + '/' + Math.floor(performance.now() / 500);
-  if (!typeset || state === window.mlnotesFirstScreenState) return false;
+  const loaded = document.readyState === 'complete';
+  if ((!typeset && !loaded) || state === window.mlnotesFirstScreenState) return false;
   window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target
     const target = document.getElementById(anchor);
@@ -105,7 +107,9 @@ FIRST_SCREEN_JS = r"""
     const r = e.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
   }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));
-  if (!shown.length) return false;
+  // no formula on the first screen: nothing to wait for once the page has loaded (its
+  // DOMContentLoaded, load and CPU are the measure then)
+  if (!shown.length) return loaded ? {t: null, shown: 0, typeset, formulas: 0} : false;
   if (shown.some(e => !e.querySelector('mjx-math'))) return false;
   if (document.fonts.status !== 'loaded') return false;
   return {t: performance.now() / 1000, shown: shown.length,
@@ -208,44 +212,64 @@ def measure(browser, url):
         cpu = thread_time() - start
         page.wait_for_load_state("load")
         timing = page.evaluate(TIMING_JS)
+        # maths: None when the first screen shows no formula (then cpu runs to the load event)
         return {"maths": done["t"], "cpu": cpu, "shown": done["shown"],
                 "typeset": done["typeset"], "formulas": done["formulas"], **timing}
     finally:
         context.close()
 
 
+def _cases(browser, base, pages, echo):
+    """Each page at its top, and (for a page's top, not given with a ``#``) at the place a link
+    lands on the most maths."""
+    densest_anchor(browser, f"{base}/{pages[0].split('#')[0]}")  # warm up: the server, the browser
+    cases = []
+    for page in pages:
+        cases.append(page)
+        if "#" in page:
+            continue
+        found = densest_anchor(browser, f"{base}/{page}")
+        if not found["top"]:
+            echo(f"  {page}: no formula on its first screen (DOMContentLoaded, load and CPU "
+                 "measured there); also measured at a link into it")
+        if found["anchor"]:
+            cases.append(f"{page}#{found['anchor']}")
+    return cases
+
+
+def _echo_sample(echo, label, page, k, s):
+    nan = float("nan")
+    maths = "no formula on the first screen" if s["maths"] is None else f"maths {s['maths']:.2f} s"
+    echo(f"  [{label}] {page} run {k + 1}: {maths}, cpu {s['cpu']:.2f} s, "
+         f"fcp {s['fcp'] or nan:.2f} s, dcl {s['dcl']:.2f} s, "
+         f"MathJax ready {s['mathjax'] or nan:.2f} s, first batch "
+         f"{s['batch'] or nan:.2f} s, load {s['load']:.2f} s, load average {s['loadavg']:.1f}")
+
+
 def run(html, pages=None, runs=RUNS, echo=print):
-    """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page medians."""
-    html = pathlib.Path(html).resolve()
-    chosen, formulas, size = heaviest_pages(html)
+    """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page samples.
+    ``html`` is a built book's HTML folder, or a dict of them by label (e.g. lazy and
+    first-screens builds): then every case is measured in each build in turn, round after
+    round (interleaved: each build sees the same load); the samples by label."""
+    builds = html if isinstance(html, dict) else {"": html}
+    builds = {label: pathlib.Path(path).resolve() for label, path in builds.items()}
+    first = next(iter(builds.values()))
+    chosen, formulas, size = heaviest_pages(first)
     pages = pages or chosen
-    results = {}
-    with serve_directory(html) as base, launch_chromium() as browser:
-        densest_anchor(browser, f"{base}/{pages[0]}")  # warm up: the server, the browser
-        # each page opened at its top, and at the place a link lands on the most maths
-        cases = []
-        for page in pages:
-            if "#" in page:
-                cases.append(page)
-                continue
-            found = densest_anchor(browser, f"{base}/{page}")
-            if found["top"]:
-                cases.append(page)
-            else:
-                echo(f"  {page}: no formula on its first screen; measured at a link into it")
-            if found["anchor"]:
-                cases.append(f"{page}#{found['anchor']}")
-        for page in cases:
-            samples = []
-            for k in range(runs):
-                samples.append(measure(browser, f"{base}/{page}"))
-                s = samples[-1]
-                echo(f"  {page} run {k + 1}: maths {s['maths']:.2f} s, cpu {s['cpu']:.2f} s, "
-                     f"fcp {s['fcp'] or float('nan'):.2f} s, dcl {s['dcl']:.2f} s, "
-                     f"MathJax ready {s['mathjax'] or float('nan'):.2f} s, first batch "
-                     f"{s['batch'] or float('nan'):.2f} s, load {s['load']:.2f} s")
-            results[page] = samples
-    return results, formulas, size
+    results = {label: {} for label in builds}
+    with contextlib.ExitStack() as stack:
+        bases = {label: stack.enter_context(serve_directory(path))
+                 for label, path in builds.items()}
+        browser = stack.enter_context(launch_chromium())
+        cases = _cases(browser, bases[next(iter(builds))], pages, echo)
+        for k in range(runs):
+            for page in cases:
+                for label, base in bases.items():
+                    sample = measure(browser, f"{base}/{page}")
+                    sample["loadavg"] = os.getloadavg()[0]
+                    results[label].setdefault(page, []).append(sample)
+                    _echo_sample(echo, label, page, k, sample)
+    return (results if isinstance(html, dict) else results[""]), formulas, size
 
 
 def table(results, formulas, size):
@@ -258,24 +282,65 @@ def table(results, formulas, size):
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     nan = float("nan")
     for page, samples in results.items():
-        maths = [s["maths"] for s in samples]
+        maths = [s["maths"] for s in samples if s["maths"] is not None]
         fcp = [s["fcp"] for s in samples if s["fcp"] is not None]
         file = page.split("#")[0]
+        if maths:
+            shown = (f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f})")
+            timed = f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f})"
+            verdict = "met" if med(maths) <= TARGET_S else "NOT met"
+        else:  # the first screen shows no formula: the page's own times are the measure
+            shown, timed, verdict = "0", "no formula on the first screen", "-"
         lines.append(
             f"| {page} | {formulas.get(file, '?')} | {size.get(file, (0, 0))[1] / 1e3:.0f} / "
-            f"{size.get(file, (0, 0))[0] / 1e3:.0f} | "
-            f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f}) | "
-            f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f}) | "
+            f"{size.get(file, (0, 0))[0] / 1e3:.0f} | {shown} | {timed} | "
             f"{med(s['cpu'] for s in samples):.2f} | {med(fcp) if fcp else nan:.2f} | "
             f"{med(s['dcl'] for s in samples):.2f} | "
             f"{med(s['mathjax'] or nan for s in samples):.2f} | "
             f"{med(s['batch'] or nan for s in samples):.2f} | "
-            f"{med(s['load'] for s in samples):.2f} | "
-            f"{'met' if med(maths) <= TARGET_S else 'NOT met'} |")
+            f"{med(s['load'] for s in samples):.2f} | {verdict} |")
     lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
                  f"(Emulation.setCPUThrottlingRate), cache disabled, local server; "
                  f"{len(next(iter(results.values())))} runs per page; times from navigation "
-                 f"start, wall clock (quiet machine for the target).")
+                 f"start, wall clock (quiet machine for the target). The main-thread CPU runs "
+                 f"to the first screen's maths, or to the load event where the first screen "
+                 f"shows no formula.")
+    return "\n".join(lines)
+
+
+COMPARED = [("first screen's maths", "maths"), ("DOMContentLoaded", "dcl"), ("load", "load"),
+            ("main-thread CPU to the maths (or to load)", "cpu")]
+
+
+def compare_table(results):
+    """The Markdown table of the medians per page and measure, one column per build (the
+    builds' labels as ``results``' keys), and the machine's load average over the runs."""
+    med = statistics.median
+    labels = list(results)
+    lines = ["| page | measure | " + " | ".join(labels) + " |",
+             "|---|---|" + "---:|" * len(labels)]
+    for page in results[labels[0]]:
+        name = page
+        for title, key in COMPARED:
+            cells = []
+            for label in labels:
+                values = [s[key] for s in results[label][page] if s[key] is not None]
+                if key == "maths" and not values:
+                    cells.append("no formula on the first screen")
+                else:
+                    cells.append(f"{med(values):.2f} s ({min(values):.2f}–{max(values):.2f})")
+            if key == "maths" and all(c.startswith("no formula") for c in cells):
+                cells = ["no formula on the first screen"] * len(cells)
+            lines.append(f"| {name} | {title} | " + " | ".join(cells) + " |")
+            name = ""
+    loads = [s["loadavg"] for r in results.values() for v in r.values() for s in v]
+    runs = len(next(iter(results[labels[0]].values())))
+    lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
+                 f"(Emulation.setCPUThrottlingRate), cache disabled, local servers; medians "
+                 f"(range) of {runs} runs per page and build, the builds interleaved run by run; "
+                 f"wall-clock times from navigation start. Load average (1 min) during the runs "
+                 f"{min(loads):.1f}–{max(loads):.1f} on a shared 2-core machine: the absolute "
+                 f"times follow its load, the columns compare.")
     return "\n".join(lines)
 
 
@@ -292,6 +357,8 @@ def rows():
         return
     results, _, _ = run(html, echo=lambda *a: None)
     for page, samples in results.items():
+        if any(s["maths"] is None for s in samples):
+            continue  # no formula on its first screen
         yield {"case": f"first screen's maths, phone 4x slower: {page}",
                "n": samples[0]["formulas"], "mlnotes_s": statistics.median(
                    s["maths"] for s in samples), "sklearn_s": None,
@@ -303,13 +370,21 @@ def main(argv=None):
     parser.add_argument("pages", nargs="*", help="pages relative to the HTML folder "
                         "(default: the heaviest of the table of contents)")
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--compare", nargs="+", metavar="LABEL=HTML",
+                        help="several builds (e.g. lazy=/tmp/lazy/_build/html top=_build/html), "
+                             "measured interleaved; one column each")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
                         help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
     RATE[0] = args.rate
-    results, formulas, size = run(args.html, args.pages or None, args.runs)
-    text = table(results, formulas, size)
+    if args.compare:
+        builds = dict(item.split("=", 1) for item in args.compare)
+        results, formulas, size = run(builds, args.pages or None, args.runs)
+        text = compare_table(results)
+    else:
+        results, formulas, size = run(args.html, args.pages or None, args.runs)
+        text = table(results, formulas, size)
     print(text)
     RESULTS.write_text(text + "\n")
 

@@ -558,6 +558,35 @@
   }
   if (built) builtPage();
 
+  /* MathJax's menu (a right-click: "Show Math As" TeX or MathML, its settings) belongs to the
+     formulas MathJax typeset in the page. A formula typeset at build time is typeset in the
+     page on its first right-click (from its TeX, data-latex: the same output, for the column it
+     has), and the menu opens on it. A touch screen has no menu (above). */
+  document.addEventListener("contextmenu", (event) => {
+    const c = event.target.closest && event.target.closest(
+      ".math > mjx-container[data-mlnotes-built], .math > mjx-container[data-mlnotes-browser]");
+    if (!c || config.options.enableMenu === false) return;
+    const math = c.querySelector(":scope > mjx-math");
+    const tex = math && math.getAttribute("data-latex");
+    if (!tex) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const holder = c.parentNode;
+    const display = c.getAttribute("display") === "true";
+    const { clientX, clientY, screenX, screenY } = event;
+    loadMathJax().then(() => {
+      if (!c.isConnected) return null;
+      c.replaceWith(document.createTextNode(display ? `\\[${tex}\\]` : `\\(${tex}\\)`));
+      return MathJax.typesetPromise([holder]);
+    }).then(() => {
+      const node = holder.querySelector(":scope > mjx-container");
+      if (node) {
+        node.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true,
+                                                           clientX, clientY, screenX, screenY, button: 2 }));
+      }
+    }).catch((error) => console.error(error));
+  }, true);
+
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
