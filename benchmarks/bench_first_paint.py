@@ -3,6 +3,7 @@
 One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
 
     .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 5] [PAGE ...]
+    .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR top=_build/html [PAGE ...]
 
 Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
 (390 x 844 CSS px, device pixel ratio 3, touch) with the CPU slowed down four times
@@ -10,7 +11,9 @@ Headless Chromium (Debian's, as the browser tests use) loads each page at a phon
 from a local server. Per run it records, from the start of navigation:
 
 * ``maths``: every formula in the first viewport typeset (it holds MathJax's output) and the web
-  fonts it uses loaded (``document.fonts.status``): the first screen's maths is readable;
+  fonts it uses loaded (``document.fonts.status``): the first screen's maths is readable; a first
+  screen that shows no formula (the tops of the t-SNE and API pages) is reported as such, and
+  measured by its DOMContentLoaded, load and CPU (to the load event);
 * ``fcp``: the first contentful paint; ``dcl`` and ``load``: the DOMContentLoaded and load events;
 * ``cpu``: the page's main-thread CPU time from navigation start (``Performance.getMetrics``,
   ``ThreadTime``), which the machine's load moves much less than the wall clock, read once
@@ -33,9 +36,12 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 the largest item of a trace, before the first paint and again after each batch of formulas); the
 page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
 screen's maths is drawn; MathJax typesets only the formulas near the screen
-(book/_static/mlnotes-mathjax.js). A book built with ``MLNOTES_PRERENDER_MATHS=1`` has every
-formula typeset at build time instead (book/_ext/prerender.py, opt-in: it measured slower on the
-heaviest pages, book/_static/mathjax4/README.md). The check below forces a layout only when a formula has
+(book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
+typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
+formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).
+Two builds are compared with ``--compare lazy=DIR top=DIR``: every case is measured in each in
+turn, run after run, so both see the same load; the table gives the medians side by side and the
+machine's load average over the runs. The check below forces a layout only when a formula has
 been typeset or a font has loaded since its last look (checked on every frame, it took up to
 0.8 s of the main thread, which the page's own work then waited for).
 
