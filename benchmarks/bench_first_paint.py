@@ -3,7 +3,7 @@
 One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
 
     .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 5] [PAGE ...]
-    .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR top=_build/html [PAGE ...]
+    .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR --compare top=_build/html [PAGE ...]
 
 Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
 (390 x 844 CSS px, device pixel ratio 3, touch) with the CPU slowed down four times
@@ -39,7 +39,7 @@ screen's maths is drawn; MathJax typesets only the formulas near the screen
 (book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
 typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
 formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).
-Two builds are compared with ``--compare lazy=DIR top=DIR``: every case is measured in each in
+Two builds are compared with ``--compare lazy=DIR --compare top=DIR``: every case is measured in each in
 turn, run after run, so both see the same load; the table gives the medians side by side and the
 machine's load average over the runs. The check below forces a layout only when a formula has
 been typeset or a font has loaded since its last look (checked on every frame, it took up to
@@ -183,7 +183,7 @@ def densest_anchor(browser, url):
     try:
         context.add_init_script(TYPESET_ALL)
         page = context.new_page()
-        page.goto(url, wait_until="load")
+        page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
         page.wait_for_function("() => !document.documentElement.classList.contains("
                                "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
         return page.evaluate(DENSEST_JS, VIEWPORT["height"])
@@ -216,7 +216,7 @@ def measure(browser, url):
         done = page.wait_for_function("() => window.mlnotesFirstScreen", polling=100,
                                       timeout=TIMEOUT_MS).json_value()
         cpu = thread_time() - start
-        page.wait_for_load_state("load")
+        page.wait_for_load_state("load", timeout=TIMEOUT_MS)
         timing = page.evaluate(TIMING_JS)
         # maths: None when the first screen shows no formula (then cpu runs to the load event)
         return {"maths": done["t"], "cpu": cpu, "shown": done["shown"],
@@ -376,15 +376,18 @@ def main(argv=None):
     parser.add_argument("pages", nargs="*", help="pages relative to the HTML folder "
                         "(default: the heaviest of the table of contents)")
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
-    parser.add_argument("--compare", nargs="+", metavar="LABEL=HTML",
-                        help="several builds (e.g. lazy=/tmp/lazy/_build/html top=_build/html), "
-                             "measured interleaved; one column each")
+    parser.add_argument("--compare", action="append", metavar="LABEL=HTML",
+                        help="a build to compare, once per build (--compare "
+                             "lazy=/tmp/lazy/_build/html --compare top=_build/html): measured "
+                             "interleaved, one column each")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
                         help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
     RATE[0] = args.rate
     if args.compare:
+        if not all("=" in item for item in args.compare):
+            parser.error("--compare takes LABEL=HTML (e.g. --compare top=_build/html)")
         builds = dict(item.split("=", 1) for item in args.compare)
         results, formulas, size = run(builds, args.pages or None, args.runs)
         text = compare_table(results)
