@@ -3,6 +3,7 @@
 One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
 
     .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 5] [PAGE ...]
+    .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR --compare top=_build/html [PAGE ...]
 
 Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
 (390 x 844 CSS px, device pixel ratio 3, touch) with the CPU slowed down four times
@@ -10,7 +11,9 @@ Headless Chromium (Debian's, as the browser tests use) loads each page at a phon
 from a local server. Per run it records, from the start of navigation:
 
 * ``maths``: every formula in the first viewport typeset (it holds MathJax's output) and the web
-  fonts it uses loaded (``document.fonts.status``): the first screen's maths is readable;
+  fonts it uses loaded (``document.fonts.status``): the first screen's maths is readable; a first
+  screen that shows no formula (the tops of the t-SNE and API pages) is reported as such, and
+  measured by its DOMContentLoaded, load and CPU (to the load event);
 * ``fcp``: the first contentful paint; ``dcl`` and ``load``: the DOMContentLoaded and load events;
 * ``cpu``: the page's main-thread CPU time from navigation start (``Performance.getMetrics``,
   ``ThreadTime``), which the machine's load moves much less than the wall clock, read once
@@ -33,9 +36,12 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 the largest item of a trace, before the first paint and again after each batch of formulas); the
 page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
 screen's maths is drawn; MathJax typesets only the formulas near the screen
-(book/_static/mlnotes-mathjax.js). A book built with ``MLNOTES_PRERENDER_MATHS=1`` has every
-formula typeset at build time instead (book/_ext/prerender.py, opt-in: it measured slower on the
-heaviest pages, book/_static/mathjax4/README.md). The check below forces a layout only when a formula has
+(book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
+typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
+formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).
+Two builds are compared with ``--compare lazy=DIR --compare top=DIR``: every case is measured in each in
+turn, run after run, so both see the same load; the table gives the medians side by side and the
+machine's load average over the runs. The check below forces a layout only when a formula has
 been typeset or a font has loaded since its last look (checked on every frame, it took up to
 0.8 s of the main thread, which the page's own work then waited for).
 
@@ -44,6 +50,7 @@ been typeset or a font has loaded since its last look (checked on every frame, i
 """
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -93,7 +100,8 @@ FIRST_SCREEN_JS = r"""
   // page's (readyState, the fonts, the scroll) and every half second (layout goes on)
   const state = typeset + '/' + document.fonts.status + '/' + scrollY + '/' + document.readyState
     + '/' + Math.floor(performance.now() / 500);
-  if (!typeset || state === window.mlnotesFirstScreenState) return false;
+  const loaded = document.readyState === 'complete';
+  if ((!typeset && !loaded) || state === window.mlnotesFirstScreenState) return false;
   window.mlnotesFirstScreenState = state;
   if (anchor) {  // a link into the page: the browser has scrolled to its target
     const target = document.getElementById(anchor);
@@ -105,7 +113,9 @@ FIRST_SCREEN_JS = r"""
     const r = e.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
   }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));
-  if (!shown.length) return false;
+  // no formula on the first screen: nothing to wait for once the page has loaded (its
+  // DOMContentLoaded, load and CPU are the measure then)
+  if (!shown.length) return loaded ? {t: null, shown: 0, typeset, formulas: 0} : false;
   if (shown.some(e => !e.querySelector('mjx-math'))) return false;
   if (document.fonts.status !== 'loaded') return false;
   return {t: performance.now() / 1000, shown: shown.length,
@@ -173,7 +183,7 @@ def densest_anchor(browser, url):
     try:
         context.add_init_script(TYPESET_ALL)
         page = context.new_page()
-        page.goto(url, wait_until="load")
+        page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
         page.wait_for_function("() => !document.documentElement.classList.contains("
                                "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
         return page.evaluate(DENSEST_JS, VIEWPORT["height"])
@@ -206,46 +216,66 @@ def measure(browser, url):
         done = page.wait_for_function("() => window.mlnotesFirstScreen", polling=100,
                                       timeout=TIMEOUT_MS).json_value()
         cpu = thread_time() - start
-        page.wait_for_load_state("load")
+        page.wait_for_load_state("load", timeout=TIMEOUT_MS)
         timing = page.evaluate(TIMING_JS)
+        # maths: None when the first screen shows no formula (then cpu runs to the load event)
         return {"maths": done["t"], "cpu": cpu, "shown": done["shown"],
                 "typeset": done["typeset"], "formulas": done["formulas"], **timing}
     finally:
         context.close()
 
 
+def _cases(browser, base, pages, echo):
+    """Each page at its top, and (for a page's top, not given with a ``#``) at the place a link
+    lands on the most maths."""
+    densest_anchor(browser, f"{base}/{pages[0].split('#')[0]}")  # warm up: the server, the browser
+    cases = []
+    for page in pages:
+        cases.append(page)
+        if "#" in page:
+            continue
+        found = densest_anchor(browser, f"{base}/{page}")
+        if not found["top"]:
+            echo(f"  {page}: no formula on its first screen (DOMContentLoaded, load and CPU "
+                 "measured there); also measured at a link into it")
+        if found["anchor"]:
+            cases.append(f"{page}#{found['anchor']}")
+    return cases
+
+
+def _echo_sample(echo, label, page, k, s):
+    nan = float("nan")
+    maths = "no formula on the first screen" if s["maths"] is None else f"maths {s['maths']:.2f} s"
+    echo(f"  [{label}] {page} run {k + 1}: {maths}, cpu {s['cpu']:.2f} s, "
+         f"fcp {s['fcp'] or nan:.2f} s, dcl {s['dcl']:.2f} s, "
+         f"MathJax ready {s['mathjax'] or nan:.2f} s, first batch "
+         f"{s['batch'] or nan:.2f} s, load {s['load']:.2f} s, load average {s['loadavg']:.1f}")
+
+
 def run(html, pages=None, runs=RUNS, echo=print):
-    """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page medians."""
-    html = pathlib.Path(html).resolve()
-    chosen, formulas, size = heaviest_pages(html)
+    """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page samples.
+    ``html`` is a built book's HTML folder, or a dict of them by label (e.g. lazy and
+    first-screens builds): then every case is measured in each build in turn, round after
+    round (interleaved: each build sees the same load); the samples by label."""
+    builds = html if isinstance(html, dict) else {"": html}
+    builds = {label: pathlib.Path(path).resolve() for label, path in builds.items()}
+    first = next(iter(builds.values()))
+    chosen, formulas, size = heaviest_pages(first)
     pages = pages or chosen
-    results = {}
-    with serve_directory(html) as base, launch_chromium() as browser:
-        densest_anchor(browser, f"{base}/{pages[0]}")  # warm up: the server, the browser
-        # each page opened at its top, and at the place a link lands on the most maths
-        cases = []
-        for page in pages:
-            if "#" in page:
-                cases.append(page)
-                continue
-            found = densest_anchor(browser, f"{base}/{page}")
-            if found["top"]:
-                cases.append(page)
-            else:
-                echo(f"  {page}: no formula on its first screen; measured at a link into it")
-            if found["anchor"]:
-                cases.append(f"{page}#{found['anchor']}")
-        for page in cases:
-            samples = []
-            for k in range(runs):
-                samples.append(measure(browser, f"{base}/{page}"))
-                s = samples[-1]
-                echo(f"  {page} run {k + 1}: maths {s['maths']:.2f} s, cpu {s['cpu']:.2f} s, "
-                     f"fcp {s['fcp'] or float('nan'):.2f} s, dcl {s['dcl']:.2f} s, "
-                     f"MathJax ready {s['mathjax'] or float('nan'):.2f} s, first batch "
-                     f"{s['batch'] or float('nan'):.2f} s, load {s['load']:.2f} s")
-            results[page] = samples
-    return results, formulas, size
+    results = {label: {} for label in builds}
+    with contextlib.ExitStack() as stack:
+        bases = {label: stack.enter_context(serve_directory(path))
+                 for label, path in builds.items()}
+        browser = stack.enter_context(launch_chromium())
+        cases = _cases(browser, bases[next(iter(builds))], pages, echo)
+        for k in range(runs):
+            for page in cases:
+                for label, base in bases.items():
+                    sample = measure(browser, f"{base}/{page}")
+                    sample["loadavg"] = os.getloadavg()[0]
+                    results[label].setdefault(page, []).append(sample)
+                    _echo_sample(echo, label, page, k, sample)
+    return (results if isinstance(html, dict) else results[""]), formulas, size
 
 
 def table(results, formulas, size):
@@ -258,24 +288,65 @@ def table(results, formulas, size):
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     nan = float("nan")
     for page, samples in results.items():
-        maths = [s["maths"] for s in samples]
+        maths = [s["maths"] for s in samples if s["maths"] is not None]
         fcp = [s["fcp"] for s in samples if s["fcp"] is not None]
         file = page.split("#")[0]
+        if maths:
+            shown = (f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f})")
+            timed = f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f})"
+            verdict = "met" if med(maths) <= TARGET_S else "NOT met"
+        else:  # the first screen shows no formula: the page's own times are the measure
+            shown, timed, verdict = "0", "no formula on the first screen", "-"
         lines.append(
             f"| {page} | {formulas.get(file, '?')} | {size.get(file, (0, 0))[1] / 1e3:.0f} / "
-            f"{size.get(file, (0, 0))[0] / 1e3:.0f} | "
-            f"{samples[0]['shown']} ({med(s['typeset'] for s in samples):.0f}) | "
-            f"{med(maths):.2f} ({min(maths):.2f}–{max(maths):.2f}) | "
+            f"{size.get(file, (0, 0))[0] / 1e3:.0f} | {shown} | {timed} | "
             f"{med(s['cpu'] for s in samples):.2f} | {med(fcp) if fcp else nan:.2f} | "
             f"{med(s['dcl'] for s in samples):.2f} | "
             f"{med(s['mathjax'] or nan for s in samples):.2f} | "
             f"{med(s['batch'] or nan for s in samples):.2f} | "
-            f"{med(s['load'] for s in samples):.2f} | "
-            f"{'met' if med(maths) <= TARGET_S else 'NOT met'} |")
+            f"{med(s['load'] for s in samples):.2f} | {verdict} |")
     lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
                  f"(Emulation.setCPUThrottlingRate), cache disabled, local server; "
                  f"{len(next(iter(results.values())))} runs per page; times from navigation "
-                 f"start, wall clock (quiet machine for the target).")
+                 f"start, wall clock (quiet machine for the target). The main-thread CPU runs "
+                 f"to the first screen's maths, or to the load event where the first screen "
+                 f"shows no formula.")
+    return "\n".join(lines)
+
+
+COMPARED = [("first screen's maths", "maths"), ("DOMContentLoaded", "dcl"), ("load", "load"),
+            ("main-thread CPU to the maths (or to load)", "cpu")]
+
+
+def compare_table(results):
+    """The Markdown table of the medians per page and measure, one column per build (the
+    builds' labels as ``results``' keys), and the machine's load average over the runs."""
+    med = statistics.median
+    labels = list(results)
+    lines = ["| page | measure | " + " | ".join(labels) + " |",
+             "|---|---|" + "---:|" * len(labels)]
+    for page in results[labels[0]]:
+        name = page
+        for title, key in COMPARED:
+            cells = []
+            for label in labels:
+                values = [s[key] for s in results[label][page] if s[key] is not None]
+                if key == "maths" and not values:
+                    cells.append("no formula on the first screen")
+                else:
+                    cells.append(f"{med(values):.2f} s ({min(values):.2f}–{max(values):.2f})")
+            if key == "maths" and all(c.startswith("no formula") for c in cells):
+                cells = ["no formula on the first screen"] * len(cells)
+            lines.append(f"| {name} | {title} | " + " | ".join(cells) + " |")
+            name = ""
+    loads = [s["loadavg"] for r in results.values() for v in r.values() for s in v]
+    runs = len(next(iter(results[labels[0]].values())))
+    lines.append(f"\n390 x 844 px, DPR {DEVICE_SCALE}, CPU slowed {RATE[0]:g}x "
+                 f"(Emulation.setCPUThrottlingRate), cache disabled, local servers; medians "
+                 f"(range) of {runs} runs per page and build, the builds interleaved run by run; "
+                 f"wall-clock times from navigation start. Load average (1 min) during the runs "
+                 f"{min(loads):.1f}–{max(loads):.1f} on a shared 2-core machine: the absolute "
+                 f"times follow its load, the columns compare.")
     return "\n".join(lines)
 
 
@@ -292,6 +363,8 @@ def rows():
         return
     results, _, _ = run(html, echo=lambda *a: None)
     for page, samples in results.items():
+        if any(s["maths"] is None for s in samples):
+            continue  # no formula on its first screen
         yield {"case": f"first screen's maths, phone 4x slower: {page}",
                "n": samples[0]["formulas"], "mlnotes_s": statistics.median(
                    s["maths"] for s in samples), "sklearn_s": None,
@@ -303,13 +376,24 @@ def main(argv=None):
     parser.add_argument("pages", nargs="*", help="pages relative to the HTML folder "
                         "(default: the heaviest of the table of contents)")
     parser.add_argument("--html", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--compare", action="append", metavar="LABEL=HTML",
+                        help="a build to compare, once per build (--compare "
+                             "lazy=/tmp/lazy/_build/html --compare top=_build/html): measured "
+                             "interleaved, one column each")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
                         help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
     RATE[0] = args.rate
-    results, formulas, size = run(args.html, args.pages or None, args.runs)
-    text = table(results, formulas, size)
+    if args.compare:
+        if not all("=" in item for item in args.compare):
+            parser.error("--compare takes LABEL=HTML (e.g. --compare top=_build/html)")
+        builds = dict(item.split("=", 1) for item in args.compare)
+        results, formulas, size = run(builds, args.pages or None, args.runs)
+        text = compare_table(results)
+    else:
+        results, formulas, size = run(args.html, args.pages or None, args.runs)
+        text = table(results, formulas, size)
     print(text)
     RESULTS.write_text(text + "\n")
 

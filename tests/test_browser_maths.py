@@ -29,6 +29,11 @@ CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid
   until the reader scrolls (images below the first screens load when they come near).
 
 The measured times go to ``tests/artifacts/maths/first-paint.json``.
+
+When the book's first screens were typeset at build time (book/_ext/prerender.py, the default),
+the served pages are checked with JavaScript off (their first screens' formulas are CHTML), and
+the built displays are checked in the page at 390 and 1366 px, the window resized in place: each
+one wider than its column is typeset again for it, and again when the column widens.
 """
 
 import functools
@@ -476,3 +481,165 @@ def test_every_formula_of_the_book_typeset_at_build_time():
     assert not left, f"formulas left as TeX by the build, per page: {left}"
     assert not unlinked, f"pages without the CHTML style sheet: {unlinked}"
     assert not loading, f"pages typeset at build time that still load MathJax at start: {loading}"
+
+
+# The displays typeset at build time (data-mlnotes-built) and those the page typeset again for
+# a narrower or wider column (data-mlnotes-browser, with the column's width it was typeset for in
+# data-mlnotes-column), within ``margin`` px of the screen and shown: each one that is wider than
+# its column and was not typeset for it, or that was typeset for another column than it has.
+UNFIT_JS = r"""
+(margin) => Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
+  .filter(c => c.hasAttribute('data-mlnotes-built') || c.hasAttribute('data-mlnotes-browser'))
+  .filter(c => { const r = c.getBoundingClientRect();
+                 return c.clientWidth > 0 && r.bottom > -margin && r.top < innerHeight + margin; })
+  .map(c => {
+    const again = c.hasAttribute('data-mlnotes-browser');
+    const column = Number(c.getAttribute('data-mlnotes-column'));
+    const tex = (c.querySelector('mjx-math').getAttribute('data-latex') || '').trim().slice(0, 40);
+    if (again && Math.abs(column - c.clientWidth) > 2)
+      return `typeset for ${column} px in a ${c.clientWidth} px column: ${tex}`;
+    if (!again && c.scrollWidth > c.clientWidth + 1)
+      return `as built, ${c.scrollWidth} px wide in a ${c.clientWidth} px column: ${tex}`;
+    return '';
+  }).filter(Boolean)
+"""
+# A page's built displays (and those typeset again in their place): their centres on the page.
+BUILT_TOPS_JS = r"""
+() => Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
+  .filter(c => c.hasAttribute('data-mlnotes-built') || c.hasAttribute('data-mlnotes-browser'))
+  .map(c => { const r = c.getBoundingClientRect(); return r.top + r.height / 2 + scrollY; })
+"""
+# The column widths: a phone, a laptop, the phone again (a window narrowed after widening)
+REFIT_WIDTHS = [(390, 844), (1366, 768), (390, 844)]
+# light and dark: the mechanism does not depend on the colours
+REFIT_PAGES = [("book/intro.html", "light"), ("book/umap.html", "dark")]
+REFIT_MARGIN = 300  # px around the screen that must have settled (the page watches 1200 px)
+# The check disabled: no built display is ever typeset again (a wide one scrolls sideways at
+# 390 px); and the column's width no longer watched (one typeset for a phone stays so when the
+# window widens).
+REFIT_MUTANTS = [("function refit(c) {", "function refit(c) { return null;"),
+                 ("ro.observe(c);", "")]
+
+
+def _unfit_after_visiting(pw_page, timeout):
+    """Scroll to each built display of the page (lazily watched: checked near the screen) and
+    return what ``UNFIT_JS`` still finds around it after ``timeout`` ms."""
+    problems = []
+    for top in pw_page.evaluate(BUILT_TOPS_JS):
+        pw_page.evaluate(f"window.scrollTo(0, {top} - innerHeight / 2)")
+        if not wait_until(pw_page, f"() => ({UNFIT_JS.strip()})({REFIT_MARGIN}).length === 0",
+                          timeout=timeout):
+            problems += pw_page.evaluate(UNFIT_JS, REFIT_MARGIN)
+    return list(dict.fromkeys(problems))
+
+
+def _refit_problems(browser, site, page, mode, mutant=None, timeout=10000):
+    """``page`` read at each of ``REFIT_WIDTHS`` in turn (the window resized in place, lazy
+    typesetting as for any reader): what is wrong with its built displays near the screen; and
+    how many displays were typeset again and given back as built, and how many typeset for a
+    phone were left in place when the window widened."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=mode)
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
+                            f"localStorage.setItem('theme', '{mode}');")
+    if mutant:
+        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
+        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
+        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
+            body=script.replace(*mutant), content_type="text/javascript"))
+    problems, again, kept = [], 0, 0
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/{page}", wait_until="load")
+        pw_page.wait_for_function("() => !document.documentElement.classList.contains("
+                                  "'mlnotes-maths-pending')", timeout=60000)
+        for k, (width, height) in enumerate(REFIT_WIDTHS):
+            if k:
+                pw_page.evaluate("window.mlnotesPhone = Array.from(document.querySelectorAll("
+                                 "'[data-mlnotes-browser]'))")
+                pw_page.set_viewport_size({"width": width, "height": height})
+            problems += [f"{width} px: {p}" for p in _unfit_after_visiting(pw_page, timeout)]
+            again += pw_page.evaluate("document.querySelectorAll('[data-mlnotes-browser]').length")
+            if k:
+                kept += pw_page.evaluate("window.mlnotesPhone.filter(c => c.isConnected).length")
+    finally:
+        context.close()
+    return problems, again, kept
+
+
+@BUILT_ONLY
+def test_built_displays_are_typeset_again_for_their_column(site, browser):
+    """The displays typeset at build time were broken for a laptop's column: on a phone (390
+    px) each one wider than its column is typeset again for it as it comes near the screen; when
+    the window widens (1366 px) each one typeset for the phone is typeset again for the wider
+    column, or given back as built where that fits; narrowed again, again for the phone
+    (book/_static/mlnotes-mathjax.js, watchBuiltDisplays); a page in light, one in dark. The two
+    mutants of ``REFIT_MUTANTS`` (the check disabled; the column's width not watched) must fail
+    the same check."""
+    again = 0
+    for page, mode in REFIT_PAGES:
+        problems, n, kept = _refit_problems(browser, site, page, mode)
+        assert not problems, f"{page} ({mode}):\n  " + "\n  ".join(problems[:10])
+        assert not kept, f"{page}: {kept} displays typeset for a phone kept at 1366 px"
+        again += n
+    # the check can fail only if some built display is too wide for a phone
+    assert again >= 2, f"only {again} built displays typeset again ({REFIT_PAGES})"
+    passed = []
+    for mutant in REFIT_MUTANTS:
+        problems, _, kept = _refit_problems(browser, site, *REFIT_PAGES[0], mutant,
+                                            timeout=1500)
+        if not problems and not kept:
+            passed.append(mutant[0])
+    assert not passed, f"the check passed mutants of mlnotes-mathjax.js: {passed}"
+
+
+# After a right-click on a page's first built formula: MathJax's menu shown, and the formula
+# now MathJax's own (a MathItem whose TeX is the formula's), which "Show Math As" > "TeX
+# Commands" shows.
+MENU_JS = r"""
+(tex) => {
+  const menu = document.querySelector('.CtxtMenu_Menu');
+  const items = (window.MathJax && MathJax.startup && MathJax.startup.document)
+    ? Array.from(MathJax.startup.document.math) : [];
+  return {menu: !!menu && menu.getBoundingClientRect().width > 0
+                && /Show Math As/.test(menu.textContent),
+          item: items.some(m => m.typesetRoot && m.typesetRoot.isConnected && m.math.trim() === tex)};
+}
+"""
+# The right-click left to the browser: its own menu, not MathJax's
+MENU_MUTANT = ("if (!c || config.options.enableMenu === false) return;", "return;")
+
+
+def _menu_on_built(browser, site, mutant=None):
+    """Right-click the first formula typeset at build time on the notation-heavy intro page at
+    1366 px: what ``MENU_JS`` finds."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    if mutant:
+        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
+        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
+        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
+            body=script.replace(*mutant), content_type="text/javascript"))
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/book/intro.html", wait_until="load")
+        pw_page.wait_for_function("() => !document.documentElement.classList.contains("
+                                  "'mlnotes-maths-pending')", timeout=60000)
+        formula = pw_page.locator(".bd-article .math > mjx-container[data-mlnotes-built]").first
+        tex = formula.evaluate("c => c.querySelector('mjx-math').getAttribute('data-latex').trim()")
+        formula.scroll_into_view_if_needed()
+        formula.click(button="right")
+        wait_until(pw_page, "(tex) => { const m = document.querySelector('.CtxtMenu_Menu');"
+                   " return m && m.getBoundingClientRect().width > 0; }", tex, timeout=5000)
+        return pw_page.evaluate(MENU_JS, tex)
+    finally:
+        context.close()
+
+
+@BUILT_ONLY
+def test_mathjax_menu_opens_on_a_formula_typeset_at_build_time(site, browser):
+    """A right-click on a formula typeset at build time opens MathJax's menu ("Show Math As"
+    TeX, as on a formula typeset in the page): the formula is typeset in the page from its TeX
+    first (book/_static/mlnotes-mathjax.js). The mutant that leaves the right-click to the
+    browser must fail."""
+    found = _menu_on_built(browser, site)
+    assert found == {"menu": True, "item": True}, f"after a right-click on a built formula: {found}"
+    assert _menu_on_built(browser, site, MENU_MUTANT) != found, "the check passed the mutant"

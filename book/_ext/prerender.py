@@ -21,9 +21,10 @@ MathJax script, whose lazy typesetter does the rest and skips these (``data-mlno
 ``1`` every formula: about 90 000 elements on t-SNE's page, whose parsing and layout cost more
 than MathJax's start-up and first batch saved (the API page's DOMContentLoaded went from about
 4 s to about 20 s on a 4x slower phone); ``0`` none, the browser typesets every formula lazily.
-``DEFAULT_MODE`` is ``0`` until a built display too wide for a phone is reliably broken again
-(book/_static/mathjax4/README.md). Typesetting every
-formula adds about 11 s of one core to a build (7 880 formulas).
+``DEFAULT_MODE`` is ``top``: a built display too wide for the reader's column is typeset again
+for it in the page, as it comes near the screen and whenever its column changes width
+(``mlnotes-mathjax.js``, book/_static/mathjax4/README.md). Typesetting every formula adds about
+11 s of one core to a build (7 880 formulas); the first screens about 2 s (565).
 """
 
 import json
@@ -53,7 +54,7 @@ COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
 # 2 500; the rest stays TeX for the page's lazy typesetter (book/_static/mlnotes-mathjax.js).
 TOP_CHARS, TOP_FORMULAS = 4000, 80
 MODES = {"0": None, "top": "top", "1": "all", "all": "all"}
-DEFAULT_MODE = "0"  # "top" waits on the phone re-break of built displays: book/_static/mathjax4/README.md
+DEFAULT_MODE = "top"  # the first screens (book/_static/mathjax4/README.md)
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'

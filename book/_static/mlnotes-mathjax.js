@@ -3,10 +3,11 @@
  * The formulas of each page's first screens are typeset when the book is built
  * (book/_ext/prerender.py, MLNOTES_PRERENDER_MATHS=top, the default: this copy of MathJax in
  * Node, with the line-break places below) and show at first paint; the rest is TeX, typeset in
- * the browser lazily, as follows (untypesetWideBuilt: a built display too wide for a phone is
- * typeset again). A page with every formula built (=1) has its MathJax script turned off;
- * builtPage (below) loads MathJax only to break again the displays wider than the reader's
- * column. A page built without Node has all its TeX.
+ * the browser lazily, as follows. A built display is broken for a laptop's column: one wider
+ * than the reader's (a phone) is typeset again for it as it comes near the screen, and again
+ * when the column changes width (watchBuiltDisplays). A page with every formula built (=1) has
+ * its MathJax script turned off; builtPage (below) loads MathJax only for those displays. A
+ * page built without Node has all its TeX.
  *
  * The page's own MathJax configuration (_config.yml, mathjax3_config, written into the page
  * just before this script) is changed so that MathJax typesets only the formulas on or near
@@ -112,20 +113,6 @@
   FONTS.forEach(preloadFont);
 
   const asTeX = (el) => !el.querySelector("mjx-container");
-
-  /* A page whose first screens were typeset at build time (MLNOTES_PRERENDER_MATHS=top,
-     book/_ext/prerender.py) keeps its MathJax script for the rest, which it typesets lazily.
-     Its built displays were broken for a laptop's column: one wider than the reader's (a phone)
-     is given back its TeX (the data-latex of its mjx-math) before the first batch, which
-     typesets it again for that width (until then it scrolls sideways, as built). */
-  function untypesetWideBuilt() {
-    document.querySelectorAll(".math > mjx-container[data-mlnotes-width]").forEach((c) => {
-      const math = c.querySelector(":scope > mjx-math");
-      const tex = math && math.getAttribute("data-latex");
-      if (!tex || c.scrollWidth <= c.clientWidth + 1) return;
-      c.replaceWith(document.createTextNode(`\\[${tex}\\]`));
-    });
-  }
 
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
@@ -404,15 +391,22 @@
     }
   }
 
-  /* A page typeset at build time shows its maths at first paint; its displays were broken for a
-     laptop's column (book/_ext/prerender.py). Those wider than the reader's column (a phone) are
-     typeset again from their TeX (the data-latex of their mjx-math) for that width, with MathJax
-     loaded then: those near the screen first (the first screen's maths is done then: the
-     marks and the class "mlnotes-maths-pending" as on a lazy page), then the others; again
-     after a resize. Until then a wide display scrolls sideways (its scroll cue, mlnotes.js).
-     localStorage "mlnotes-typeset" = "all" does all of them before the first screen is done. */
+  /* Display formulas typeset at build time (data-mlnotes-built: every formula with
+     MLNOTES_PRERENDER_MATHS=1, the first screens' with =top) were broken for a laptop's column
+     (book/_ext/prerender.py). Each is checked when it comes near the screen (LAZY_MARGIN, as the
+     lazy typesetter watches TeX) and again whenever its column changes width (a window resized
+     or a phone turned: a ResizeObserver): one wider than its column is typeset again from its
+     TeX (the data-latex of its mjx-math) for that width (data-mlnotes-browser; the column it
+     was typeset for in data-mlnotes-column); one typeset again for a narrow column is typeset
+     again when the column widens, and given back as built once the column holds the built one
+     whole. Until then a wide display scrolls sideways (its scroll cue, mlnotes.js).
+     A page built whole loads MathJax only for this (data-mlnotes-mathjax, loadMathJax); a page
+     built at its top uses its own, once started (pageReady). */
+  let mathjaxStarted = null;
+  const started = new Promise((resolve) => { mathjaxStarted = resolve; });
   let mathjaxLoading = null;
   function loadMathJax() {
+    if (!built) return started;
     if (!mathjaxLoading) {
       mathjaxLoading = new Promise((resolve, reject) => {
         const script = document.createElement("script");
@@ -424,65 +418,136 @@
     }
     return mathjaxLoading;
   }
-  const DISPLAYS = ".math > mjx-container[display]";
+  const BUILT_DISPLAYS = ".math > mjx-container[display][data-mlnotes-built]";
   const tooWide = (c) => c.scrollWidth > c.clientWidth + 1;
-  let queue = Promise.resolve();
-  function retypeset(containers) {
-    if (!containers.length) return queue;
-    queue = queue.then(loadMathJax).then(async () => {
-      for (const c of containers) {
-        const math = c.querySelector(":scope > mjx-math");
-        const tex = math && math.getAttribute("data-latex");
-        if (!tex || !c.isConnected) continue;
-        try {
-          const metrics = MathJax.getMetricsFor(c.parentNode, true);
-          const node = await MathJax.tex2chtmlPromise(tex, metrics);
-          // the width it is broken for, typeset here (the browser tests read them)
-          node.setAttribute("data-mlnotes-width", String(Math.round(metrics.containerWidth)));
-          node.setAttribute("data-mlnotes-browser", "");
-          c.replaceWith(node);
-        } catch (error) {
-          console.error(error);  // the formula stays as it was built: it scrolls
-        }
-      }
-      MathJax.startup.document.clear();
-      MathJax.startup.document.updateDocument();  // MathJax's own style sheet
-    }).catch((error) => console.error(error));
-    return queue;
+  const asBuilt = new WeakMap();  // a display typeset again here -> the display as built
+  const needs = new WeakMap();  // a display as built -> the width (px) it needs whole
+  // a formula in a block not laid out (far from the screen on a page built whole, mlnotes.css)
+  // is measured only when it comes near: measuring it lays its block out
+  const laidOut = (c) => all || !c.checkVisibility || c.checkVisibility({ contentVisibilityAuto: true });
+  /* What a display needs for the width it has: "again" (typeset for it), "built" (the display
+     as built fits again), or nothing. */
+  function refit(c) {
+    const width = c.clientWidth;
+    if (!width) return null;  // not shown (a folded block)
+    const original = asBuilt.get(c);
+    if (!original) return tooWide(c) ? "again" : null;
+    if (width >= needs.get(original)) return "built";
+    return Math.abs(width - Number(c.getAttribute("data-mlnotes-column"))) > 2 ? "again" : null;
   }
+  /* Typeset the displays ``containers`` again for their columns; the [old, new] pairs. */
+  async function typesetAgain(containers) {
+    try {
+      await loadMathJax();
+    } catch (error) {
+      console.error(error);  // the formulas stay as built: they scroll
+      return [];
+    }
+    const made = [];
+    for (const c of containers) {
+      const math = c.querySelector(":scope > mjx-math");
+      const tex = math && math.getAttribute("data-latex");
+      if (!tex || !c.isConnected) continue;
+      try {
+        const column = c.clientWidth;
+        if (!asBuilt.has(c)) needs.set(c, c.scrollWidth);
+        const metrics = MathJax.getMetricsFor(c.parentNode, true);
+        const node = await MathJax.tex2chtmlPromise(tex, metrics);
+        if (!c.isConnected) continue;
+        // the width it is broken for, typeset here (the browser tests read them)
+        node.setAttribute("data-mlnotes-width", String(Math.round(metrics.containerWidth)));
+        node.setAttribute("data-mlnotes-column", String(column));
+        node.setAttribute("data-mlnotes-browser", "");
+        asBuilt.set(node, asBuilt.get(c) || c);
+        c.replaceWith(node);
+        made.push([c, node]);
+      } catch (error) {
+        console.error(error);  // the formula stays as it was: it scrolls
+      }
+    }
+    if (made.length) {
+      // MathJax's own style sheet, with the rules the new formulas use
+      const sheet = MathJax.chtmlStylesheet();
+      if (sheet && !sheet.isConnected) document.head.appendChild(sheet);
+    }
+    return made;
+  }
+  /* Watch the built displays (``everyOne``: all of them at once, not only those near the
+     screen: localStorage "mlnotes-typeset" = "all"); resolves once those near the screen at the
+     start (every one with ``everyOne``) are checked and, if too wide, typeset again. */
+  function watchBuiltDisplays(everyOne) {
+    const displays = Array.from(document.querySelectorAll(BUILT_DISPLAYS));
+    const waiting = new Set();
+    const near = new Set();
+    let running = null;
+    let io = null;
+    let ro = null;
+    const watch = (c) => { if (io) { io.observe(c); ro.observe(c); } };
+    const forget = (c) => {
+      near.delete(c);
+      if (io) { io.unobserve(c); ro.unobserve(c); }
+    };
+    async function drain() {
+      while (waiting.size) {
+        const list = Array.from(waiting).filter((c) => c.isConnected && laidOut(c));
+        waiting.clear();
+        // every display measured first, then changed (one layout, not one per display)
+        const todo = list.map((c) => [c, refit(c)]).filter(([, how]) => how);
+        const again = [];
+        todo.forEach(([c, how]) => {
+          if (how !== "built") {
+            again.push(c);
+            return;
+          }
+          const original = asBuilt.get(c);
+          forget(c);
+          c.replaceWith(original);
+          watch(original);
+        });
+        if (again.length) (await typesetAgain(again)).forEach(([c, node]) => { forget(c); watch(node); });
+      }
+      running = null;
+    }
+    function check(list) {
+      list.forEach((c) => waiting.add(c));
+      if (!running) running = Promise.resolve().then(drain);  // drain sets it back to null
+      return running;
+    }
+    if (typeof IntersectionObserver === "undefined" || typeof ResizeObserver === "undefined") {
+      return check(displays);  // an old browser: every display once
+    }
+    let first = null;
+    const firstChecked = new Promise((resolve) => { first = resolve; });
+    io = new IntersectionObserver((entries) => {
+      entries.forEach((e) => { if (e.isIntersecting) near.add(e.target); else near.delete(e.target); });
+      check(entries.filter((e) => everyOne || e.isIntersecting).map((e) => e.target)).then(first);
+    }, { rootMargin: LAZY_MARGIN });
+    // a column that changes width: the displays near the screen now, the others when they come
+    // near (the observer above)
+    ro = new ResizeObserver((entries) => {
+      check(entries.map((e) => e.target).filter((c) => everyOne || near.has(c)));
+    });
+    displays.forEach(watch);
+    if (!displays.length) first();
+    return firstChecked;
+  }
+
+  /* A page typeset whole at build time (MLNOTES_PRERENDER_MATHS=1) shows its maths at first
+     paint and loads MathJax only for its displays too wide for the reader's column (above):
+     those near the screen first (the first screen's maths is done then: the marks and the
+     class "mlnotes-maths-pending" as on a lazy page), the others as they come near.
+     localStorage "mlnotes-typeset" = "all" does all of them before the first screen is done. */
   function builtPage() {
     let finish = null;
     window.mlnotesMathsReady = new Promise((resolve) => { finish = resolve; });
-    // a formula in a block not laid out (far from the screen, mlnotes.css) is measured only when
-    // it comes near: measuring it lays its block out
-    const laidOut = (c) => all || !c.checkVisibility || c.checkVisibility({ contentVisibilityAuto: true });
     const firstScreen = () => {
       performance.mark("mlnotes-typeset-start");
-      const displays = Array.from(document.querySelectorAll(DISPLAYS));
-      const near = (c) => {
-        const r = c.getBoundingClientRect();
-        return r.bottom > -innerHeight / 2 && r.top < 1.5 * innerHeight;
-      };
-      const first = displays.filter(laidOut).filter((c) => all || near(c)).filter(tooWide);
       // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
       // and starting MathJax, about 1.5 s of a 4x slower phone, comes after
-      (first.length && !all ? painted() : Promise.resolve()).then(() => retypeset(first)).then(() => {
+      (all ? Promise.resolve() : painted()).then(() => watchBuiltDisplays(all)).then(() => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");
         finish();
-        return frame();
-      }).then(() => {
-        if (all || typeof IntersectionObserver === "undefined") {
-          return retypeset(displays.filter((c) => !first.includes(c)).filter(tooWide));
-        }
-        // the others as they come near the screen
-        const observer = new IntersectionObserver((entries) => {
-          const shown = entries.filter((e) => e.isIntersecting).map((e) => e.target);
-          shown.forEach((c) => observer.unobserve(c));
-          retypeset(shown.filter(tooWide));
-        }, { rootMargin: LAZY_MARGIN });
-        displays.filter((c) => !first.includes(c)).forEach((c) => observer.observe(c));
-        return null;
       });
     };
     if (document.readyState === "loading") {
@@ -490,30 +555,57 @@
     } else {
       frame().then(firstScreen);
     }
-    let timer = null;
-    let width = innerWidth;
-    window.addEventListener("resize", () => {
-      if (innerWidth === width) return;
-      width = innerWidth;
-      clearTimeout(timer);
-      timer = setTimeout(() => retypeset(Array.from(document.querySelectorAll(DISPLAYS))
-        .filter(laidOut).filter(tooWide)), 300);
-    });
   }
   if (built) builtPage();
+
+  /* MathJax's menu (a right-click: "Show Math As" TeX or MathML, its settings) belongs to the
+     formulas MathJax typeset in the page. A formula typeset at build time is typeset in the
+     page on its first right-click (from its TeX, data-latex: the same output, for the column it
+     has), and the menu opens on it. A touch screen has no menu (above). */
+  document.addEventListener("contextmenu", (event) => {
+    const c = event.target.closest && event.target.closest(
+      ".math > mjx-container[data-mlnotes-built], .math > mjx-container[data-mlnotes-browser]");
+    if (!c || config.options.enableMenu === false) return;
+    const math = c.querySelector(":scope > mjx-math");
+    const tex = math && math.getAttribute("data-latex");
+    if (!tex) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const holder = c.parentNode;
+    const display = c.getAttribute("display") === "true";
+    const { clientX, clientY, screenX, screenY } = event;
+    loadMathJax().then(() => {
+      if (!c.isConnected) return null;
+      c.replaceWith(document.createTextNode(display ? `\\[${tex}\\]` : `\\(${tex}\\)`));
+      return MathJax.typesetPromise([holder]);
+    }).then(() => {
+      const node = holder.querySelector(":scope > mjx-container");
+      if (node) {
+        node.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true,
+                                                           clientX, clientY, screenX, screenY, button: 2 }));
+      }
+    }).catch((error) => console.error(error));
+  }, true);
 
   const ready = config.startup.pageReady;
   config.startup.pageReady = function () {
     if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
     performance.mark("mlnotes-typeset-start");
-    untypesetWideBuilt();
+    mathjaxStarted();  // the built displays may be typeset again from now on
+    // the first screens typeset at build time (=top): their displays are watched from now on
+    // (lazily: a wide one on the screen scrolls until it is typeset again); with "all", every
+    // one is checked, after the page's TeX is typeset, before the first screen counts as done
+    const prebuilt = document.querySelector(BUILT_DISPLAYS) !== null;
+    if (prebuilt && lazy) watchBuiltDisplays(false);
     const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
     return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
-      Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) => {
-      root.classList.remove("mlnotes-maths-pending");
-      performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset
-      return value;
-    });
+      Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) =>
+      Promise.resolve(prebuilt && !lazy ? watchBuiltDisplays(true) : null).then(() => value))
+      .then((value) => {
+        root.classList.remove("mlnotes-maths-pending");
+        performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset
+        return value;
+      });
   };
 })();
