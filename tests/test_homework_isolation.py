@@ -437,23 +437,30 @@ def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     backstops than the grader's, to keep the test short.)"""
     monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 1.0)
     monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
+    fired, check = [], sandbox._Limits.check
+
+    def counted(limits, child):  # every limit this side's measurement finds passed
+        try:
+            check(limits, child)
+        except sandbox._Failure as exc:
+            fired.append(exc.kind)
+            raise
+
+    monkeypatch.setattr(sandbox._Limits, "check", counted)
     crash = "import os\n    os._exit(3)\n"
     nb = submission("spectral", extra=[STALLING_HOOK, "import scipy.linalg\n"], replace={
         "double_center": f"import numpy as np\ndef double_center(D2):\n    {crash}"})
     write(tmp_path / "subs" / "hook.ipynb", nb)
-    start = time.monotonic()
     result, = grade_folder(tmp_path / "subs", ASSIGNMENT, tmp_path / "out" / "g.csv",
                            timeout=2.0, seed=5)
-    seconds = time.monotonic() - start
     points = {q.name: q.points for q in result.results}
     feedback = (tmp_path / "out" / "feedback" / "hook.txt").read_text()
     assert points == {"kernels.double_center": 0, "eigenmaps.laplacian": 1}, feedback
     assert "was run again with a" in feedback and "import scipy.linalg" in feedback
     assert "exit code 3" in feedback
-    # two backstops of the import (the second longer), not one per process
-    once = (sandbox.backstop(sandbox.IMPORT_WALL_BASE) + sandbox.CPU_GRACE) * (
-        1 + sandbox.ALONE_PATIENCE)
-    assert seconds < once + 30, seconds
+    # two backstops of the import (the second longer), not one per process: counted, not
+    # timed (a busy machine stretches every process's start, never the backstops' number)
+    assert fired == ["wall", "wall"], fired
 
 
 # --- 6. reports that cannot mislead ----------------------------------------------------------
