@@ -2,9 +2,9 @@
 command line in one run, on 2 jobs, with every row checked."""
 
 import csv
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -61,14 +61,17 @@ def test_class_of_50_graded_in_one_command(tmp_path):
     folder.mkdir()
     expected = _class_folder(folder)
     out = tmp_path / "grades" / "grades.csv"
-    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
         [sys.executable, "-m", "mlnotes.homework", "grade", str(folder), "--assignment",
          "spectral", "--out", str(out), "--jobs", "2", "--timeout", "3", "--memory", "1024",
          "--seed", "2026"],
         check=True, capture_output=True, text=True, cwd=ROOT,
     )
-    elapsed = time.perf_counter() - start
+    # the grader's CPU time, its sandboxes' included (each is waited for): the work, whatever
+    # the machine's load (wall-clock time would measure the load)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     with open(out, newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["student"] for r in rows] == sorted(expected)
@@ -76,5 +79,5 @@ def test_class_of_50_graded_in_one_command(tmp_path):
     assert got == expected
     assert len(list((out.parent / "feedback").iterdir())) == 50
     assert len(list((out.parent / "results").iterdir())) == 50
-    print(f"graded 50 submissions in {elapsed:.1f} s")
-    assert elapsed < 300
+    print(f"graded 50 submissions in {cpu:.1f} s of CPU time")
+    assert cpu < 300

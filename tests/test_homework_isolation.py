@@ -437,23 +437,30 @@ def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     backstops than the grader's, to keep the test short.)"""
     monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 1.0)
     monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
+    fired, check = [], sandbox._Limits.check
+
+    def counted(limits, child):  # every limit this side's measurement finds passed
+        try:
+            check(limits, child)
+        except sandbox._Failure as exc:
+            fired.append(exc.kind)
+            raise
+
+    monkeypatch.setattr(sandbox._Limits, "check", counted)
     crash = "import os\n    os._exit(3)\n"
     nb = submission("spectral", extra=[STALLING_HOOK, "import scipy.linalg\n"], replace={
         "double_center": f"import numpy as np\ndef double_center(D2):\n    {crash}"})
     write(tmp_path / "subs" / "hook.ipynb", nb)
-    start = time.monotonic()
     result, = grade_folder(tmp_path / "subs", ASSIGNMENT, tmp_path / "out" / "g.csv",
                            timeout=2.0, seed=5)
-    seconds = time.monotonic() - start
     points = {q.name: q.points for q in result.results}
     feedback = (tmp_path / "out" / "feedback" / "hook.txt").read_text()
     assert points == {"kernels.double_center": 0, "eigenmaps.laplacian": 1}, feedback
     assert "was run again with a" in feedback and "import scipy.linalg" in feedback
     assert "exit code 3" in feedback
-    # two backstops of the import (the second longer), not one per process
-    once = (sandbox.backstop(sandbox.IMPORT_WALL_BASE) + sandbox.CPU_GRACE) * (
-        1 + sandbox.ALONE_PATIENCE)
-    assert seconds < once + 30, seconds
+    # two backstops of the import (the second longer), not one per process: counted, not
+    # timed (a busy machine stretches every process's start, never the backstops' number)
+    assert fired == ["wall", "wall"], fired
 
 
 # --- 6. reports that cannot mislead ----------------------------------------------------------
@@ -473,6 +480,43 @@ def test_the_isolation_report_is_the_kernels_and_comes_first(monkeypatch):
         assert isolation["observed"] is True
     if os.geteuid() == 0:  # root that may not isolate keeps its uid: the report says so
         assert isolation["unprivileged"] is False
+
+
+def _process_state(pid):
+    """The state letter of process ``pid`` in ``/proc`` ("R", "S", "Z", ...), "" once reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the report is read from Linux's /proc")
+def test_the_child_is_observed_however_late_the_grader_looks(monkeypatch):
+    """On a busy machine the grader may get a processor back only after the child has run its
+    whole notebook and ended: /proc then no longer tells its namespaces and the report fell
+    back to the child's claim (``observed`` False: the intermittent failure of the test
+    above). Here the grader looks only once the child has ended or waits: it must be waiting,
+    and observed, before its first statement."""
+    real, seen = sandbox._observe, []
+
+    def late(pid, hide):
+        deadline, asleep = time.monotonic() + 20, 0
+        while time.monotonic() < deadline and asleep < 5:
+            state = _process_state(pid)
+            if state in ("Z", "X", ""):
+                break
+            asleep = asleep + 1 if state == "S" else 0
+            time.sleep(0.02)
+        seen.append(_process_state(pid))
+        return real(pid, hide)
+
+    monkeypatch.setattr(sandbox, "_observe", late)
+    statements, _, _ = extract_statements(["print('ran')", "def f(x):\n    return x"])
+    _, results, isolation = run_functions(statements, [("f", [[1.0]])], timeout=5)
+    assert isolation["observed"] is True
+    assert seen == ["S"]  # waiting for the grader, not ended
+    assert results[0]["answers"][0]["value"] == [1.0]
 
 
 @pytest.fixture(scope="module")

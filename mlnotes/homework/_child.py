@@ -24,7 +24,8 @@ the same way). In order, it
    priorities or affinity). This binds whatever code runs, C code
    reached through an FFI included. The parent started it in a session and process group of its
    own. It then says what holds (``isolation``, the first message, before any of the
-   submission runs; the parent checks it in ``/proc``). Answers go to the result pipe (a file
+   submission runs; the parent checks it in ``/proc``, and this process waits until the parent
+   says it has, on a second pipe it then closes). Answers go to the result pipe (a file
    descriptor the parent created); ``sys.stdout`` and ``sys.stderr`` become buffers that keep
    only the first characters, and warnings are printed without file paths;
 3. blocks ``mlnotes`` (a meta-path finder that refuses it, every ``mlnotes`` module removed from
@@ -1210,6 +1211,13 @@ def main(config_path):
     # and checks it against the kernel's own account where it can)
     out.write(frame({"kind": "isolation", "isolation": isolation}))
     out.flush()
+    # ... and wait until the parent has read it in /proc: this process is observed alive,
+    # whatever the machine's load, before any of the submission runs (end if the parent has
+    # gone without a word)
+    go = config["go"]
+    if os.read(go, 2) != b"go":
+        os._exit(1)
+    os.close(go)
     captured = _CappedText()
     sys.stdout = sys.stderr = captured
     warnings.showwarning = _show_warning

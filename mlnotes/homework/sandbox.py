@@ -22,8 +22,10 @@ host name) and a fresh root that holds only an allow-list (:mod:`mlnotes.homewor
 submission, Python and its packages, a private scratch), and has a seccomp allow-list (set by
 the child on itself before any student code runs, see ``_child.py``). What holds is read from
 the kernel's account of the child (``/proc/<pid>/status``, ``mountinfo``, ``ns/``) once its
-first message arrives, before any line of the submission has run: the child's own claim is used
-only where ``/proc`` is missing.
+first message arrives, before any line of the submission has run: the child waits on a pipe of
+this side's until that is done, so that however late a busy machine lets this side look, the
+child is still there to be observed. The child's own claim is used only where ``/proc`` is
+missing.
 
 When the child times out, crashes, exits (``sys.exit``/``os._exit``), or sends something that is not
 a well-formed message, this side records why for that question, kills the child's whole process
@@ -202,7 +204,11 @@ def _cpu_seconds(pid):
 class _Child:
     def __init__(self, tmp, functions, start, config):
         read_fd, write_fd = os.pipe()
-        config = dict(config, fd=write_fd, tmp=str(tmp), source="statements.json",
+        # the child waits on this pipe after its first message (what holds) until this side
+        # has read the kernel's account of it (:meth:`release`): whatever the load, it is
+        # observed alive and before any of the submission runs, never as a finished process
+        go_read, go_write = os.pipe()
+        config = dict(config, fd=write_fd, go=go_read, tmp=str(tmp), source="statements.json",
                       functions=functions, start=start)
         config_path = Path(tmp) / f"config_{start}.json"
         config_path.write_text(json.dumps(config))
@@ -216,14 +222,29 @@ class _Child:
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", "-B", str(CHILD), str(config_path)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                cwd=tmp, env=env, pass_fds=(write_fd,), start_new_session=True,
+                cwd=tmp, env=env, pass_fds=(write_fd, go_read), start_new_session=True,
             )
+        except BaseException:
+            os.close(go_write)
+            raise
         finally:
             os.close(write_fd)
+            os.close(go_read)
+        self.go = go_write
         self.started = time.monotonic()
         self.fd = read_fd
         self.eof = False
         self.cpu_used = 0.0  # measured when it ends
+
+    def release(self):
+        """Let the child go on past its first message (it waits for this, see ``_child.py``)."""
+        if self.go is not None:
+            try:
+                os.write(self.go, b"go")
+            except OSError:  # it has ended already: the next read says why
+                pass
+            os.close(self.go)
+            self.go = None
 
     def cpu(self):
         """CPU seconds used so far (the wall-clock time since it started where /proc is
@@ -288,6 +309,9 @@ class _Child:
                 self.proc.wait()
         else:
             self.cpu_used = max(self.cpu_used, time.monotonic() - self.started)
+        if self.go is not None:
+            os.close(self.go)
+            self.go = None
         os.close(self.fd)
 
 
@@ -884,6 +908,7 @@ def _run_setup(child, state):
             if observed:  # the mounts also need the child's word that Python was bound back
                 observed["mounts"] = observed["mounts"] and claimed.get("mounts", False)
             state["isolation"] = observed or claimed
+        child.release()  # only now may it run the submission
         message = child.read(limits)
         while message.get("kind") == "progress":  # the top-level statement about to run
             at = message.get("at")
