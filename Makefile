@@ -91,10 +91,10 @@ test-pdf: book
 # fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
 # Both nbval passes hand out the longest notebook first (tests/nbval_order.py; xdist's own
 # order, most cells first, could leave the longest running alone at the end).
-# Two steps run beside another ($(call beside,...)): the book builds (on one core) beside the
-# first nbval pass, and the second-kernel pass runs beside the browser tests, which mostly wait
-# (on pages, JupyterLab, kernels: about a third of two cores alone). The step beside writes
-# to a log printed when both are done; either failing fails `make test`.
+# The book builds (on one core) beside the first nbval pass ($(call beside,...): the step beside
+# writes to a log printed when both are done; either failing fails `make test`). The
+# second-kernel pass and the browser tests run alone: run beside each other on the quiet
+# two-core machine they took 11:22 and 11:33, longer than one after the other.
 # The browser tests run on BROWSER_WORKERS workers, each with its own Chromium (loadgroup: a
 # file marked with an xdist_group runs on one worker, so a fixture it builds is built once).
 BROWSER_WORKERS ?= 3
@@ -116,7 +116,8 @@ test: setup
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -m "not browser" tests
 	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL) -p tests.nbval_mutants book)
-	@$(call beside,make test-notebooks-kernel,$(MAKE) --no-print-directory test-notebooks-kernel,$(BROWSER_TESTS))
+	$(MAKE) --no-print-directory test-notebooks-kernel
+	$(BROWSER_TESTS)
 
 # The peers' own test suites (scikit-learn's, openTSNE's, umap-learn's upstream test files,
 # adapted in tests/peers) run against mlnotes, with a pass/fail/skip table per file; the
