@@ -5,7 +5,7 @@
  * Node, with the line-break places below) and show at first paint; the rest is TeX, typeset in
  * the browser lazily, as follows. A built display is broken for a laptop's column: one wider
  * than the reader's (a phone) is typeset again for it as it comes near the screen, and again
- * when the column changes width (watchBuiltDisplays). A page with every formula built (=1) has
+ * when the column changes width (watchDisplays). A page with every formula built (=1) has
  * its MathJax script turned off; builtPage (below) loads MathJax only for those displays. A
  * page built without Node has all its TeX.
  *
@@ -142,6 +142,7 @@
       waiting.clear();
       batch.forEach((el) => { observer.unobserve(el); done.add(el); });
       return MathJax.typesetPromise(batch).catch((error) => console.error(error)).then(() => {
+        watchTypeset(batch);
         firstScreen();
         return painted();
       }).then(() => {
@@ -391,15 +392,19 @@
     }
   }
 
-  /* Display formulas typeset at build time (data-mlnotes-built: every formula with
+  /* Every display formula fits its column, also after the window is resized or a phone
+     turned. Display formulas typeset at build time (data-mlnotes-built: every formula with
      MLNOTES_PRERENDER_MATHS=1, the first screens' with =top) were broken for a laptop's column
-     (book/_ext/prerender.py). Each is checked when it comes near the screen (LAZY_MARGIN, as the
-     lazy typesetter watches TeX) and again whenever its column changes width (a window resized
-     or a phone turned: a ResizeObserver): one wider than its column is typeset again from its
-     TeX (the data-latex of its mjx-math) for that width (data-mlnotes-browser; the column it
-     was typeset for in data-mlnotes-column); one typeset again for a narrow column is typeset
-     again when the column widens, and given back as built once the column holds the built one
-     whole. Until then a wide display scrolls sideways (its scroll cue, mlnotes.js).
+     (book/_ext/prerender.py); those typeset in the page (lazily, or on a right-click for the
+     menu) were broken for the column they had then (data-mlnotes-column). Each is checked when
+     it comes near the screen (LAZY_MARGIN, as the lazy typesetter watches TeX) and again
+     whenever its column changes width (a ResizeObserver): a built one wider than its column is
+     typeset again from its TeX (the data-latex of its mjx-math) for that width
+     (data-mlnotes-browser, data-mlnotes-column); one typeset in the page for another column
+     than it has now is typeset again for it if it is too wide or was broken into lines (a
+     wider column may hold it whole); a built one typeset again is given back as built once the
+     column holds the built one whole. Until then a wide display scrolls sideways (its scroll
+     cue, mlnotes.js).
      A page built whole loads MathJax only for this (data-mlnotes-mathjax, loadMathJax); a page
      built at its top uses its own, once started (pageReady). */
   let mathjaxStarted = null;
@@ -419,7 +424,11 @@
     return mathjaxLoading;
   }
   const BUILT_DISPLAYS = ".math > mjx-container[display][data-mlnotes-built]";
+  const DISPLAYS = ".math > mjx-container[display]";
   const tooWide = (c) => c.scrollWidth > c.clientWidth + 1;
+  // typeset in the page for another column than it has now
+  const moved = (c) => Math.abs(c.clientWidth - Number(c.getAttribute("data-mlnotes-column"))) > 2;
+  const broken = (c) => c.querySelectorAll("mjx-linebox").length > 1;  // MathJax's lines
   const asBuilt = new WeakMap();  // a display typeset again here -> the display as built
   const needs = new WeakMap();  // a display as built -> the width (px) it needs whole
   // a formula in a block not laid out (far from the screen on a page built whole, mlnotes.css)
@@ -431,9 +440,11 @@
     const width = c.clientWidth;
     if (!width) return null;  // not shown (a folded block)
     const original = asBuilt.get(c);
-    if (!original) return tooWide(c) ? "again" : null;
-    if (width >= needs.get(original)) return "built";
-    return Math.abs(width - Number(c.getAttribute("data-mlnotes-column"))) > 2 ? "again" : null;
+    if (original && width >= needs.get(original)) return "built";
+    if (c.hasAttribute("data-mlnotes-built")) return tooWide(c) ? "again" : null;
+    // typeset in the page: again only for another column (typeset for this one, a display too
+    // wide even so, with no place to break, scrolls)
+    return moved(c) && (original || tooWide(c) || broken(c)) ? "again" : null;
   }
   /* Typeset the displays ``containers`` again for their columns; the [old, new] pairs. */
   async function typesetAgain(containers) {
@@ -450,7 +461,8 @@
       if (!tex || !c.isConnected) continue;
       try {
         const column = c.clientWidth;
-        if (!asBuilt.has(c)) needs.set(c, c.scrollWidth);
+        const isBuilt = c.hasAttribute("data-mlnotes-built");
+        if (isBuilt) needs.set(c, c.scrollWidth);
         const metrics = MathJax.getMetricsFor(c.parentNode, true);
         const node = await MathJax.tex2chtmlPromise(tex, metrics);
         if (!c.isConnected) continue;
@@ -458,8 +470,12 @@
         node.setAttribute("data-mlnotes-width", String(Math.round(metrics.containerWidth)));
         node.setAttribute("data-mlnotes-column", String(column));
         node.setAttribute("data-mlnotes-browser", "");
-        asBuilt.set(node, asBuilt.get(c) || c);
+        const original = isBuilt ? c : asBuilt.get(c);
+        if (original) asBuilt.set(node, original);
         c.replaceWith(node);
+        // a formula MathJax typeset in the page: no longer in its list (a right-click on the new
+        // one makes it MathJax's again, below)
+        if (!isBuilt && !c.hasAttribute("data-mlnotes-browser")) forgetMathItem(c);
         made.push([c, node]);
       } catch (error) {
         console.error(error);  // the formula stays as it was: it scrolls
@@ -472,11 +488,39 @@
     }
     return made;
   }
-  /* Watch the built displays (``everyOne``: all of them at once, not only those near the
-     screen: localStorage "mlnotes-typeset" = "all"); resolves once those near the screen at the
-     start (every one with ``everyOne``) are checked and, if too wide, typeset again. */
-  function watchBuiltDisplays(everyOne) {
+  function forgetMathItem(c) {
+    try {
+      const list = MathJax.startup.document.math;
+      for (const item of Array.from(list)) {
+        if (item.typesetRoot === c) list.remove(item);
+      }
+    } catch (error) {
+      console.warn("mlnotes: a formula typeset again stays in MathJax's list:", error);
+    }
+  }
+  /* The displays in ``holders`` (.math elements) that MathJax has just typeset in the page:
+     the column each was typeset for is kept (data-mlnotes-column), and they are watched. */
+  let addDisplays = null;
+  function watchTypeset(holders) {
+    const displays = [];
+    holders.forEach((h) => {
+      const c = h.querySelector && h.querySelector(":scope > mjx-container[display]");
+      if (c && !c.hasAttribute("data-mlnotes-column")) displays.push(c);
+    });
+    const widths = displays.map((c) => c.clientWidth);  // measured first: one layout
+    displays.forEach((c, k) => c.setAttribute("data-mlnotes-column", String(widths[k])));
+    if (addDisplays) addDisplays(displays);
+  }
+  /* Watch the displays of the page (``everyOne``: all of them at once, not only those near the
+     screen: localStorage "mlnotes-typeset" = "all"), and those typeset in the page from now on
+     (watchTypeset); resolves once those near the screen at the start (every one with
+     ``everyOne``) are checked and, if need be, typeset again. */
+  function watchDisplays(everyOne) {
     const displays = Array.from(document.querySelectorAll(BUILT_DISPLAYS));
+    // those MathJax typeset before (all at once: "all"), for the column they have now
+    watchTypeset(Array.from(document.querySelectorAll(DISPLAYS))
+      .filter((c) => !c.hasAttribute("data-mlnotes-built")).map((c) => c.parentNode));
+    displays.push(...document.querySelectorAll(`${DISPLAYS}[data-mlnotes-column]`));
     const waiting = new Set();
     const near = new Set();
     let running = null;
@@ -514,8 +558,9 @@
       return running;
     }
     if (typeof IntersectionObserver === "undefined" || typeof ResizeObserver === "undefined") {
-      return check(displays);  // an old browser: every display once
+      return check(displays);  // an old browser: every built display once
     }
+
     let first = null;
     const firstChecked = new Promise((resolve) => { first = resolve; });
     io = new IntersectionObserver((entries) => {
@@ -528,6 +573,7 @@
       check(entries.map((e) => e.target).filter((c) => everyOne || near.has(c)));
     });
     displays.forEach(watch);
+    addDisplays = (list) => list.forEach(watch);
     if (!displays.length) first();
     return firstChecked;
   }
@@ -544,7 +590,7 @@
       performance.mark("mlnotes-typeset-start");
       // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
       // and starting MathJax, about 1.5 s of a 4x slower phone, comes after
-      (all ? Promise.resolve() : painted()).then(() => watchBuiltDisplays(all)).then(() => {
+      (all ? Promise.resolve() : painted()).then(() => watchDisplays(all)).then(() => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");
         finish();
@@ -579,6 +625,7 @@
       c.replaceWith(document.createTextNode(display ? `\\[${tex}\\]` : `\\(${tex}\\)`));
       return MathJax.typesetPromise([holder]);
     }).then(() => {
+      watchTypeset([holder]);
       const node = holder.querySelector(":scope > mjx-container");
       if (node) {
         node.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true,
@@ -592,16 +639,16 @@
     if (built) return ready ? ready() : MathJax.startup.defaultPageReady();
     performance.mark("mlnotes-typeset-start");
     mathjaxStarted();  // the built displays may be typeset again from now on
-    // the first screens typeset at build time (=top): their displays are watched from now on
-    // (lazily: a wide one on the screen scrolls until it is typeset again); with "all", every
-    // one is checked, after the page's TeX is typeset, before the first screen counts as done
-    const prebuilt = document.querySelector(BUILT_DISPLAYS) !== null;
-    if (prebuilt && lazy) watchBuiltDisplays(false);
+    // the displays (those typeset at build time, =top, and those typeset here) are watched
+    // from now on (lazily: a wide one on the screen scrolls until it is typeset again); with
+    // "all", every one is checked, after the page's TeX is typeset, before the first screen
+    // counts as done
+    if (lazy) watchDisplays(false);
     const ranges = lazy ? loadRanges() : null;
     const done = ready ? ready() : MathJax.startup.defaultPageReady();
     return Promise.all([done, ranges]).then(([value]) => value).then((value) =>
       Promise.resolve(lazy ? typesetNearScreen() : null).then(() => value)).then((value) =>
-      Promise.resolve(prebuilt && !lazy ? watchBuiltDisplays(true) : null).then(() => value))
+      Promise.resolve(!lazy ? watchDisplays(true) : null).then(() => value))
       .then((value) => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset

@@ -1,0 +1,166 @@
+"""Every display formula fits its column after the window is resized (issue 32).
+
+A display formula is broken into lines for the column it is typeset for. Those typeset at build
+time are checked in ``test_browser_maths.test_built_displays_are_typeset_again_for_their_column``;
+here, those typeset in the page: lazily, as the reader scrolls to them (every formula below a
+page's first screens), and one opened through MathJax's menu (a right-click makes a built
+formula MathJax's own). On the autoencoders page (dark), read at 390 px, then 1366, then 390
+(the window resized in place, as a phone turned or a laptop's window narrowed), each such
+display near the screen has the lines MathJax gives it when typeset afresh for the column it
+has now, and fits it: broken for a phone, it is whole again on a laptop where the laptop holds
+it (book/_static/mlnotes-mathjax.js, watchDisplays / watchTypeset).
+
+The reference is MathJax itself: the display's TeX typeset for its column now
+(``MathJax.tex2chtmlPromise`` with ``MathJax.getMetricsFor`` its holder), not the page's own
+marks (data-mlnotes-column), so a mechanism that marks but does not typeset again fails too.
+"""
+
+import time
+
+import pytest
+
+from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory
+
+pytestmark = pytest.mark.browser
+
+PAGE = "book/autoencoders.html"
+MODE = "dark"
+WIDTHS = [(390, 844), (1366, 768), (390, 844)]
+# displays typeset lazily and broken into lines at 390 px that the check follows (the first ones
+# of the page: near its top, so the scrolls are short)
+LAZY = 2
+# The display holders (div.math) of the article, a built one (typeset at build time) first if
+# any is wider than a phone's column and typeset again for it, then those typeset lazily: each
+# is given an index (data-rebreak) the checks below name.
+HOLDERS_JS = r"""
+() => Array.from(document.querySelectorAll('.bd-article div.math')).map((h, k) => {
+  h.setAttribute('data-rebreak', String(k));
+  const c = h.querySelector(':scope > mjx-container[display]');
+  return {k, built: !!c && (c.hasAttribute('data-mlnotes-built') || c.hasAttribute('data-mlnotes-browser'))};
+})
+"""
+# What is wrong with the display of holder k: not typeset, wider than its column, or (typeset
+# in the page) not broken into the lines MathJax gives its TeX for the column it has now.
+PROBLEM_JS = r"""
+async (k) => {
+  const h = document.querySelector(`[data-rebreak="${k}"]`);
+  const c = h && h.querySelector(':scope > mjx-container[display]');
+  if (!c) return `display ${k}: not typeset`;
+  const width = c.clientWidth;
+  if (!width) return `display ${k}: not shown`;
+  const tex = (c.querySelector(':scope > mjx-math').getAttribute('data-latex') || '').trim();
+  const lines = (n) => Math.max(1, n.querySelectorAll('mjx-linebox').length);
+  const what = `display ${k} (${tex.slice(0, 40)})`;
+  if (c.scrollWidth > width + 1) return `${what}: ${c.scrollWidth} px wide in a ${width} px column`;
+  if (c.hasAttribute('data-mlnotes-built')) return '';
+  const fresh = await MathJax.tex2chtmlPromise(tex, MathJax.getMetricsFor(h, true));
+  if (lines(fresh) !== lines(c))
+    return `${what}: ${lines(c)} lines in a ${width} px column, ${lines(fresh)} typeset for it`;
+  return '';
+}
+"""
+LINES_JS = "(k) => document.querySelectorAll(`[data-rebreak=\"${k}\"] mjx-linebox`).length"
+TYPESET_JS = "(k) => !!document.querySelector(`[data-rebreak=\"${k}\"] > mjx-container`)"
+MENU_OPEN_JS = ("() => { const m = document.querySelector('.CtxtMenu_Menu');"
+                " return !!m && m.getBoundingClientRect().width > 0; }")
+SETTLED_JS = "() => !document.documentElement.classList.contains('mlnotes-maths-pending')"
+# A display typeset in the page for a phone (lazily) not typeset again for a wider column; the
+# menu's formula not watched.
+MUTANTS = [
+    ("(original || tooWide(c) || broken(c))", "(original || tooWide(c))"),
+    ("      watchTypeset([holder]);\n", ""),
+]
+
+
+def _settle(pw_page, k, timeout):
+    """Scroll holder ``k`` to the middle of the screen; what ``PROBLEM_JS`` finds once settled
+    or after ``timeout`` seconds ('' when nothing)."""
+    pw_page.locator(f'[data-rebreak="{k}"]').evaluate(
+        "h => window.scrollTo(0, h.getBoundingClientRect().top + scrollY - innerHeight / 2)")
+    end = time.monotonic() + timeout
+    while True:
+        problem = pw_page.evaluate(PROBLEM_JS, k)
+        if not problem or time.monotonic() > end:
+            return problem
+        pw_page.wait_for_timeout(150)
+
+
+def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
+    """Read PAGE at each of WIDTHS; the problems found and the holders followed (chosen at 390
+    px when ``chosen`` is None: the menu's formula and LAZY lazily typeset displays broken into
+    lines). With a ``mutant``, stop at the first width with a problem."""
+    context = browser.new_context(viewport={"width": WIDTHS[0][0], "height": WIDTHS[0][1]},
+                                  color_scheme=MODE)
+    context.add_init_script(f"localStorage.setItem('mode', '{MODE}');"
+                            f"localStorage.setItem('theme', '{MODE}');")
+    if mutant:
+        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
+        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
+        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
+            body=script.replace(*mutant), content_type="text/javascript"))
+    problems = []
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/{PAGE}", wait_until="load")
+        pw_page.wait_for_function(SETTLED_JS, timeout=60000)
+        holders = pw_page.evaluate(HOLDERS_JS)
+        if chosen is None:
+            menu = [h["k"] for h in holders if h["built"]]
+            lazy = []
+            for h in holders:
+                if h["built"] or len(lazy) == LAZY:
+                    continue
+                _settle(pw_page, h["k"], timeout)
+                if pw_page.evaluate(LINES_JS, h["k"]) > 1:
+                    lazy.append(h["k"])
+            # the built display typeset again for a phone's column (broken into lines)
+            menu = [k for k in menu if _settle(pw_page, k, timeout) == ""
+                    and pw_page.evaluate(LINES_JS, k) > 1][:1]
+            chosen = (menu, lazy)
+        menu, lazy = chosen
+        for k in menu:
+            # the right-click: MathJax's menu, the formula now MathJax's own; closed again
+            _settle(pw_page, k, timeout)
+            pw_page.locator(f'[data-rebreak="{k}"] > mjx-container').click(button="right")
+            pw_page.wait_for_function(MENU_OPEN_JS, timeout=10000)
+            pw_page.keyboard.press("Escape")
+        for n, (width, height) in enumerate(WIDTHS):
+            if n:
+                pw_page.set_viewport_size({"width": width, "height": height})
+            for k in menu + lazy:
+                problem = _settle(pw_page, k, timeout)
+                if problem:
+                    problems.append(f"{width} px: {problem}")
+                    if mutant:
+                        return problems, chosen  # the mutant fails: enough
+    finally:
+        context.close()
+    return problems, chosen
+
+
+@pytest.fixture(scope="module")
+def site():
+    if not (BOOK_HTML / "index.html").exists():
+        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
+    with serve_directory(BOOK_HTML) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_chromium() as b:
+        yield b
+
+
+def test_displays_typeset_in_the_page_are_broken_again_for_their_column(site, browser):
+    """The autoencoders page (dark) at 390, 1366 and 390 px: every followed display (the first
+    ones typeset lazily and broken into lines on a phone; a built one opened through MathJax's
+    menu) fits its column, broken as MathJax breaks it for that column. Each of ``MUTANTS``
+    must fail the same check."""
+    problems, (menu, lazy) = _run(browser, site)
+    assert len(lazy) == LAZY, f"{PAGE}: only {len(lazy)} lazily typeset displays broken at 390 px"
+    assert menu, f"{PAGE}: no built display typeset again for a phone's column"
+    assert not problems, f"{PAGE} ({MODE}):\n  " + "\n  ".join(problems)
+    passed = [m[0] for m in MUTANTS
+              if not _run(browser, site, (menu, lazy), m, timeout=1.0)[0]]
+    assert not passed, f"the check passed mutants of mlnotes-mathjax.js: {passed}"
