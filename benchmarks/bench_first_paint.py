@@ -2,7 +2,7 @@
 
 One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
 
-    .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 5] [PAGE ...]
+    .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 3] [PAGE ...]
     .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR --compare top=_build/html [PAGE ...]
 
 Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
@@ -22,12 +22,14 @@ from a local server. Per run it records, from the start of navigation:
   by then (the first batch).
 
 Without page arguments it measures the heaviest pages of the table of contents: the one with the
-most display and inline formulas and the one with the largest HTML, each opened at its top and
-at the place a link lands on the most maths (the section, statement or equation below which one
-phone screen holds the most formulas: the first screen of a page's top often holds none). It
-prints the median of ``--runs`` runs (and the range) per page, against the target of 3 s, as a
-table, and writes it to ``benchmarks/results-first-paint.md``. The times are wall-clock times:
-on a shared machine they follow its load; the target is judged on a quiet machine.
+most display and inline formulas, the one with the largest HTML and the one that weighs the most
+as served with all its figures (each once), each opened at its top and at the place a link lands
+on the most maths (the section, statement or equation below which one phone screen holds the most
+formulas: the first screen of a page's top often holds none). It prints the median of ``--runs``
+runs (and the range) per page, against the target of 3 s, as a table, then a summary naming the
+heaviest pages, the slowest first screen of maths against the target, and the machine's load
+during the runs; the table goes to ``benchmarks/results-first-paint.md``. The times are
+wall-clock times: on a shared machine they follow its load; the target is judged on a quiet machine.
 
 What the page does about it (issue 32): the explorers' data is not in the page's HTML (the
 build moves it to ``_static/explorer-data/``, loaded when an explorer comes near the screen:
@@ -68,7 +70,9 @@ CPU_SLOWDOWN = 4
 RATE = [CPU_SLOWDOWN]  # --rate: another slowdown, to see where the time goes
 VIEWPORT = {"width": 390, "height": 844}
 DEVICE_SCALE = 3
-RUNS = 5
+RUNS = 3
+# the heaviest pages by measure, for the summary: {"formulas" | "html" | "served": (page, n)}
+HEAVIEST = {}
 TIMEOUT_MS = 120_000
 # How the time is taken: the page checks FIRST_SCREEN_JS in an animation-frame callback, just
 # before each frame is drawn, and keeps the first frame's time at which it holds (a check run
@@ -142,15 +146,32 @@ def toc_pages(html):
     return [f"{f}.html" for f in files if (html / f"{f}.html").is_file()]
 
 
+def served_weight(html, page):
+    """Bytes ``page`` weighs as served with all its figures: its HTML gzipped (as a web server
+    sends it) and the images it shows (PNG, loaded as the reader scrolls to them)."""
+    path = html / page
+    text = path.read_text()
+    images = {src for src in re.findall(r'<img[^>]*\ssrc="([^"]+)"', text)
+              if not src.startswith(("data:", "http"))}
+    return len(gzip.compress(path.read_bytes(), 6)) + sum(
+        (path.parent / src).stat().st_size for src in images if (path.parent / src).is_file())
+
+
 def heaviest_pages(html):
-    """The page with the most formulas and the page with the largest HTML (one if the same)."""
+    """The page with the most formulas, the page with the largest HTML and the page heaviest
+    as served with its figures (``served_weight``); each once."""
     pages = toc_pages(html)
     formulas = {p: len(re.findall(r'class="math[ "]', (html / p).read_text())) for p in pages}
     size = {p: ((html / p).stat().st_size, len(gzip.compress((html / p).read_bytes(), 6)))
             for p in pages}
     most = max(pages, key=formulas.get)
     largest = max(pages, key=lambda p: size[p][0])
-    return list(dict.fromkeys([most, largest])), formulas, size
+    weight = {p: served_weight(html, p) for p in pages}
+    heaviest = max(pages, key=weight.get)
+    HEAVIEST.clear()
+    HEAVIEST.update({"formulas": (most, formulas[most]), "html": (largest, size[largest][0]),
+                     "served": (heaviest, weight[heaviest])})
+    return list(dict.fromkeys([most, largest, heaviest])), formulas, size
 
 
 # The element (a section, a statement, a numbered equation) below which one phone screen holds
@@ -314,6 +335,30 @@ def table(results, formulas, size):
     return "\n".join(lines)
 
 
+def summary(results):
+    """A few lines naming the heaviest pages and the slowest first screen of maths."""
+    lines = []
+    if HEAVIEST:
+        (most, n), (largest, raw), (heaviest, weight) = (
+            HEAVIEST[k] for k in ("formulas", "html", "served"))
+        lines.append(f"Heaviest pages: {most} has the most formulas ({n}); {largest} the largest "
+                     f"HTML ({raw / 1e3:.0f} kB raw); {heaviest} weighs the most as served with "
+                     f"all its figures ({weight / 1e6:.2f} MB, HTML gzipped).")
+    timed = {page: statistics.median(s["maths"] for s in samples)
+             for page, samples in results.items()
+             if all(s["maths"] is not None for s in samples)}
+    if timed:
+        worst = max(timed, key=timed.get)
+        verdict = "met" if timed[worst] <= TARGET_S else "NOT met"
+        lines.append(f"Slowest first screen of maths: {worst}, median {timed[worst]:.2f} s from "
+                     f"navigation start at {RATE[0]:g}x CPU slowdown: target {TARGET_S:.0f} s "
+                     f"{verdict}.")
+    loads = [s["loadavg"] for v in results.values() for s in v]
+    lines.append(f"Load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f} "
+                 "(judge the target on a quiet machine: below 1).")
+    return "\n".join(lines)
+
+
 COMPARED = [("first screen's maths", "maths"), ("DOMContentLoaded", "dcl"), ("load", "load"),
             ("main-thread CPU to the maths (or to load)", "cpu")]
 
@@ -394,6 +439,8 @@ def main(argv=None):
     else:
         results, formulas, size = run(args.html, args.pages or None, args.runs)
         text = table(results, formulas, size)
+    if not args.compare:
+        text += "\n\n" + summary(results)
     print(text)
     RESULTS.write_text(text + "\n")
 
