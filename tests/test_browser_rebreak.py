@@ -164,3 +164,86 @@ def test_displays_typeset_in_the_page_are_broken_again_for_their_column(site, br
     passed = [m[0] for m in MUTANTS
               if not _run(browser, site, (menu, lazy), m, timeout=1.0)[0]]
     assert not passed, f"the check passed mutants of mlnotes-mathjax.js: {passed}"
+
+
+# The page's table of contents (the phone's "Contents" drawer, a laptop's right sidebar): each
+# heading's formula typeset, and set in the line of its words with their spaces ("Cost as N
+# grows", not "Cost asNgrows": a flex row made each word and formula an item of its own).
+TOC_MATHS_JS = r"""
+(where) => {
+  const problems = [];
+  const gap = (text, c, before) => {
+    const r = document.createRange();
+    const t = text.textContent;
+    // the word's last (first) character beside the formula, after (before) the space
+    const k = before ? t.trimEnd().length - 1 : t.length - t.trimStart().length;
+    if (k < 0 || k >= t.length || (before ? k === t.length - 1 : k === 0)) return null;  // no space
+    r.setStart(text, k);
+    r.setEnd(text, k + 1);
+    const w = r.getBoundingClientRect(), m = c.getBoundingClientRect();
+    if (w.bottom < m.top || w.top > m.bottom) return null;  // on another line
+    return before ? m.left - w.right : w.left - m.right;
+  };
+  const links = Array.from(document.querySelectorAll(`${where} .toc-entry > a`))
+    .filter(a => a.querySelector('.math'));
+  for (const a of links) {
+    const name = a.textContent.replace(/\s+/g, ' ').trim().slice(0, 40);
+    if (Array.from(a.querySelectorAll('.math')).some(m => !m.querySelector('mjx-container')))
+      problems.push(`not typeset: ${name}`);
+    for (const c of a.querySelectorAll('.math > mjx-container')) {
+      const math = c.parentElement;
+      for (const [text, before] of [[math.previousSibling, true], [math.nextSibling, false]]) {
+        if (!text || text.nodeType !== 3) continue;
+        const g = gap(text, c, before);
+        const side = before ? 'before' : 'after';
+        if (g !== null && g < 2) problems.push(`no space ${side} its formula: ${name}`);
+      }
+    }
+  }
+  return {n: links.length, problems};
+}
+"""
+TOC_PAGE = "book/isomap.html"  # three headings with maths ("Cost as N grows", "k too large")
+# the drawer's links as flex rows again
+TOC_MUTANT = ("display: block !important;", "display: flex !important;")
+
+
+def _toc_maths(browser, site, width, mode, mutant=None):
+    """What ``TOC_MATHS_JS`` finds in TOC_PAGE's table of contents at ``width`` px (the drawer
+    opened on a phone)."""
+    phone = width < 768
+    context = browser.new_context(viewport={"width": width, "height": 844 if phone else 768},
+                                  color_scheme=mode, is_mobile=phone, has_touch=phone)
+    if mutant:
+        css = (ROOT / "book" / "_static" / "mlnotes.css").read_text(encoding="utf-8")
+        assert mutant[0] in css, f"mutant {mutant[0]!r} not in mlnotes.css"
+        context.route("**/_static/mlnotes.css*", lambda route: route.fulfill(
+            body=css.replace(*mutant), content_type="text/css"))
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/{TOC_PAGE}", wait_until="load")
+        pw_page.wait_for_function(SETTLED_JS, timeout=60000)
+        where = "#pst-secondary-sidebar"
+        if phone:
+            pw_page.locator(".bd-header-article .secondary-toggle").first.tap()
+            pw_page.wait_for_function("() => (document.getElementById("
+                                      "'pst-secondary-sidebar-modal') || {}).open", timeout=10000)
+            where = "#pst-secondary-sidebar-modal"
+        # the contents' formulas are typeset right after the first screen's
+        pw_page.wait_for_function(f"() => Array.from(document.querySelectorAll('{where} .math'))"
+                                  ".every(m => m.querySelector('mjx-container'))", timeout=10000)
+        return pw_page.evaluate(TOC_MATHS_JS, where)
+    finally:
+        context.close()
+
+
+def test_the_contents_show_each_headings_maths_in_its_line(site, browser):
+    """The isomap page's table of contents, in the phone's drawer (390 px, light) and in a
+    laptop's sidebar (1366 px, dark): its three headings with maths show the formula typeset,
+    with a space on each side as in the heading. The mutant that lays the drawer's links out
+    as flex rows again must fail."""
+    for width, mode in [(390, "light"), (1366, "dark")]:
+        found = _toc_maths(browser, site, width, mode)
+        assert found["n"] >= 3, f"{TOC_PAGE} at {width} px: {found['n']} headings with maths"
+        assert not found["problems"], f"{TOC_PAGE} at {width} px: {found['problems']}"
+    assert _toc_maths(browser, site, 390, "light", TOC_MUTANT)["problems"], "passed the mutant"
