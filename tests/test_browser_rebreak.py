@@ -114,8 +114,8 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
                 if pw_page.evaluate(LINES_JS, h["k"]) > 1:
                     lazy.append(h["k"])
             # the built display typeset again for a phone's column (broken into lines)
-            menu = [k for k in menu if _settle(pw_page, k, timeout) == ""
-                    and pw_page.evaluate(LINES_JS, k) > 1][:1]
+            menu = next(([k] for k in menu if _settle(pw_page, k, timeout) == ""
+                         and pw_page.evaluate(LINES_JS, k) > 1), [])
             chosen = (menu, lazy)
             # what the build offers: displays typeset at build time (none without Node,
             # MLNOTES_PRERENDER_MATHS=0) and displays left to the page (none with =1)
