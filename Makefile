@@ -114,7 +114,7 @@ beside = set -u; log="$$(mktemp)"; \
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -m "not browser" tests
+	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
 	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL) -p tests.nbval_mutants book)
 	$(MAKE) --no-print-directory test-notebooks-kernel
 	$(BROWSER_TESTS)
@@ -139,7 +139,7 @@ test-install: setup
 	  tests/test_packaging.py::test_a_chapter_runs_against_the_installed_wheel
 
 test-unit: setup
-	$(BIN)/python -m pytest -n 2 -m "not browser" tests
+	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
 
 test-notebooks: setup
 	$(NBVAL) -p tests.nbval_mutants book
