@@ -87,6 +87,8 @@ test-pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
+# The unit phase runs the test files that hold a slow test first (tests/unit_order.py), so
+# none of them runs alone at the end.
 # The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
 # fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
 # Both nbval passes hand out the longest notebook first (tests/nbval_order.py; xdist's own
