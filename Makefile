@@ -87,6 +87,8 @@ test-pdf: book
 
 # Every test: lint, unit + parity + property tests, every notebook through nbval, and the
 # browser tests on the built book and in JupyterLab.
+# The unit phase runs the test files that hold a slow test first (tests/unit_order.py), so
+# none of them runs alone at the end.
 # The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
 # fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
 # Both nbval passes hand out the longest notebook first (tests/nbval_order.py; xdist's own
@@ -114,7 +116,7 @@ beside = set -u; log="$$(mktemp)"; \
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -m "not browser" tests
+	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
 	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL) -p tests.nbval_mutants book)
 	$(MAKE) --no-print-directory test-notebooks-kernel
 	$(BROWSER_TESTS)
@@ -139,7 +141,7 @@ test-install: setup
 	  tests/test_packaging.py::test_a_chapter_runs_against_the_installed_wheel
 
 test-unit: setup
-	$(BIN)/python -m pytest -n 2 -m "not browser" tests
+	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
 
 test-notebooks: setup
 	$(NBVAL) -p tests.nbval_mutants book

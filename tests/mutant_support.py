@@ -42,6 +42,9 @@ HARNESS = textwrap.dedent('''\
             try:
                 ip.kernel.session.send = lambda *args, **kwargs: None
                 sys.stdout = sys.stderr = io.StringIO()
+                # no post_execute hooks: matplotlib's would render every figure the
+                # mutant drew, for nobody (they run after the cell, its error is set)
+                ip.events.callbacks["post_execute"] = []
                 def _late(*args):
                     raise TimeoutError(f"the mutant ran longer than {timeout} s")
                 signal.signal(signal.SIGALRM, _late)

@@ -24,7 +24,7 @@ from mlnotes.homework.sandbox import exit_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = {"kernels.double_center": 1, "eigenmaps.laplacian": 1}
-TIMEOUT = 3.0
+TIMEOUT = 2.0
 HONEST = "N = len(D2)\nC = np.eye(N) - 1 / N\nreturn -0.5 * C @ D2 @ C"
 KEEP = HONEST.replace("return ", "K = ") + "\n"
 SOLUTIONS = ROOT / "book" / "homework" / "instructor" / "spectral.ipynb"
