@@ -1042,3 +1042,22 @@ def test_a_glyph_cache_that_draws_other_pixels_is_not_used(monkeypatch):
     monkeypatch.setattr(_glyphs._Recorder, "draw_text_image", one_pixel_off)
     assert not _glyphs.glyph_cache_works()
     _glyphs._GLYPHS.clear()
+
+
+@pytest.mark.parametrize("kept_axis", [0, 1], ids=["x only", "y only"])
+def test_the_glyph_probe_rejects_a_key_blind_to_one_sub_pixel_axis(monkeypatch, kept_axis):
+    """A glyph's bitmap depends on its origin's sub-pixel offset along both axes: a cache
+    keyed by one of them draws a glyph from another's bitmap, which the probe must notice
+    (its text repeated a whole pixel apart along one axis, half a pixel along the other)."""
+    from mlnotes.widgets import _glyphs
+
+    subpixel = _glyphs._subpixel
+
+    def one_axis(tx, ty):
+        offsets = subpixel(tx, ty)
+        return (offsets[0], 0) if kept_axis == 0 else (0, offsets[1])
+
+    _glyphs._GLYPHS.clear()
+    monkeypatch.setattr(_glyphs, "_subpixel", one_axis)
+    assert not _glyphs.glyph_cache_works()
+    _glyphs._GLYPHS.clear()
