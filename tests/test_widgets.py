@@ -916,7 +916,9 @@ def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
     (mw.pca_explorer, [dict(angle=5), dict(angle=135)]),
     (mw.mds_explorer, [dict(dissimilarity="cityblock"), dict(dissimilarity="geodesic")]),
     (mw.kernel_pca_explorer, [dict(gamma=0.3), dict(kernel="poly", degree=3),
-                              dict(dataset="moons", kernel="linear")]),
+                              dict(dataset="moons", kernel="linear"),
+                              dict(dataset="circles", kernel="rbf"),  # its kept figure
+                              dict(dataset="moons", gamma=1.0)]),
     (mw.isomap_explorer, [dict(n_neighbors=12), dict(graph="epsilon", radius=3.0)]),
     (mw.lle_explorer, [dict(n_neighbors=12), dict(n_neighbors=4, reg=1e-4)]),  # a bar < 0
     (mw.eigenmaps_explorer, [dict(t=1.0), dict(n_neighbors=20)]),
@@ -930,6 +932,20 @@ def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(m
         ex.render(**move)
         np.testing.assert_array_equal(ex._live.rgba(**ex.params),
                                       _core.figure_rgba(ex.draw(**ex.params)))
+
+
+def test_kernel_pca_keeps_a_figure_per_data_set_and_updates_it_on_return():
+    """Another data set builds a figure (other axes); coming back to a data set updates the
+    figure kept for it instead of building one again (a new kernel there costs an update)."""
+    ex = mw.kernel_pca_explorer(dataset="circles")
+    circles = ex._live
+    ex.render(dataset="moons")
+    moons = ex._live
+    assert moons is not circles
+    ex.render(dataset="circles", gamma=0.3)
+    assert ex._live is circles
+    ex.render(dataset="moons", gamma=0.3)
+    assert ex._live is moons
 
 
 def test_a_failed_update_drops_the_kept_figure_and_the_next_setting_builds_a_new_one(

@@ -147,6 +147,9 @@ class LiveFigure:
     """
 
     size: typing.ClassVar[tuple[float, float]] = (10.0, 3.3)  # inches
+    # controls whose change redraws the whole figure (a data set: other axes); the explorer
+    # keeps one figure per value of them, so that returning to a value updates its figure
+    kept_per: typing.ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: typing.Any) -> None:
         self.fig = new_figure(*self.size)
@@ -379,7 +382,8 @@ class Explorer:
             raise ValueError(f"grid must be 'product' or 'star', got {grid!r}.")
         self.draw, self.controls, self.scene = draw, list(controls), scene
         self.grid, self.irrelevant = grid, irrelevant
-        self.live, self._live = live, None  # the LiveFigure class and the one kept
+        self.live, self._live = live, None  # the LiveFigure class and the one in use
+        self._lives: dict = {}  # the kept figures, by their values of ``live.kept_per``
         self._live_lock = threading.RLock()  # one drawing at a time in the kept figure
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
@@ -419,13 +423,16 @@ class Explorer:
         with self._live_lock:  # (widget messages may come on another thread than the cell's)
             if self._live is not None and any(self._live.params[k] != v
                                               for k, v in params.items() if k not in controlled):
-                self._live = None
+                self._lives.clear()
+            key = tuple(repr(params[name]) for name in self.live.kept_per)
+            self._live = self._lives.get(key)
             try:
                 if self._live is None:
-                    self._live = self.live(**params)
+                    self._live = self._lives[key] = self.live(**params)
                 return self._live.rgba(**params).copy()
             except BaseException:
-                self._live = None  # possibly half updated: the next setting builds a new one
+                self._lives.pop(key, None)  # possibly half updated: the next builds a new one
+                self._live = None
                 raise
 
     def is_kept(self, **changes):
