@@ -7,6 +7,7 @@ snapshots so far are the finished run's first snapshots, exactly.
 """
 
 import asyncio
+import contextlib
 import threading
 
 import numpy as np
@@ -166,3 +167,11 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
     steps = list(umap_run.stream(15, 0.5, 150, 60, 1))
     assert len(steps) == 1 + 6  # after the first epoch, then every 10
     np.testing.assert_array_equal(steps[-1][0], umap_run(15, 0.5, 150, 60, 1)[0])
+    # the run's first picture (its kept figure updated, not a new one) is the map after one
+    # epoch as the drawing function draws it afresh
+    run = (15, 0.5, 150, 60, ex.params["random_state"])
+    del umap_run._done[run]
+    with contextlib.closing(iter(umap_run.stream(*run))) as again:
+        next(again)
+        with _stream.partial_results():
+            assert first == _core.figure_png(mw.draw_umap(**{**ex.params, "min_dist": 0.5}))

@@ -155,6 +155,7 @@ class LiveFigure:
         self.fig = new_figure(*self.size)
         self._changing: list = []
         self._background = None  # the pixels of everything but the changing artists
+        self.outdated = False  # True: the next picture updates the artists, setting or not
         self.build(**params)
         self.params = dict(params)
 
@@ -183,10 +184,10 @@ class LiveFigure:
     def rgba(self, **params: typing.Any) -> np.ndarray:
         """The figure at ``params`` as an ``(H, W, 4)`` uint8 array (a view of the canvas, valid
         until the next call), drawing only what changed since the last call."""
-        if params != self.params:
+        if self.outdated or params != self.params:
             if not self.update(**params):
                 self._background = None
-            self.params = dict(params)
+            self.params, self.outdated = dict(params), False
         canvas = self.fig.canvas
         for artist in self._changing:
             artist.set_animated(True)  # left out of canvas.draw(), drawn below
@@ -414,9 +415,11 @@ class Explorer:
             del self._pngs[next(iter(self._pngs))]
         return png
 
-    def _rgba(self, params):
+    def _rgba(self, params, *, partial=False):
         """The pixels of a setting: the kept live figure updated (a new one if a parameter
-        that no control sets has changed), or a new figure drawn."""
+        that no control sets has changed), or a new figure drawn. ``partial``: a snapshot of
+        a run under way, drawn by updating the kept figure however it was last set (and the
+        setting's final picture, after, updates it again)."""
         if self.live is None:
             return figure_rgba(self.draw(**params))
         controlled = self._controlled()
@@ -429,7 +432,10 @@ class Explorer:
             try:
                 if self._live is None:
                     self._live = self._lives[key] = self.live(**params)
-                return self._live.rgba(**params).copy()
+                self._live.outdated |= partial  # (updated whatever setting it shows)
+                rgba = self._live.rgba(**params).copy()
+                self._live.outdated = partial  # the setting's next picture updates it again
+                return rgba
             except BaseException:
                 self._lives.pop(key, None)  # possibly half updated: the next builds a new one
                 self._live = None
