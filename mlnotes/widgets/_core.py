@@ -594,13 +594,18 @@ class ReplayExplorer(Streaming, Explorer):
     is answered after at most one snapshot's drawing), and the slider and play wait, disabled,
     until every snapshot is in the page. With ``redraw`` (``redraw(fig, **params)`` shows
     another snapshot of the same run in a figure ``draw`` drew) the snapshots are drawn into
-    one figure, its artists updated, rather than each built anew. JupyterLab may send the
+    one figure, its artists updated, rather than each built anew; with ``figure_of`` too
+    (``figure_of(**params)``: a key, equal for settings whose snapshots ``redraw`` can show in
+    one another's figure, say every run on one data set) a new run's snapshots, as it goes
+    and after, are drawn into the last run's figure. JupyterLab may send the
     widgets' messages to another thread of the kernel (a subshell) than the one that ran the
     cell: a lock keeps a run's snapshots and a new run from crossing.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
+    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None,
+                 figure_of=None, **kwargs):
         self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
+        self.figure_of = figure_of
         self._live_steps = None  # the steps of a run under way (``stream``)
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
@@ -614,10 +619,11 @@ class ReplayExplorer(Streaming, Explorer):
         artists (``redraw(fig, **params)``: the same picture, without building the figure)."""
         @functools.wraps(draw)
         def drawing(**params):
-            run = _cache_key({k: v for k, v in params.items() if k != "frame"})
+            run = (_cache_key({k: v for k, v in params.items() if k != "frame"})
+                   if self.figure_of is None else self.figure_of(**params))
             with self._replay_lock:
                 held, self._held = self._held, None
-                if is_partial():  # a run under way: its snapshots so far, drawn anew
+                if is_partial() and self.figure_of is None:  # a run under way: drawn anew
                     self._held = held
                     return draw(**params)
                 if held is not None and held[0] == run:
