@@ -144,6 +144,12 @@ class LiveFigure:
     fig : matplotlib.figure.Figure
     params : dict
         The setting the figure shows.
+    outdated : bool
+        Whether the next picture must update the changing artists even at the setting shown
+        (it showed a snapshot of a run under way, :mod:`._stream`).
+    kept_per : tuple of str
+        Class attribute: the controls whose change rebuilds the figure (``update`` returns
+        False, say for a data set); the live explorer keeps a figure per value of them.
     """
 
     size: typing.ClassVar[tuple[float, float]] = (10.0, 3.3)  # inches
