@@ -836,6 +836,19 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
 
 
+def test_a_replay_keeps_twenty_runs_of_snapshots_in_the_kernel_and_the_page():
+    """Every snapshot of a run is a picture: a replay explorer keeps about twenty t-SNE runs
+    (51 snapshots each), so that a return to one of the first runs a reader tried is shown
+    from the page (256, as the other explorers, held five)."""
+    ex = mw.tsne_explorer(n_samples=60, max_iter=260)
+    assert ex.widget is not None
+    assert ex._image_widget.kept == ex.png_cache_size == _core.REPLAY_PICTURES >= 20 * 51
+    for i in range(_core.REPLAY_PICTURES):
+        ex._pngs[("dummy", i)] = b""
+    ex.render(frame=0)
+    assert len(ex._pngs) == _core.REPLAY_PICTURES
+
+
 def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkeypatch):
     """In a reader's kernel the snapshot slider and "play" switch pictures in the page alone:
     every snapshot of the run is sent, each its own drawing, before they are enabled; drawn

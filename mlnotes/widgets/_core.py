@@ -321,6 +321,9 @@ def held_values(control, value):
 
 # --- explorers ----------------------------------------------------------------------------------
 PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
+# snapshots a replay explorer keeps, in the kernel and in the page: about 20 runs of t-SNE's 51
+# (about 15 KB each), so that a reader's return to a run seen a while ago is still the page's
+REPLAY_PICTURES = 1024
 
 
 def _cache_key(params):
@@ -376,6 +379,8 @@ class Explorer:
         Wall-clock time of the last redraw (draw + PNG encoding), in seconds.
     """
 
+    png_cache_size: typing.ClassVar[int] = PNG_CACHE_SIZE  # PNGs kept (kernel and page)
+
     def __init__(self, draw, controls, params, *, scene, grid="product", irrelevant=None,
                  live=None):
         defaults = draw_defaults(draw)
@@ -401,7 +406,7 @@ class Explorer:
     def render(self, **changes):
         """Redraw with ``changes`` applied to the current parameters; return PNG bytes.
 
-        The PNGs of the last :data:`PNG_CACHE_SIZE` settings are kept, so returning to a setting
+        The PNGs of the last :attr:`png_cache_size` settings are kept, so returning to a setting
         (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
@@ -417,7 +422,7 @@ class Explorer:
         if png is None:
             png = encode_png(self._rgba(params))
         self._pngs[key] = png
-        while len(self._pngs) > PNG_CACHE_SIZE:
+        while len(self._pngs) > self.png_cache_size:
             del self._pngs[next(iter(self._pngs))]
         return png
 
@@ -608,6 +613,8 @@ class ReplayExplorer(Streaming, Explorer):
     cell: a lock keeps a run's snapshots and a new run from crossing.
     """
 
+    png_cache_size: typing.ClassVar[int] = REPLAY_PICTURES  # (every snapshot is a picture)
+
     def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None,
                  figure_of=None, **kwargs):
         self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
@@ -651,7 +658,8 @@ class ReplayExplorer(Streaming, Explorer):
                            irrelevant=self.irrelevant)
 
     def _figure_widget(self):
-        figure = kept_figure_class()()  # its controls: the run's and the snapshot slider (below)
+        # its controls: the run's and the snapshot slider (below)
+        figure = kept_figure_class()(kept=self.png_cache_size)
         figure.on_lost = self._resend_run
         return figure
 
