@@ -950,7 +950,7 @@ def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(m
 def test_kernel_pca_keeps_a_figure_per_data_set_and_updates_it_on_return():
     """Another data set builds a figure (other axes); coming back to a data set updates the
     figure kept for it instead of building one again (a new kernel there costs an update)."""
-    ex = mw.kernel_pca_explorer(dataset="circles")
+    ex = mw.kernel_pca_explorer(dataset="circles", n_samples=100)
     circles = ex._live
     ex.render(dataset="moons")
     moons = ex._live
