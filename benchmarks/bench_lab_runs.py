@@ -35,7 +35,8 @@ N_MOVES = 3
 
 def _act(lab, k, action):
     """(ms to the first new picture, ms to the last, ms to play enabled, kernel CPU s,
-    pictures shown from the input to the run's end)."""
+    pictures shown from the input to the run's end, kernel CPU s until the first picture was
+    seen in the page: an upper bound, the run going on meanwhile)."""
     page = lab.page
     page.evaluate(lab_bench.WATCH_JS, k)
     before = page.evaluate(f"() => {{ window.mlx[{k}].inputs = []; "
@@ -43,6 +44,7 @@ def _act(lab, k, action):
     cpu = lab_bench._cpu_s(lab.kernel_pid)
     action()
     page.wait_for_function(f"() => window.mlx[{k}].shown.length > {before}", timeout=120_000)
+    first_cpu = lab_bench._cpu_s(lab.kernel_pid) - cpu  # (the run goes on: an upper bound)
     lab.idle(k)
     play_ms = page.evaluate(f"() => performance.now() - window.mlx[{k}].inputs[0]")
     cpu = lab_bench._cpu_s(lab.kernel_pid) - cpu
@@ -50,7 +52,7 @@ def _act(lab, k, action):
       const st = window.mlx[{k}], start = st.inputs[0];
       return [st.shown[{before}] - start, st.shown.at(-1) - start, st.shown.length - {before}];
     }}""")
-    return first, last, play_ms, cpu, shown
+    return first, last, play_ms, cpu, shown, first_cpu
 
 
 def measure(n_moves=N_MOVES):
@@ -70,11 +72,11 @@ def measure(n_moves=N_MOVES):
                 new, seen = lab_bench._choice_moves(lab, k, kind, index, n_moves)
             for what, actions in (("new", new), ("seen", seen)):
                 for action in actions:
-                    first, last, play, cpu, shown = _act(lab, k, action)
+                    first, last, play, cpu, shown, first_cpu = _act(lab, k, action)
                     records.append({"explorer": chapter, "control": label.strip(),
                                     "kind": what, "first_ms": first, "end_ms": last,
                                     "play_ms": play, "cpu_s": cpu, "shown": shown,
-                                    "load": load})
+                                    "first_cpu_s": first_cpu, "load": load})
     return records
 
 
@@ -97,8 +99,11 @@ def rows():
         med = {key: statistics.median(r[key] for r in new) / 1e3
                for key in ("first_ms", "end_ms", "play_ms")}
         cpu = statistics.median(r["cpu_s"] for r in new)
+        first_cpu = statistics.median(r["first_cpu_s"] for r in new)
         for key, what, target in [
-            ("first_ms", "new run: first picture", "< 0.150 s"),
+            ("first_ms", "new run: first picture",
+             f"< 0.150 s; p90 {lab_bench._p90([r['first_ms'] for r in new]) / 1e3:.3f} s; "
+             f"kernel CPU to it at most {first_cpu:.3f} s"),
             ("end_ms", "new run: its end on screen", "the run's length"),
             ("play_ms", "new run: every snapshot in the page (play)", "no target"),
         ]:

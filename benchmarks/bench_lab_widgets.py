@@ -353,6 +353,38 @@ def summary(records):
     return rows
 
 
+def table(records):
+    """The short summary, in Markdown: per explorer, median and p90 (ms) of new and of seen
+    settings, the kernel's median CPU (ms) per input of each, for a new setting the Jupyter
+    server's CPU and the page's part (ms), and the frames "play" showed."""
+    lines = ["| explorer | new median | new p90 | seen median | seen p90 | kernel CPU new | "
+             "kernel CPU seen | server CPU new | page new | play shows | load |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for chapter in dict.fromkeys(r["explorer"] for r in records):
+        mine = [r for r in records if r["explorer"] == chapter]
+        cells = []
+        for what in ("new", "seen"):
+            moves = [r for r in mine if r["kind"] == what and r["control"] != "snapshot"]
+            ms = [r["ms"] for r in moves if r["ms"] is not None]
+            cpu = [1e3 * r["cpu_s"] for r in moves]
+            cells.append((f"{statistics.median(ms):.0f}", f"{_p90(ms):.0f}") if ms else ("–", "–"))
+            cells.append(f"{statistics.median(cpu):.0f}" if cpu else "–")
+        new_moves = [r for r in mine if r["kind"] == "new" and r["control"] != "snapshot"]
+        server = [1e3 * r["server_cpu_s"] for r in new_moves if r.get("server_cpu_s") is not None]
+        in_page = [r["page_ms"] for r in new_moves if r.get("page_ms") is not None]
+        server = f"{statistics.median(server):.0f}" if server else "–"
+        in_page = f"{statistics.median(in_page):.0f}" if in_page else "–"
+        play = "; ".join(f"{r['shown']} of {r['frames']}" for r in mine if r["kind"] == "play")
+        (new, new_p90), new_cpu, (seen, seen_p90), seen_cpu = cells
+        lines.append(f"| {chapter} | {new} | {new_p90} | {seen} | {seen_p90} | {new_cpu} | "
+                     f"{seen_cpu} | {server} | {in_page} | {play or '–'} | "
+                     f"{max(r['load'] for r in mine):.1f} |")
+    return "\n".join(lines) + (f"\n\nms, wall clock from the input to the picture shown "
+                               f"(targets: new {1e3 * NEW_BUDGET_S:.0f}, seen "
+                               f"{1e3 * SEEN_BUDGET_S:.0f}); load: 1-min load average on "
+                               f"{os.cpu_count()} CPUs as the explorer started.\n")
+
+
 def rows(only=()):
     if os.environ.get("MLNOTES_BENCH_LAB", "1") == "0":
         return
@@ -365,6 +397,8 @@ def rows(only=()):
                "mlnotes_s": None, "sklearn_s": None, "agreement": None, "target": ""}
         return
     (HERE / "results_lab.json").write_text(json.dumps(records, indent=1))
+    (HERE / "results_lab.md").write_text(table(records))
+    print(table(records), flush=True)
     yield from summary(records)
 
 

@@ -836,6 +836,19 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
 
 
+def test_a_replay_keeps_twenty_runs_of_snapshots_in_the_kernel_and_the_page():
+    """Every snapshot of a run is a picture: a replay explorer keeps about twenty t-SNE runs
+    (51 snapshots each), so that a return to one of the first runs a reader tried is shown
+    from the page (256, as the other explorers, held five)."""
+    ex = mw.tsne_explorer(n_samples=60, max_iter=260)
+    assert ex.widget is not None
+    assert ex._image_widget.kept == ex.png_cache_size == _core.REPLAY_PICTURES >= 20 * 51
+    for i in range(_core.REPLAY_PICTURES):
+        ex._pngs[("dummy", i)] = b""
+    ex.render(frame=0)
+    assert len(ex._pngs) == _core.REPLAY_PICTURES
+
+
 def test_a_replay_sends_every_snapshot_to_the_page_before_play_is_enabled(monkeypatch):
     """In a reader's kernel the snapshot slider and "play" switch pictures in the page alone:
     every snapshot of the run is sent, each its own drawing, before they are enabled; drawn
@@ -916,7 +929,9 @@ def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
     (mw.pca_explorer, [dict(angle=5), dict(angle=135)]),
     (mw.mds_explorer, [dict(dissimilarity="cityblock"), dict(dissimilarity="geodesic")]),
     (mw.kernel_pca_explorer, [dict(gamma=0.3), dict(kernel="poly", degree=3),
-                              dict(dataset="moons", kernel="linear")]),
+                              dict(dataset="moons", kernel="linear"),
+                              dict(dataset="circles", kernel="rbf"),  # its kept figure
+                              dict(dataset="moons", gamma=1.0)]),
     (mw.isomap_explorer, [dict(n_neighbors=12), dict(graph="epsilon", radius=3.0)]),
     (mw.lle_explorer, [dict(n_neighbors=12), dict(n_neighbors=4, reg=1e-4)]),  # a bar < 0
     (mw.eigenmaps_explorer, [dict(t=1.0), dict(n_neighbors=20)]),
@@ -930,6 +945,20 @@ def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(m
         ex.render(**move)
         np.testing.assert_array_equal(ex._live.rgba(**ex.params),
                                       _core.figure_rgba(ex.draw(**ex.params)))
+
+
+def test_kernel_pca_keeps_a_figure_per_data_set_and_updates_it_on_return():
+    """Another data set builds a figure (other axes); coming back to a data set updates the
+    figure kept for it instead of building one again (a new kernel there costs an update)."""
+    ex = mw.kernel_pca_explorer(dataset="circles", n_samples=100)
+    circles = ex._live
+    ex.render(dataset="moons")
+    moons = ex._live
+    assert moons is not circles
+    ex.render(dataset="circles", gamma=0.3)
+    assert ex._live is circles
+    ex.render(dataset="moons", gamma=0.3)
+    assert ex._live is moons
 
 
 def test_a_failed_update_drops_the_kept_figure_and_the_next_setting_builds_a_new_one(
@@ -1040,5 +1069,24 @@ def test_a_glyph_cache_that_draws_other_pixels_is_not_used(monkeypatch):
 
     _glyphs._GLYPHS.clear()
     monkeypatch.setattr(_glyphs._Recorder, "draw_text_image", one_pixel_off)
+    assert not _glyphs.glyph_cache_works()
+    _glyphs._GLYPHS.clear()
+
+
+@pytest.mark.parametrize("kept_axis", [0, 1], ids=["x only", "y only"])
+def test_the_glyph_probe_rejects_a_key_blind_to_one_sub_pixel_axis(monkeypatch, kept_axis):
+    """A glyph's bitmap depends on its origin's sub-pixel offset along both axes: a cache
+    keyed by one of them draws a glyph from another's bitmap, which the probe must notice
+    (its text repeated a whole pixel apart along one axis, half a pixel along the other)."""
+    from mlnotes.widgets import _glyphs
+
+    subpixel = _glyphs._subpixel
+
+    def one_axis(tx, ty):
+        offsets = subpixel(tx, ty)
+        return (offsets[0], 0) if kept_axis == 0 else (0, offsets[1])
+
+    _glyphs._GLYPHS.clear()
+    monkeypatch.setattr(_glyphs, "_subpixel", one_axis)
     assert not _glyphs.glyph_cache_works()
     _glyphs._GLYPHS.clear()

@@ -7,6 +7,7 @@ snapshots so far are the finished run's first snapshots, exactly.
 """
 
 import asyncio
+import contextlib
 import threading
 
 import numpy as np
@@ -166,3 +167,37 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
     steps = list(umap_run.stream(15, 0.5, 150, 60, 1))
     assert len(steps) == 1 + 6  # after the first epoch, then every 10
     np.testing.assert_array_equal(steps[-1][0], umap_run(15, 0.5, 150, 60, 1)[0])
+    # the run's first picture (its kept figure updated, not a new one) is the map after one
+    # epoch as the drawing function draws it afresh
+    run = (15, 0.5, 150, 60, ex.params["random_state"])
+    del umap_run._done[run]
+    with contextlib.closing(iter(umap_run.stream(*run))) as again:
+        next(again)
+        with _stream.partial_results():
+            assert first == _core.figure_png(mw.draw_umap(**{**ex.params, "min_dist": 0.5}))
+
+
+def test_a_tsne_snapshot_drawn_into_another_runs_figure_is_the_snapshot_drawn_anew():
+    """t-SNE's snapshots of any run on one case, ended or under way, are drawn into the last
+    run's figure (``figure_of``): byte for byte the picture drawn anew (the KL curve, its
+    range and shading, the titles), with and without early exaggeration."""
+    from mlnotes.widgets.tsne import tsne_run
+
+    ex = mw.tsne_explorer(n_samples=60, max_iter=260)
+    base = {k: v for k, v in ex.params.items() if k != "frame"}
+    draw_anew = ex.draw.__wrapped__
+    figure = ex.draw(**{**base, "frame": -1})
+    run = ("two_clusters", 5.0, 50.0, 1.0, 60, 260, base["random_state"])
+    tsne_run._done.pop(run, None)
+    setting = {**base, "perplexity": 5.0, "learning_rate": 50.0, "exaggeration": 1.0}
+    with contextlib.closing(iter(tsne_run.stream(*run))) as steps:
+        next(steps)
+        next(steps)
+        with _stream.partial_results():  # the new run under way, in the last run's figure
+            fig = ex.draw(**{**setting, "frame": -1})
+            assert fig is figure
+            assert _core.figure_png(fig) == _core.figure_png(draw_anew(**setting, frame=-1))
+    for frame, params in [(-1, setting), (3, setting), (-1, base), (0, base)]:
+        fig = ex.draw(**{**params, "frame": frame})
+        assert fig is figure  # the same figure, updated
+        assert _core.figure_png(fig) == _core.figure_png(draw_anew(**params, frame=frame))

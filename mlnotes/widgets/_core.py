@@ -144,14 +144,24 @@ class LiveFigure:
     fig : matplotlib.figure.Figure
     params : dict
         The setting the figure shows.
+    outdated : bool
+        Whether the next picture must update the changing artists even at the setting shown
+        (it showed a snapshot of a run under way, :mod:`._stream`).
+    kept_per : tuple of str
+        Class attribute: the controls whose change rebuilds the figure (``update`` returns
+        False, say for a data set); the live explorer keeps a figure per value of them.
     """
 
     size: typing.ClassVar[tuple[float, float]] = (10.0, 3.3)  # inches
+    # controls whose change redraws the whole figure (a data set: other axes); the explorer
+    # keeps one figure per value of them, so that returning to a value updates its figure
+    kept_per: typing.ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: typing.Any) -> None:
         self.fig = new_figure(*self.size)
         self._changing: list = []
         self._background = None  # the pixels of everything but the changing artists
+        self.outdated = False  # True: the next picture updates the artists, setting or not
         self.build(**params)
         self.params = dict(params)
 
@@ -180,10 +190,10 @@ class LiveFigure:
     def rgba(self, **params: typing.Any) -> np.ndarray:
         """The figure at ``params`` as an ``(H, W, 4)`` uint8 array (a view of the canvas, valid
         until the next call), drawing only what changed since the last call."""
-        if params != self.params:
+        if self.outdated or params != self.params:
             if not self.update(**params):
                 self._background = None
-            self.params = dict(params)
+            self.params, self.outdated = dict(params), False
         canvas = self.fig.canvas
         for artist in self._changing:
             artist.set_animated(True)  # left out of canvas.draw(), drawn below
@@ -311,6 +321,9 @@ def held_values(control, value):
 
 # --- explorers ----------------------------------------------------------------------------------
 PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
+# snapshots a replay explorer keeps, in the kernel and in the page: about 20 runs of t-SNE's 51
+# (about 15 KB each), so that a reader's return to a run seen a while ago is still the page's
+REPLAY_PICTURES = 1024
 
 
 def _cache_key(params):
@@ -366,6 +379,8 @@ class Explorer:
         Wall-clock time of the last redraw (draw + PNG encoding), in seconds.
     """
 
+    png_cache_size: typing.ClassVar[int] = PNG_CACHE_SIZE  # PNGs kept (kernel and page)
+
     def __init__(self, draw, controls, params, *, scene, grid="product", irrelevant=None,
                  live=None):
         defaults = draw_defaults(draw)
@@ -379,7 +394,8 @@ class Explorer:
             raise ValueError(f"grid must be 'product' or 'star', got {grid!r}.")
         self.draw, self.controls, self.scene = draw, list(controls), scene
         self.grid, self.irrelevant = grid, irrelevant
-        self.live, self._live = live, None  # the LiveFigure class and the one kept
+        self.live, self._live = live, None  # the LiveFigure class and the one in use
+        self._lives: dict = {}  # the kept figures, by their values of ``live.kept_per``
         self._live_lock = threading.RLock()  # one drawing at a time in the kept figure
         self.params = {**defaults, **params}
         self.last_update_s = float("nan")
@@ -390,7 +406,7 @@ class Explorer:
     def render(self, **changes):
         """Redraw with ``changes`` applied to the current parameters; return PNG bytes.
 
-        The PNGs of the last :data:`PNG_CACHE_SIZE` settings are kept, so returning to a setting
+        The PNGs of the last :attr:`png_cache_size` settings are kept, so returning to a setting
         (or replaying a run) sends the stored image without drawing it again."""
         start = time.perf_counter()
         params = {**self.params, **changes}
@@ -406,26 +422,34 @@ class Explorer:
         if png is None:
             png = encode_png(self._rgba(params))
         self._pngs[key] = png
-        while len(self._pngs) > PNG_CACHE_SIZE:
+        while len(self._pngs) > self.png_cache_size:
             del self._pngs[next(iter(self._pngs))]
         return png
 
-    def _rgba(self, params):
+    def _rgba(self, params, *, partial=False):
         """The pixels of a setting: the kept live figure updated (a new one if a parameter
-        that no control sets has changed), or a new figure drawn."""
+        that no control sets has changed), or a new figure drawn. ``partial``: a snapshot of
+        a run under way, drawn by updating the kept figure however it was last set (and the
+        setting's final picture, after, updates it again)."""
         if self.live is None:
             return figure_rgba(self.draw(**params))
         controlled = self._controlled()
         with self._live_lock:  # (widget messages may come on another thread than the cell's)
             if self._live is not None and any(self._live.params[k] != v
                                               for k, v in params.items() if k not in controlled):
-                self._live = None
+                self._lives.clear()
+            key = tuple(repr(params[name]) for name in self.live.kept_per)
+            self._live = self._lives.get(key)
             try:
                 if self._live is None:
-                    self._live = self.live(**params)
-                return self._live.rgba(**params).copy()
+                    self._live = self._lives[key] = self.live(**params)
+                self._live.outdated |= partial  # (updated whatever setting it shows)
+                rgba = self._live.rgba(**params).copy()
+                self._live.outdated = partial  # the setting's next picture updates it again
+                return rgba
             except BaseException:
-                self._live = None  # possibly half updated: the next setting builds a new one
+                self._lives.pop(key, None)  # possibly half updated: the next builds a new one
+                self._live = None
                 raise
 
     def is_kept(self, **changes):
@@ -581,13 +605,20 @@ class ReplayExplorer(Streaming, Explorer):
     is answered after at most one snapshot's drawing), and the slider and play wait, disabled,
     until every snapshot is in the page. With ``redraw`` (``redraw(fig, **params)`` shows
     another snapshot of the same run in a figure ``draw`` drew) the snapshots are drawn into
-    one figure, its artists updated, rather than each built anew. JupyterLab may send the
+    one figure, its artists updated, rather than each built anew; with ``figure_of`` too
+    (``figure_of(**params)``: a key, equal for settings whose snapshots ``redraw`` can show in
+    one another's figure, say every run on one data set) a new run's snapshots, as it goes
+    and after, are drawn into the last run's figure. JupyterLab may send the
     widgets' messages to another thread of the kernel (a subshell) than the one that ran the
     cell: a lock keeps a run's snapshots and a new run from crossing.
     """
 
-    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None, **kwargs):
+    png_cache_size: typing.ClassVar[int] = REPLAY_PICTURES  # (every snapshot is a picture)
+
+    def __init__(self, draw, controls, params, *, n_frames, stream=None, redraw=None,
+                 figure_of=None, **kwargs):
         self.n_frames, self.stream, self.redraw = n_frames, stream, redraw
+        self.figure_of = figure_of
         self._live_steps = None  # the steps of a run under way (``stream``)
         self._replay_run = 0  # which run the snapshots being sent belong to
         self._replay_lock = threading.RLock()
@@ -601,10 +632,11 @@ class ReplayExplorer(Streaming, Explorer):
         artists (``redraw(fig, **params)``: the same picture, without building the figure)."""
         @functools.wraps(draw)
         def drawing(**params):
-            run = _cache_key({k: v for k, v in params.items() if k != "frame"})
+            run = (_cache_key({k: v for k, v in params.items() if k != "frame"})
+                   if self.figure_of is None else self.figure_of(**params))
             with self._replay_lock:
                 held, self._held = self._held, None
-                if is_partial():  # a run under way: its snapshots so far, drawn anew
+                if is_partial() and self.figure_of is None:  # a run under way: drawn anew
                     self._held = held
                     return draw(**params)
                 if held is not None and held[0] == run:
@@ -626,7 +658,8 @@ class ReplayExplorer(Streaming, Explorer):
                            irrelevant=self.irrelevant)
 
     def _figure_widget(self):
-        figure = kept_figure_class()()  # its controls: the run's and the snapshot slider (below)
+        # its controls: the run's and the snapshot slider (below)
+        figure = kept_figure_class()(kept=self.png_cache_size)
         figure.on_lost = self._resend_run
         return figure
 

@@ -53,10 +53,15 @@ def _probe(canvas: type) -> list[np.ndarray]:
     """The pixels of a small figure of text drawn twice on ``canvas``."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(2.4, 0.6), dpi=100)
+    fig = Figure(figsize=(2.4, 0.6), dpi=100)  # 240 x 60 pixels
     for i, angle in enumerate([0.0, 0.0, 17.0, 17.0, 90.0]):
         fig.text(0.01 + 0.19 * i + 0.0023 * i * i, 0.2 + 0.0031 * i * i, "Wq $x^2_k$",
                  fontsize=8, rotation=angle)
+    # the same text moved by whole pixels along one axis and half a pixel along the other:
+    # each glyph at the same sub-pixel offset on one axis only (a key that ignores either
+    # offset draws one of them from the other's bitmap)
+    for dx, dy in [(0.0, 0.0), (30.5, 10.0), (61.0, 20.5)]:
+        fig.text((150.25 + dx) / 240, (5.25 + dy) / 60, "Wg", fontsize=7, rotation=17.0)
     canvas(fig)
     drawn = []
     for _ in range(2):
@@ -89,6 +94,11 @@ class _KeptLayouts:
         return getattr(self._font, name)
 
 
+def _subpixel(tx: int, ty: int) -> tuple[int, int]:
+    """A glyph origin's offset within its pixel, on both axes (in 64ths): its bitmap's key."""
+    return tx & 0x3F, ty & 0x3F
+
+
 class _Recorder:
     """Stands in for the Agg drawing surface while matplotlib rasterises one glyph: records
     the bitmap and where it goes, draws nothing."""
@@ -116,7 +126,7 @@ class GlyphRenderer(RendererAgg):
             # the glyph's origin in FreeType's 26.6 fixed point (its y upwards)
             tx = round(0x40 * (x + dx * cos - dy * sin))
             ty = round(0x40 * (self.height - y + dx * sin + dy * cos))
-            key = (font, size, self.dpi, index, slant, extend, angle, tx & 0x3F, ty & 0x3F,
+            key = (font, size, self.dpi, index, slant, extend, angle, *_subpixel(tx, ty),
                    antialiased)
             kept = _GLYPHS.get(key)
             if kept is None:  # matplotlib draws it; its bitmap and place, relative, are kept

@@ -215,7 +215,7 @@ class Streaming:
     def _stream_step(self, run, values, hook, start, state):
         """One chunk of the run (up to its next step), and its picture if it is time for one;
         whether there is more to do."""
-        from ._core import figure_png, reporting_progress
+        from ._core import reporting_progress
 
         if run != self._replay_run:  # a newer run took over
             return False
@@ -241,7 +241,7 @@ class Streaming:
         state["so_far"], state["recorded"] = so_far, state["recorded"] + 1
         if state["first_s"] is None or now - state["drawn_at"] >= state["drawing_s"]:
             with self._reporting_errors(), partial_results():
-                self._show_live(figure_png(self.draw(**self._live_params(values))))
+                self._show_live(self._partial_png(self._live_params(values)))
             state["drawing_s"] = time.perf_counter() - now
             state["drawn_at"] = time.perf_counter()
             if state["first_s"] is None:
@@ -249,6 +249,16 @@ class Streaming:
             self._status.value = f"<small>running… (the run so far: {state['recorded']} " \
                                  f"snapshots; a control moved now starts another run)</small>"
         return True
+
+    def _partial_png(self, params):
+        """The picture of the run under way so far: the explorer's kept figure updated (its
+        setting marked unseen before and after, as the run's snapshots have one setting), or
+        a new figure drawn."""
+        from ._core import encode_png, figure_png
+
+        if getattr(self, "live", None) is None:
+            return figure_png(self.draw(**params))
+        return encode_png(self._rgba(params, partial=True))
 
     def _close_stream(self):
         steps, self._live_steps = self._live_steps, None

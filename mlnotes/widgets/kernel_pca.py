@@ -85,9 +85,10 @@ def draw_kernel_pca(*, dataset="circles", kernel="rbf", gamma=3.0, degree=2, n_s
 class KernelPcaFigure(LiveFigure):
     """:func:`draw_kernel_pca`'s figure; a kernel parameter changes the contours (drawn anew),
     the embedding and the titles; another data set changes the axes, so the figure is built
-    again."""
+    again (the live explorer keeps one per data set)."""
 
     size = (10.0, 3.4)
+    kept_per = ("dataset",)
 
     def build(self, **params):
         X, y = kpca_data(params["dataset"], params["n_samples"], params["noise"],

@@ -170,10 +170,8 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     map_ax.set_yticks([])
     kl_ax.plot(iterations, kl, color="C0", gid="kl-curve")
     kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
-    if exaggeration > 1:
-        kl_ax.axvspan(0, iterations[alpha > 1].max(initial=0), color="0.9", lw=0)
-    # a run under way (the explorer's live pictures) has its axis set for the whole run
-    kl_ax.set(xlabel="iteration", xlim=(0, max_iter if is_partial() else iterations[-1]))
+    _exaggerated(kl_ax, iterations, alpha, exaggeration)
+    kl_ax.set(xlabel="iteration", xlim=_kl_xlim(iterations, max_iter))
     kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
     kl_ax.locator_params(nbins=4)
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
@@ -181,10 +179,24 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     return fig
 
 
+def _exaggerated(kl_ax, iterations, alpha, exaggeration):
+    """Shade the iterations of early exaggeration (if any) on the KL panel."""
+    if exaggeration > 1:
+        kl_ax.axvspan(0, iterations[alpha > 1].max(initial=0), color="0.9", lw=0,
+                      gid="exaggerated")
+
+
+def _kl_xlim(iterations, max_iter):
+    """The KL panel's iterations: a run under way (the explorer's live pictures) has its axis
+    set for the whole run."""
+    return (0, max_iter if is_partial() else iterations[-1])
+
+
 def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.0,
                 exaggeration=12.0, frame=-1, n_samples=200, max_iter=500, random_state=0):
-    """Show snapshot ``frame`` in a figure :func:`draw_tsne` drew for the same run: the map,
-    the marked KL and the titles updated (the picture :func:`draw_tsne` draws, without building
+    """Show snapshot ``frame`` in a figure :func:`draw_tsne` drew for a run on the same case
+    (this run or another, ended or under way): the map, the KL curve, its mark, its shading
+    and range, and the titles updated (the picture :func:`draw_tsne` draws, without building
     the figure)."""
     iterations, embeddings, kl, alpha = tsne_run(
         case, float(perplexity), float(learning_rate), float(exaggeration), n_samples, max_iter,
@@ -194,8 +206,22 @@ def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.
     map_ax, kl_ax = fig.axes
     moved(map_ax, "map", embeddings[frame])
     map_ax.set_title(_map_title(iterations[frame], embeddings[frame], alpha[frame]))
+    by_gid(kl_ax, "kl-curve").set_data(iterations, kl)
     by_gid(kl_ax, "kl-now").set_data([iterations[frame]], [kl[frame]])
+    for span in [p for p in kl_ax.patches if p.get_gid() == "exaggerated"]:
+        span.remove()
+    _exaggerated(kl_ax, iterations, alpha, exaggeration)
+    kl_ax.relim()
+    kl_ax.set_xlim(_kl_xlim(iterations, max_iter))
+    kl_ax.autoscale_view(scalex=False)
     kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
+    fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
+
+
+def _same_case(*, case="two_clusters", n_samples=200, max_iter=500, random_state=0,
+               **run):
+    """Runs whose snapshots :func:`redraw_tsne` shows in one another's figure: one case."""
+    return case, n_samples, max_iter, random_state
 
 
 def map_width(Z):
@@ -251,4 +277,5 @@ def tsne_explorer(**defaults):
         Slider("exaggeration", EXAGGERATIONS, "exaggeration"),
     ]
     return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, stream=tsne_stream,
-                          redraw=redraw_tsne, scene=scene_tsne, grid="star")
+                          redraw=redraw_tsne, figure_of=_same_case, scene=scene_tsne,
+                          grid="star")

@@ -20,7 +20,7 @@ from ..metrics import knn_preservation
 from ..plotting import scatter
 from ..umap import UMAP, low_dimensional_similarity, target_curve
 from . import _static as st
-from ._core import STALE_OPACITY, Explorer, Slider, frozen, new_figure, report_progress
+from ._core import STALE_OPACITY, Explorer, LiveFigure, Slider, fit_view, frozen, report_progress, set_points
 from ._stream import Streaming, callback_steps, streamed_run
 
 N_NEIGHBORS = (5, 15, 50)
@@ -146,22 +146,50 @@ def draw_umap(*, n_neighbors=15, min_dist=0.1, n_samples=400, n_epochs=200, rand
         Panels: the map coloured by the digit (gid ``"map"``) and the curve
         :math:`q(d)` (gid ``"q-curve"``) with the target it was fitted to (gid ``"target"``).
     """
-    _, y = digits_data(n_samples)
-    Z, a, b, kept = umap_run(int(n_neighbors), float(min_dist), n_samples, n_epochs,
-                             random_state)
-    map_title, curve_title, suptitle = _titles(n_neighbors, min_dist, a, b, kept)
-    fig = new_figure(8.0, 3.6)
-    map_ax, q_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    scatter(map_ax, Z, y, s=6, gid="map", title=map_title)
-    map_ax.set_xticks([])
-    map_ax.set_yticks([])
-    q_ax.plot(CURVE_X, target_curve(CURVE_X, min_dist, 1.0), "--", color="0.5", gid="target")
-    q_ax.plot(CURVE_X, low_dimensional_similarity(CURVE_X, a, b), color="C0", gid="q-curve")
-    q_ax.set(xlabel="map distance d", ylim=(0, 1.05))
-    q_ax.set_title(curve_title, fontsize=10)
-    fig.suptitle(suptitle, fontsize=10)
-    fig.subplots_adjust(left=0.03, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
-    return fig
+    return UmapFigure(n_neighbors=n_neighbors, min_dist=min_dist, n_samples=n_samples,
+                      n_epochs=n_epochs, random_state=random_state).fig
+
+
+class UmapFigure(LiveFigure):
+    """:func:`draw_umap`'s figure; a setting (or a later snapshot of a run under way) changes
+    the map's points, the two curves and the titles; the axes stay (the curve panel's ranges
+    are fixed, the map's box is set by its equal aspect)."""
+
+    size = (8.0, 3.6)
+
+    def build(self, *, n_neighbors, min_dist, n_samples, n_epochs, random_state):
+        _, y = digits_data(n_samples)
+        fig, changing = self.fig, self.changing
+        map_ax, q_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+        self._map = changing(scatter(map_ax, np.zeros((len(y), 2)), y, s=6, gid="map"))
+        self._map_title = changing(map_ax.set_title(" "))
+        map_ax.set_xticks([])
+        map_ax.set_yticks([])
+        self._target, = q_ax.plot(CURVE_X, CURVE_X, "--", color="0.5", gid="target")
+        self._curve, = q_ax.plot(CURVE_X, CURVE_X, color="C0", gid="q-curve")
+        q_ax.set(xlabel="map distance d", ylim=(0, 1.05))
+        self._curve_title = changing(q_ax.set_title(" ", fontsize=10))
+        self._suptitle = changing(fig.suptitle(" ", fontsize=10))
+        for artist in (self._target, self._curve, *map_ax.spines.values(),
+                       *q_ax.spines.values()):
+            changing(artist)  # (the spines over the points and curves that reach them)
+        fig.subplots_adjust(left=0.03, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
+        self._map_ax = map_ax
+        self.update(n_neighbors=n_neighbors, min_dist=min_dist, n_samples=n_samples,
+                    n_epochs=n_epochs, random_state=random_state)
+
+    def update(self, *, n_neighbors, min_dist, n_samples, n_epochs, random_state):
+        Z, a, b, kept = umap_run(int(n_neighbors), float(min_dist), n_samples, n_epochs,
+                                 random_state)
+        map_title, curve_title, suptitle = _titles(n_neighbors, min_dist, a, b, kept)
+        set_points(self._map, Z)
+        fit_view(self._map_ax, Z)
+        self._target.set_ydata(target_curve(CURVE_X, min_dist, 1.0))
+        self._curve.set_ydata(low_dimensional_similarity(CURVE_X, a, b))
+        self._map_title.set_text(map_title)
+        self._curve_title.set_text(curve_title)
+        self._suptitle.set_text(suptitle)
+        return True
 
 
 def scene_umap(*, n_neighbors=15, min_dist=0.1, n_samples=400, n_epochs=200, random_state=0):
@@ -188,4 +216,4 @@ def umap_explorer(**defaults):
         Slider("min_dist", MIN_DISTS, "min_dist"),
     ]
     return StreamedExplorer(draw_umap, controls, defaults, stream=umap_stream, scene=scene_umap,
-                            grid="product")
+                            grid="product", live=UmapFigure)
