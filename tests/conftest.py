@@ -45,7 +45,6 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 LONG_FIRST = (
     "test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified",
     "test_display_equations_fit_a_phone",
-    "test_built_book_shows_a_static_rendering_for_every_explorer",
     "test_first_screen_of_maths_typeset_quickly_and_tex_never_shown",
     "test_header_boxes_and_outputs",
     "test_moving_a_slider_redraws_the_explorer_in_jupyterlab",

@@ -463,6 +463,37 @@ def _check_figure_zoom(pw_page):
     return problems
 
 
+def _check_explorers_drawn(pw_page):
+    """Every cell that calls an explorer shows its static rendering where no kernel runs: no
+    widget view (it would render as an empty box), and the static explorer
+    (book/_static/explorer.js), drawn on canvas once it is near the screen, draws a picture.
+    (Its moving controls are tested in test_browser_explorers.) Checked in the 1366 px load
+    of every page whose HTML calls an explorer: ``test_every_built_page_is_checked`` makes
+    that every such page of the build."""
+    problems = []
+    if pw_page.locator("script[type='application/vnd.jupyter.widget-view+json']").count():
+        problems.append("a widget view (an empty box) was rendered")
+    cells = pw_page.locator("div.cell", has_text="_explorer(")
+    if not cells.count():
+        return problems + ["no explorer cell found"]
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        explorer = cell.locator(".cell_output .mlnotes-explorer").first
+        try:
+            explorer.scroll_into_view_if_needed(timeout=10_000)
+            cell.locator(".cell_output .mlnotes-explorer.mlx-ready").first.wait_for(
+                timeout=15_000)
+        except Exception as error:  # noqa: BLE001 (Playwright's timeout, reported)
+            problems.append(f"explorer cell {k} never became ready: {str(error)[:120]}")
+            continue
+        drawn = explorer.evaluate("e => [...e.querySelectorAll('canvas')].filter("
+                                  "c => c.width > 100 && c.height > 50).length")
+        if drawn < 1:
+            problems.append(f"explorer cell {k} drew no picture")
+    pw_page.evaluate("window.scrollTo(0, 0)")
+    return problems
+
+
 # Figures as shown: each output image's source, shown width and own width (CSS px)
 FIGURES_JS = """() => Array.from(document.querySelectorAll('.bd-article .cell_output img'))
   .filter(i => i.naturalWidth && i.getBoundingClientRect().width > 40)
@@ -564,6 +595,8 @@ def test_page(page, width, site, browser):
             problems.append(f"no screenshot written to {shot}")
 
         problems += [f"navigation: {p}" for p in _check_navigation(pw_page, width)]
+        if width == LAPTOP and "_explorer" in (HTML / page).read_text(encoding="utf-8"):
+            problems += [f"explorers: {p}" for p in _check_explorers_drawn(pw_page)]
         if width == PHONE:
             problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
             problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]

@@ -8,9 +8,9 @@ headless Chromium, runs the cell, screenshots the explorer's image, moves the sl
 keyboard, and asserts that the image changed. No request may leave the machine. Screenshots go
 to ``tests/artifacts/lab/``. Chromium is required in CI (see ``browser_support``).
 
-The book (``_build/html``, built by ``make book`` before the browser tests run): every cell that
-calls an explorer shows its static rendering (a loaded image, or a replay whose "play" button
-changes the frame), and no page carries a widget view that would render as an empty box.
+The book's static rendering of the explorers (every explorer cell draws a picture, no page
+carries a widget view that would render as an empty box) is checked in the load of each page
+test_browser_book.py makes (``_check_explorers_drawn``).
 """
 
 import contextlib
@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import ROOT, browser_required, launch_chromium, serve_directory, wait_until
+from browser_support import ROOT, browser_required, launch_chromium, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -276,42 +276,9 @@ def _shown_from_the_kernel(page, handle, *keys):
 BOOK_HTML = Path(os.environ.get("MLNOTES_BOOK_HTML", ROOT / "_build" / "html"))
 
 
-def _explorer_pages():
-    return sorted(p for p in (BOOK_HTML / "book").rglob("*.html") if "_explorer" in p.read_text())
-
-
-@pytest.mark.slow
-def test_built_book_shows_a_static_rendering_for_every_explorer(browser):
-    if not (BOOK_HTML / "index.html").exists():
-        if browser_required():
-            pytest.fail("_build/html is missing: run `make book` before the browser tests")
-        pytest.skip("the book is not built (make book)")
-    pages = _explorer_pages()
-    assert pages, "no page of the built book calls an explorer"
-    with serve_directory(BOOK_HTML) as site:
-        for path in pages:
-            name = path.relative_to(BOOK_HTML).as_posix()
-            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            page.route(lambda url: urlparse(url).netloc not in (urlparse(site).netloc, ""),
-                       lambda route: route.abort())
-            page.goto(f"{site}/{name}", wait_until="networkidle")
-            assert page.locator("script[type='application/vnd.jupyter.widget-view+json']"
-                                ).count() == 0, f"{name}: a widget view (an empty box) was rendered"
-            cells = page.locator("div.cell", has_text="_explorer(")
-            assert cells.count(), f"{name}: no explorer cell found"
-            for k in range(cells.count()):
-                cell = cells.nth(k)
-                # The static explorer (book/_static/explorer.js) draws on canvas once it is
-                # near the screen; its moving controls are tested in test_browser_explorers.
-                explorer = cell.locator(".cell_output .mlnotes-explorer").first
-                explorer.scroll_into_view_if_needed(timeout=10_000)
-                cell.locator(".cell_output .mlnotes-explorer.mlx-ready").first.wait_for(
-                    timeout=15_000)
-                drawn = explorer.evaluate(
-                    "e => [...e.querySelectorAll('canvas')].filter("
-                    "c => c.width > 100 && c.height > 50).length")
-                assert drawn >= 1, f"{name}: explorer cell {k} drew no picture"
-            page.context.close()
+# The built book's static rendering of every explorer (no widget view, a picture drawn on canvas)
+# is checked in test_browser_book.py::test_page's 1366 px load of each page that calls one
+# (``_check_explorers_drawn``), instead of a second load of those pages here.
 
 
 # --- The book's markup in JupyterLab (jupyterlab-myst) -------------------------------------
@@ -346,13 +313,23 @@ UNRESOLVED_JS = """() => [...window.jupyterapp.shell.currentWidget.node.querySel
 # A notebook that refers to a theorem of another chapter with the role (what the chapters no
 # longer do): the check must see it as unresolved.
 UNRESOLVED_MUTANT = "mutant_unresolved_reference.ipynb"
-OPEN_CHAPTER_JS = """async path => {
+# Open the notebook ``path`` alone, its kernel connected: the first chapter starts a kernel from
+# its kernelspec, the others connect to that one (``kernel`` is its id) instead of starting and
+# shutting down one each, which took most of the test's time. Connecting is what may modify a
+# notebook (JupyterLab writes the running kernel's kernelspec and language_info into it), so
+# "opens unmodified" is checked against a running python3 kernel as before; a chapter whose
+# kernelspec differed from it would show as modified. Returns the kernel's id.
+OPEN_CHAPTER_JS = """async ([path, kernel]) => {
   const app = window.jupyterapp;
-  for (const w of [...app.shell.widgets('main')]) { await w.sessionContext?.shutdown(); w.dispose(); }
-  const panel = await app.commands.execute('docmanager:open', {path});
+  for (const w of [...app.shell.widgets('main')]) w.dispose();
+  const panel = await app.commands.execute('docmanager:open',
+                                           kernel ? {path, kernel: {id: kernel}} : {path});
   await panel.context.ready;
   await panel.sessionContext.ready;
-  return true;
+  const connected = panel.sessionContext.session.kernel;
+  await connected.info;  // what JupyterLab writes into the notebook's metadata
+  await connected.spec;
+  return connected.id;
 }"""
 RENDERED_JS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -456,8 +433,9 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
                                timeout=60_000)
         page.evaluate("() => window.jupyterapp.started")
+        kernel = None  # the first chapter starts the kernel every chapter connects to
         for name in [*CHAPTERS, UNRESOLVED_MUTANT, NUMBERING_MUTANT]:
-            page.evaluate(OPEN_CHAPTER_JS, name)
+            kernel = page.evaluate(OPEN_CHAPTER_JS, [name, kernel])
             if not wait_until(page, RENDERED_JS, timeout=30_000):
                 missing.append(name)
                 page.screenshot(path=str(ARTIFACTS / f"myst_{name.replace('/', '_')}.png"))
@@ -472,7 +450,6 @@ def test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified(brows
                 modified.append((name, state["kernelspec"]))
             report[name] = {**state, "raw": found, "unresolved": len(state["unresolved"]),
                             "unresolved_examples": state["unresolved"][:5]}
-        page.evaluate(OPEN_CHAPTER_JS.replace("const panel", "return true; const panel"), "")
         for name in MARKDOWN_PAGES:  # the book's Markdown pages, in the Markdown preview
             page.evaluate(OPEN_MARKDOWN_JS, name)
             if not wait_until(page, "() => window.jupyterapp.shell.currentWidget?.node"

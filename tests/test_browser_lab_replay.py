@@ -20,7 +20,14 @@ pytestmark = pytest.mark.browser
 N_FRAMES = 31  # max_iter=300, a snapshot every 10 iterations and the start
 CELL = ("import mlnotes as ml\n"
         "ml.widgets.tsne_explorer(case='two_clusters', n_samples=60, max_iter=300)")
-BUSY = "import time\ntime.sleep(30)"
+# Keeps the kernel busy until the test writes RELEASE (in the notebook's folder, the kernel's
+# working folder) once its checks are done, 60 s at most: the next test's kernel is idle at
+# once, instead of after a fixed 30 s sleep.
+RELEASE = "release-the-busy-cell"
+BUSY = ("import pathlib, time\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not pathlib.Path({RELEASE!r}).exists() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)")
 OUTPUT = ".jp-Notebook .jp-CodeCell .jp-OutputArea"
 # The snapshot number of every picture shown (its order in the stack's children is not in the
 # DOM: the slider's value when the picture loads), recorded in the page.
@@ -54,8 +61,8 @@ def replay_lab(tmp_path_factory):
         "nbformat": 4, "nbformat_minor": 5,
     }
     (root / "replay.ipynb").write_text(json.dumps(notebook))
-    with run_lab(root) as running:
-        yield running
+    with run_lab(root) as (base, token):
+        yield base, token, root
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +72,8 @@ def browser():
 
 
 def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
-    base, token = replay_lab
+    base, token, root = replay_lab
+    (root / RELEASE).unlink(missing_ok=True)
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -86,7 +94,8 @@ def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
                                arg=handle.element_handle(), timeout=10_000)
         page.evaluate(WATCH)
 
-        # the second cell keeps the kernel busy for 30 s while play runs (3.1 s at 100 ms)
+        # the second cell keeps the kernel busy while play runs (3.1 s at 100 ms), until
+        # released below
         page.locator(".jp-Notebook .jp-Cell .cm-content").nth(1).click()
         page.keyboard.press("Shift+Enter")
         # (the cell's prompt, not the status bar: JupyterLab may answer widget messages on a
@@ -106,11 +115,15 @@ def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
         page.keyboard.press("Home")  # the slider too answers without the kernel
         page.wait_for_function("() => window.shown.at(-1) === 0", timeout=5_000)
         assert "*" in busy.text_content(), "the busy cell ended before the checks"
+        (root / RELEASE).touch()
+        page.wait_for_function("p => !p.textContent.includes('*')", arg=busy.element_handle(),
+                               timeout=30_000)
     except Exception:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "replay_failure.png"))
         raise
     finally:
+        (root / RELEASE).touch()
         page.context.close()
     assert not errors, f"page errors: {errors[:5]}"
 
@@ -119,7 +132,7 @@ def test_a_new_run_shows_its_start_then_its_end_in_the_page(browser, replay_lab)
     """A control that starts a new run: the page shows a new picture while the run is under
     way (the run's start, progress bar short of full), then the run's end, and play is enabled
     with every snapshot of the new run."""
-    base, token = replay_lab
+    base, token, _ = replay_lab
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
