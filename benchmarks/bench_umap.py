@@ -23,6 +23,12 @@ point an end of one edge a round), by each point's edges dealt into 8 or 128 sha
 previous version's rounds, where a point is an end of several edges), and by umap-learn's
 edge-by-edge optimiser (``optimize_layout_euclidean``, ``move_other=True``, its first call
 compiling) on the same graph and start; and how many rounds an epoch has.
+
+``python benchmarks/bench_umap.py shared`` (a minute) reproduces the chapter's figures on the
+rounds that fold colours beyond ``HUB_FACTOR`` times the median point's number of pairs
+(:func:`shared_rounds_study`): on the UMAP chapter's 450-point blobs, 2 000 noisy digits and a
+20 000-point Swiss roll, how many rounds hold a point twice (``_shared_rounds``) and how many of
+those points are hubs (more pairs than the cap) and how many are not.
 """
 
 import sys
@@ -30,7 +36,8 @@ import sys
 import numpy as np
 from scaling import THREAD_VARS, noisy_digits, run_pair, sampled_trustworthiness
 
-__all__ = ["neighbour_recall", "rounds_study", "rows", "sampled_trustworthiness"]
+__all__ = ["neighbour_recall", "rounds_study", "rows", "sampled_trustworthiness",
+           "shared_rounds_study"]
 
 K = 14  # UMAP's default n_neighbors = 15, the point itself counted
 
@@ -152,8 +159,57 @@ def rounds_study(n=20000, epochs=200, mid=100):
     return len(bounds) - 1, results
 
 
+def shared_rounds_study():
+    """Rounds that hold a point twice, and whether those points are hubs, on three data sets."""
+    import os
+    import warnings
+
+    for var in THREAD_VARS:
+        os.environ[var] = "1"
+    import mlnotes
+    from mlnotes import umap
+
+    rng = np.random.default_rng(1)  # the UMAP chapter's three blobs on a line
+    centres = np.zeros((3, 10))
+    centres[:, 0] = [0.0, 10.0, 40.0]
+    data = {"450-point blobs": np.repeat(centres, 150, axis=0) + rng.normal(size=(450, 10)),
+            "2 000 noisy digits": noisy_digits(2000),
+            "20 000-point Swiss roll": mlnotes.datasets.make_swiss_roll(20000, random_state=0)[0]}
+    out = {}
+    for name, X in data.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the blobs' graph is in three pieces
+            P = mlnotes.UMAP(random_state=0, n_epochs=1).fit(X).graph_.tocoo()
+        n, epochs = len(X), 500 if len(X) <= 10000 else 200
+        keep = (P.data >= P.data.max() / epochs) & (P.row != P.col)  # as optimize_layout
+        heads, tails = P.row[keep], P.col[keep]
+        order, bounds = umap._rounds(heads, tails, n, True, np.random.default_rng(0),
+                                     hub_share=True)
+        heads, tails = heads[order], tails[order]
+        shared = umap._shared_rounds(heads, tails, bounds, n)
+        pairs = np.unique(np.minimum(heads, tails) * np.int64(n) + np.maximum(heads, tails))
+        degree = np.bincount(pairs // n, minlength=n) + np.bincount(pairs % n, minlength=n)
+        cap = int(np.ceil(umap.HUB_FACTOR * np.median(degree[degree > 0])))
+        hubs = others = 0
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            ends, count = np.unique(np.concatenate([heads[lo:hi], tails[lo:hi]]),
+                                    return_counts=True)
+            twice = ends[count > 1]
+            hubs += int((degree[twice] > cap).sum())
+            others += int((degree[twice] <= cap).sum())
+        out[name] = (len(bounds) - 1, int(shared.sum()), hubs, others)
+        print(f"{name}: median point in {np.median(degree[degree > 0]):.0f} pairs, the busiest "
+              f"in {degree.max()}, cap {cap}; {shared.sum()} of {len(bounds) - 1} rounds hold a "
+              f"point twice; such (point, round) cases: {hubs} at hubs (more pairs than the "
+              f"cap), {others} at other points", flush=True)
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["rounds"]:
         rounds_study()
+    elif sys.argv[1:] == ["shared"]:
+        shared_rounds_study()
     else:
-        sys.exit("usage: python benchmarks/bench_umap.py rounds (the table: benchmarks/run.py umap)")
+        sys.exit("usage: python benchmarks/bench_umap.py rounds|shared "
+                 "(the table: benchmarks/run.py umap)")

@@ -14,6 +14,10 @@ as on a quiet one. The process reports:
   functions there), and, for umap-learn, a second fit of the same data: its post-JIT time;
 * the peak resident memory of the process.
 
+``python benchmarks/scaling.py --store "<the machine's load>"`` then writes the two tables' JSON
+into the scaling chapter's stored result, ``book/data/scaling_bench.json`` (:func:`store`): the
+chapter's table, figure and quoted figures all read that one file.
+
 Data: noisy 64-D copies of the 8 x 8 digits (:func:`noisy_digits`, seed 0, no download).
 t-SNE: perplexity 30, the FFT gradient on both sides at every N (``mlnotes.TSNE(method="fft")``
 and ``openTSNE.TSNE(negative_gradient_method="fft")``), each library's default schedule
@@ -327,6 +331,15 @@ def machine():
             f"scipy {scipy.__version__}")
 
 
+def _commit():
+    """The checkout's commit (short hash, "+" if it has uncommitted changes), or "unknown"."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(HERE), *args], capture_output=True,
+                              text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def run_pair(ours, peer, what, name):
     """Measure both libraries at every size, print and save the table; return the results."""
     import tempfile
@@ -334,7 +347,11 @@ def run_pair(ours, peer, what, name):
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes():
+            load = os.getloadavg()[0]
             results[n] = measure((ours, peer), n, tmp)
+            for r in results[n].values():  # the 1-minute load average before and after
+                r["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
+                r["commit"] = _commit()
             print(f"[{what}] N={n}: " + json.dumps(
                 {lib: {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
                  for lib, r in results[n].items()}), file=sys.stderr, flush=True)
@@ -346,9 +363,63 @@ def run_pair(ours, peer, what, name):
     return results
 
 
+STORE = HERE.parent / "book" / "data" / "scaling_bench.json"
+PEERS = {"tsne": ("mlnotes-tsne", "openTSNE"), "umap": ("mlnotes-umap", "umap-learn")}
+
+
+def store(load: str, out: pathlib.Path = STORE) -> dict:
+    """Write the scaling chapter's stored result from the last ``run.py`` tables.
+
+    Reads ``results_scaling_tsne.json`` and ``results_scaling_umap.json`` (written by
+    :func:`run_pair`) and writes them, with the machine, the libraries' versions and ``load``,
+    to ``out``: the one file the chapter's table, figure and quoted figures come from.
+
+    Parameters
+    ----------
+    load : str
+        How busy the machine was during the run, in words (CPU time hardly depends on it, wall
+        time does), e.g. ``"load average 4-8: five engineers' tests and builds"``.
+    out : pathlib.Path
+        Where to write (default: ``book/data/scaling_bench.json``).
+
+    Returns
+    -------
+    dict
+        What was written: ``{"command", "machine", "versions", "load", "tsne", "umap"}``, the
+        last two as ``{N: {library: report}}`` with N as a string (JSON keys).
+    """
+    from importlib.metadata import version
+
+    stored = {
+        "command": "MLNOTES_BENCH_70K=1 python benchmarks/run.py tsne_fft umap; "
+                   "python benchmarks/scaling.py --store LOAD",
+        "machine": machine(),
+        "versions": {name: version(dist) for name, dist in
+                     (("mlnotes", "mlnotes-nldr"), ("openTSNE", "openTSNE"),
+                      ("umap-learn", "umap-learn"))},
+        "load": load,
+    }
+    for name, libraries in PEERS.items():
+        results = json.loads((HERE / f"results_scaling_{name}.json").read_text())
+        missing = [f"{lib} at {n}" for n, r in results.items() for lib in libraries
+                   if lib not in r]
+        if missing:
+            raise ValueError(f"results_scaling_{name}.json lacks {', '.join(missing)}: rerun "
+                             f"`python benchmarks/run.py {name}` before storing it.")
+        stored[name] = results
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
+    return stored
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--store":
+        sys.path.insert(0, str(HERE.parent))
+        print(f"wrote {STORE} from", ", ".join(store(sys.argv[2])["tsne"]), "points")
+        sys.exit()
     if len(sys.argv) != 4 or sys.argv[1] not in LIBRARIES:
         sys.exit(f"usage: python {sys.argv[0]} {{{','.join(LIBRARIES)}}} N out.json "
-                 "(or run benchmarks/run.py tsne_fft umap for the tables)")
+                 "(or run benchmarks/run.py tsne_fft umap for the tables), or "
+                 f"python {sys.argv[0]} --store 'the load' (the chapter's stored result)")
     sys.path.insert(0, str(HERE.parent))
     run_one(sys.argv[1], int(sys.argv[2]), sys.argv[3])

@@ -361,3 +361,41 @@ def test_bad_data_is_refused():
         cross_entropy(np.full((3, 3), 2.0), np.zeros((3, 2)), 1.0, 1.0)
     with pytest.raises(ValueError, match=r"distances must be non-negative"):
         smooth_knn_distances(-np.ones((4, 3)), 4)
+
+
+def test_flagged_rounds_are_those_where_a_point_is_twice_and_only_those(digits, monkeypatch):
+    # _rounds(hub_share=True) folds the colours (colour %= cap): a pair folded into a lower
+    # colour can share a point, hub or not, with a pair already there. What holds is that
+    # _shared_rounds flags exactly the rounds in which a point is an end of two edges (their
+    # moves are added up by np.add.at), so every round it does not flag is a matching.
+    X, _ = digits
+    P = fuzzy_graph(X[:300], 15)[0].tocoo()
+    keep = P.row != P.col
+    heads, tails = P.row[keep], P.col[keep]
+    rng = np.random.default_rng(0)
+
+    def twice(h, t, bounds):
+        out = []
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            ends = h[lo:hi] if t is None else np.concatenate([h[lo:hi], t[lo:hi]])
+            out.append(np.unique(ends).size < ends.size)
+        return np.array(out)
+
+    order, bounds = umap_module._rounds(heads, tails, 300, True, rng, hub_share=True)
+    h, t = heads[order], tails[order]
+    shared = umap_module._shared_rounds(h, t, bounds, 300)
+    assert np.array_equal(shared, twice(h, t, bounds)) and shared.any() and not shared.all()
+    # the same edges cut into rounds at random: flagged and unflagged rounds side by side
+    cuts = np.unique(np.concatenate([[0, h.size], rng.integers(0, h.size, 600)]))
+    for ends_tails in (t, None):  # both ends move, or the heads only (a fixed map)
+        flagged = umap_module._shared_rounds(h, ends_tails, cuts, 300)
+        assert np.array_equal(flagged, twice(h, ends_tails, cuts))
+        assert flagged.any() and not flagged.all()
+    # an unflagged round moves its points by plain indexing: the map is the one that adding
+    # up every round's moves (np.add.at everywhere) gives, to the last bit
+    a, b = fit_ab()
+    Z0 = np.random.default_rng(1).uniform(0, 10, size=(300, 2))
+    Z = optimize_layout(P, Z0, a, b, n_epochs=20, random_state=0)
+    monkeypatch.setattr(umap_module, "_add_at",
+                        lambda p, index, values, shared: np.add.at(p, index, values))
+    assert np.array_equal(Z, optimize_layout(P, Z0, a, b, n_epochs=20, random_state=0))
