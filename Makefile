@@ -89,17 +89,27 @@ test-pdf: book
 # browser tests on the built book and in JupyterLab.
 # The unit phase runs the test files that hold a slow test first (tests/unit_order.py), so
 # none of them runs alone at the end.
-# The first nbval pass also runs the mutants of every check cell (tests/nbval_mutants.py, in a
-# fork of nbval's kernel before the cell; its summary counts them), so no notebook runs twice.
-# Both nbval passes hand out the longest notebook first (tests/nbval_order.py; xdist's own
-# order, most cells first, could leave the longest running alone at the end).
-# The book builds (on one core) beside the first nbval pass ($(call beside,...): the step beside
-# writes to a log printed when both are done; either failing fails `make test`). The
-# second-kernel pass and the browser tests run alone: run beside each other on the quiet
-# two-core machine they took 11:22 and 11:33, longer than one after the other.
+# The notebooks run once through nbval, under a BLAS kernel other than the one that produced
+# their stored outputs (NBVAL_KERNEL below: OpenBLAS's Prescott kernel, 2 BLAS threads), so a
+# compared output that holds only one machine's rounding fails here; the same pass runs the
+# mutants of every check cell (tests/nbval_mutants.py, in a fork of nbval's kernel before the
+# cell; its summary counts them). A second pass under the machine's own kernel found nothing
+# this one does not (a re-run that differs under the kernel that wrote the outputs differs
+# under any kernel) and cost 3 minutes: `make test-notebooks` still runs it.
+# The pass hands out the longest notebook first (tests/nbval_order.py; xdist's own order, most
+# cells first, could leave the longest running alone at the end).
+# The book builds (on one core) beside the nbval pass ($(call beside,...): the step beside
+# writes to a log printed when both are done; either failing fails `make test`). The browser
+# tests run alone: beside the notebooks on the two-core machine both were slower.
 # The browser tests run on BROWSER_WORKERS workers, each with its own Chromium (loadgroup: a
 # file marked with an xdist_group runs on one worker, so a fixture it builds is built once).
 BROWSER_WORKERS ?= 3
+# Another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads. OPENBLAS_THREAD_TIMEOUT=4:
+# an idle BLAS thread sleeps at once instead of spinning for about 2^28 cycles, so two workers
+# of two BLAS threads share two cores (2:02 here, against 3:55 with spinning threads and 2:43
+# with one worker); the results do not depend on it.
+NBVAL_KERNEL = OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD_TIMEOUT=4 \
+  MLNOTES_BLAS_THREADS=2
 NBVAL = $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax \
   -p tests.nbval_order
 BROWSER_TESTS = $(BIN)/python -m pytest -n $(BROWSER_WORKERS) --dist loadgroup \
@@ -117,8 +127,7 @@ test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
-	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL) -p tests.nbval_mutants book)
-	$(MAKE) --no-print-directory test-notebooks-kernel
+	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL_KERNEL) $(NBVAL) -p tests.nbval_mutants book)
 	$(BROWSER_TESTS)
 
 # The peers' own test suites (scikit-learn's, openTSNE's, umap-learn's upstream test files,
@@ -143,18 +152,14 @@ test-install: setup
 test-unit: setup
 	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
 
+# The notebooks through nbval with the mutants under the machine's own BLAS kernel, one thread
+# (what `make notebooks` writes the outputs with).
 test-notebooks: setup
 	$(NBVAL) -p tests.nbval_mutants book
 
-# The notebooks again under another BLAS kernel (one every x86-64 CPU has) and 2 BLAS threads:
-# a stored output that holds one machine's rounding fails here, not first on a reader's machine.
-# OPENBLAS_THREAD_TIMEOUT=4: an idle BLAS thread sleeps at once instead of spinning for about
-# 2^28 cycles, so two workers of two BLAS threads share two cores (2:02 here, against 3:55 with
-# spinning threads and 2:43 with one worker); the results do not depend on it.
+# make test's notebook pass alone: another BLAS kernel, 2 BLAS threads, with the mutants.
 test-notebooks-kernel: setup
-	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD_TIMEOUT=4 \
-	  MLNOTES_BLAS_THREADS=2 \
-	  $(NBVAL) -p no:cacheprovider book
+	$(NBVAL_KERNEL) $(NBVAL) -p no:cacheprovider -p tests.nbval_mutants book
 
 test-browser: setup
 	$(BROWSER_TESTS)

@@ -2,7 +2,7 @@
 
 Both halves use it: the static half (``tests/test_mutants.py``, no kernel) reads which cells are
 check cells and what they declare; the dynamic half (``tests/nbval_mutants.py``, a pytest plugin
-on the first nbval pass of ``make test``) runs each mutant in a ``fork`` of nbval's own kernel
+on the nbval pass of ``make test``) runs each mutant in a ``fork`` of nbval's own kernel
 with ``HARNESS`` and judges how it ended with ``failure``.
 """
 

@@ -1,7 +1,8 @@
 """A pytest plugin: the mutants of the book's check cells, run inside nbval's own pass.
 
-``make test``'s first nbval pass loads it (``-p tests.nbval_mutants``; the second, Prescott pass
-does not). Before nbval runs a cell that declares ``mutants`` in its metadata, each mutant (the
+``make test``'s nbval pass (under another BLAS kernel, ``make test-notebooks-kernel``) loads it
+(``-p tests.nbval_mutants``, as ``make test-notebooks`` does under the machine's own kernel).
+Before nbval runs a cell that declares ``mutants`` in its metadata, each mutant (the
 cell's source with ``find`` replaced by ``replace``) runs in a ``fork`` of nbval's kernel, in the
 state the cells before it left (``tests/mutant_support.py``: the child drops every outgoing
 message, so nothing of it reaches nbval's captured outputs, and whatever it assigns dies with

@@ -11,7 +11,7 @@ This file is the static half: ``test_every_check_cell_declares_mutants`` reads t
 kernel): every check cell has a mutant, each ``find`` occurs in its cell, and each says why; a
 cell tagged ``check`` (the book shows it as a check) must contain an ``assert``.
 
-The dynamic half runs inside ``make test``'s first nbval pass, so the notebooks are executed
+The dynamic half runs inside ``make test``'s nbval pass, so the notebooks are executed
 once: the plugin ``tests/nbval_mutants.py`` (``-p tests.nbval_mutants``), before nbval runs a
 check cell, runs each mutant, i.e. the cell's source with ``find`` replaced by ``replace``, in
 the state the cells before it left, and requires an ``AssertionError``. A mutant that passes, or

@@ -5,8 +5,9 @@
 * no compared output prints the digits of a machine-precision residual (``3.9e-14``): those
   digits belong to one BLAS kernel; a residual is printed as a bound (``< 1e-12``).
 
-The second half of the guarantee is dynamic: ``make test-notebooks-kernel`` runs every notebook
-under another OpenBLAS kernel with two BLAS threads, and nbval compares the same outputs.
+The second half of the guarantee is dynamic: ``make test`` (``make test-notebooks-kernel``)
+runs every notebook under another OpenBLAS kernel with two BLAS threads, and nbval compares the
+same outputs.
 """
 
 import json
