@@ -335,7 +335,7 @@ def _thinner_locator(axis, n_labels):
     if isinstance(locator, (AutoLocator, MaxNLocator)):
         nbins = max(n_labels // 2, 1)  # MaxNLocator keeps two ticks in view unless told one will do
         return MaxNLocator(nbins=nbins, steps=TICK_STEPS, min_n_ticks=1 if nbins == 1 else 2)
-    if (isinstance(locator, FixedLocator) and locator.nbins is None
+    if (isinstance(locator, FixedLocator)
             and not isinstance(axis.get_major_formatter(), (FixedFormatter, FuncFormatter))):
         locs = np.asarray(locator.locs)
         if len(locs) > 2:  # numbers the author placed: every other one, the first kept
@@ -369,7 +369,14 @@ def thin_crowded_ticks(fig: "Figure") -> int:
                 if locator is None:
                     done.add(axis)
                     continue
-                axis.set_major_locator(locator)
+                colorbar = getattr(ax, "_colorbar", None)
+                long_axis = getattr(colorbar, "long_axis", None)  # matplotlib >= 3.11
+                if callable(getattr(colorbar, "_long_axis", None)):
+                    long_axis = colorbar._long_axis()
+                if colorbar is not None and axis is long_axis:
+                    colorbar.locator = locator  # the colour bar resets its axis' locator
+                else:
+                    axis.set_major_locator(locator)
                 thinned += 1
                 changed = True
         if not changed:

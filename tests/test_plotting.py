@@ -196,7 +196,9 @@ def test_crowded_3d_tick_labels_and_fixed_numeric_ticks_are_thinned(phone_defaul
     flat, ax2 = plt.subplots(figsize=(2, 2))
     ax2.plot([0, 1000], [0, 1])
     ax2.set_xticks(np.linspace(0, 1000, 9))
-    for figure in (fig, flat):
+    barred, ax3 = plt.subplots(figsize=(3, 1.5))  # a colour bar's ticks, set by number
+    barred.colorbar(ax3.scatter([0, 1], [0, 1], c=[0, 9]), ax=ax3, ticks=range(10))
+    for figure in (fig, flat, barred):
         assert plotting.find_text_overlaps(figure)
         assert plotting.thin_crowded_ticks(figure) >= 1
         assert plotting.find_text_overlaps(figure) == []
