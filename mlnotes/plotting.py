@@ -14,6 +14,12 @@ figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TI
 is saved narrower (``phone_width_limit``), so they reach that size too; each saved PNG records
 its smallest tick label in points (the text entry ``MIN_TICK_KEY``), which the browser tests
 read. Three panels a row is the most that stays readable.
+
+Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
+colour bars' included) and gives flattened fixed-aspect panels more height; text that still
+overlaps other text (tick labels, titles, axis labels) raises :class:`FigureTextOverlap`, which
+shows in the chapter's output (``find_text_overlaps`` lists the pairs; a hygiene test keeps every
+chapter free of it).
 """
 
 import os
