@@ -14,6 +14,12 @@ figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TI
 is saved narrower (``phone_width_limit``), so they reach that size too; each saved PNG records
 its smallest tick label in points (the text entry ``MIN_TICK_KEY``), which the browser tests
 read. Three panels a row is the most that stays readable.
+
+Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
+colour bars' included) and gives flattened fixed-aspect panels more height; text that still
+overlaps other text (tick labels, titles, axis labels) raises :class:`FigureTextOverlap`, which
+shows in the chapter's output (``find_text_overlaps`` lists the pairs; a hygiene test keeps every
+chapter free of it).
 """
 
 import os
@@ -55,6 +61,9 @@ TITLE_ROOM = 1.0  # an axes title may be as wide as its axes, then it wraps
 FIT_PASSES = 3
 TICK_GAP_PT = 4.0  # neighbouring tick labels closer than this (points) are crowded
 MAX_TICK_THINNING = 4
+OVERLAP_TOLERANCE_PT = 1.0  # texts overlapping by less (text boxes carry some padding) do not collide
+MAX_HEIGHT_GROWTH = 1.6  # a figure with flattened fixed-aspect panels may grow this much taller
+MAX_OVERLAPS_NAMED = 3  # pairs of colliding texts a warning names
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
@@ -108,6 +117,8 @@ def setup_notebook(threads: int = 1) -> None:
         "image.cmap": COORD_CMAP,
         "svg.hashsalt": "mlnotes",  # deterministic SVG ids
     })
+    # every colliding figure warns, not only the first with a given message
+    warnings.simplefilter("always", FigureTextOverlap)
     _use_retina_figures()
 
 
@@ -199,38 +210,203 @@ def fit_titles(fig: "Figure") -> int:
     return wrapped
 
 
+class FigureTextOverlap(UserWarning):
+    """Two texts of a saved figure overlap (tick labels, titles, axis labels, colour bar labels):
+    the figure needs more room (``figsize``, fewer panels a row) or fewer ticks."""
+
+
+def _drawn_ticks(axis):
+    """The ticks ``axis`` drew at its last draw (within its view interval), major and minor.
+
+    Read without ``Axis._update_ticks``, which would move a 3-D axis' labels back to 2-D places.
+    """
+    low, high = sorted(axis.get_view_interval())
+    eps = 1e-10 * max(abs(high - low), 1e-300)
+    drawn = []
+    for locs, ticks in ((axis.get_majorticklocs(), axis.get_major_ticks),
+                        (axis.get_minorticklocs(), axis.get_minor_ticks)):
+        drawn += [tick for loc, tick in zip(locs, ticks(len(locs)), strict=True)
+                  if low - eps <= loc <= high + eps]
+    return drawn
+
+
+def _tick_label_texts(axis):
+    """The visible, non-empty tick labels ``axis`` draws."""
+    return [label for tick in _drawn_ticks(axis) for label in (tick.label1, tick.label2)
+            if label.get_visible() and label.get_text().strip()]
+
+
+def _axes_axes(ax):
+    """The axes' x, y (and z, on a 3-D axes) axis with its letter, if it is drawn."""
+    if not (ax.axison or ax.name == "3d"):
+        return []
+    return [(letter, axis) for letter, axis in (("x", ax.xaxis), ("y", ax.yaxis),
+                                                ("z", getattr(ax, "zaxis", None)))
+            if axis is not None and axis.get_visible()]
+
+
+def _panel_name(fig, ax):
+    """A reader's name for ``ax``: its number and title, or "colour bar"."""
+    if hasattr(ax, "_colorbar"):
+        return "the colour bar"
+    title = ax.get_title().replace("\n", " ")
+    number = [a for a in fig.axes if not hasattr(a, "_colorbar")].index(ax) + 1
+    return f"panel {number}" + (f" ({title!r})" if title else "")
+
+
+def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
+    """The texts of ``fig`` that must not overlap: each axes' titles, axis labels and drawn tick
+    labels (3-D axes and colour bars included), and the figure's suptitle and super labels.
+
+    Returns (description, owning axes or None, Text) triples. Positions are those of the last
+    draw: lay the figure out first (``fig.draw_without_rendering()``).
+    """
+    texts = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        name = _panel_name(fig, ax)
+        for title in (ax.title, ax._left_title, ax._right_title):
+            if title.get_visible() and title.get_text().strip():
+                texts.append((f"the title of {name}", ax, title))
+        for letter, axis in _axes_axes(ax):
+            if axis.label.get_visible() and axis.label.get_text().strip():
+                texts.append((f"the {letter} label {axis.label.get_text()!r} of {name}", ax,
+                               axis.label))
+            texts += [(f"the {letter} tick label {label.get_text()!r} of {name}", ax, label)
+                      for label in _tick_label_texts(axis)]
+    for attribute in ("_suptitle", "_supxlabel", "_supylabel"):
+        text = getattr(fig, attribute, None)
+        if text is not None and text.get_visible() and text.get_text().strip():
+            texts.append((f"the figure's {attribute.strip('_')} {text.get_text()!r}", None, text))
+    return texts
+
+
+def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE_PT,
+                       draw: bool = True) -> list[tuple[str, str]]:
+    """Pairs of texts of ``fig`` whose bounding boxes overlap, by more than ``tolerance_pt``
+    points in both directions, as drawn at the figure's size (see :func:`figure_texts`).
+
+    Text keeps its size in points when a figure is scaled, so whether two texts overlap does not
+    depend on the scale it is shown at. One layout pass (``draw=False``: the last draw's) and
+    bounding boxes only. Returns (description, description) pairs, in the figure's order.
+    """
+    if draw:
+        fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    texts = figure_texts(fig)
+    if len(texts) < 2:
+        return []
+    boxes = np.array([text.get_window_extent(renderer).extents for _, _, text in texts])
+    tol = tolerance_pt * fig.dpi / 72
+    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
+    # two boxes overlap when they overlap along x AND along y
+    along_x = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]) > tol
+    along_y = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]) > tol
+    first, second = np.nonzero(np.triu(along_x & along_y, k=1))
+    return [(texts[i][0], texts[j][0]) for i, j in zip(first, second, strict=True)]
+
+
+def warn_text_overlaps(fig: "Figure", *, draw: bool = True) -> list[tuple[str, str]]:
+    """Warn (:class:`FigureTextOverlap`) if texts of ``fig`` overlap; returns the pairs
+    (:func:`find_text_overlaps`)."""
+    pairs = find_text_overlaps(fig, draw=draw)
+    if pairs:
+        shown = "; ".join(f"{a} overlaps {b}" for a, b in pairs[:MAX_OVERLAPS_NAMED])
+        more = (f" (and {len(pairs) - MAX_OVERLAPS_NAMED} more pairs)"
+                if len(pairs) > MAX_OVERLAPS_NAMED else "")
+        warnings.warn(f"Text collides in this figure: {shown}{more}. Give the figure more room "
+                      "(a larger figsize, two rows instead of three columns) or fewer ticks.",
+                      FigureTextOverlap, stacklevel=2)
+    return pairs
+
+
+def _crowded(boxes, gap):
+    """Whether any two of ``boxes`` (x0, y0, x1, y1 rows) come closer than ``gap`` pixels in
+    both directions."""
+    if len(boxes) < 2:
+        return False
+    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
+    along_x = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]) > -gap
+    along_y = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]) > -gap
+    return bool(np.triu(along_x & along_y, k=1).any())
+
+
+def _thinner_locator(axis, n_labels):
+    """A locator with fewer ticks than ``axis`` draws now (``n_labels`` labels), or None where
+    thinning is not safe: ticks an author named (fixed labels, a function's) stay."""
+    from matplotlib.ticker import AutoLocator, FixedFormatter, FixedLocator, FuncFormatter, MaxNLocator
+
+    locator = axis.get_major_locator()
+    if isinstance(locator, (AutoLocator, MaxNLocator)):
+        nbins = max(n_labels // 2, 1)  # MaxNLocator keeps two ticks in view unless told one will do
+        return MaxNLocator(nbins=nbins, steps=TICK_STEPS, min_n_ticks=1 if nbins == 1 else 2)
+    if (isinstance(locator, FixedLocator)
+            and not isinstance(axis.get_major_formatter(), (FixedFormatter, FuncFormatter))):
+        locs = np.asarray(locator.locs)
+        if len(locs) > 2:  # numbers the author placed: every other one, the first kept
+            return FixedLocator(locs[::2])
+    return None
+
+
 def thin_crowded_ticks(fig: "Figure") -> int:
     """Fewer ticks on an axis whose tick labels (drawn at the figure's final size) touch or
     overlap: a panel shrunk to the phone width keeps its labels in points, so the locator's
-    choice for the wider panel may no longer fit. Returns how many axes were thinned."""
-    from matplotlib.ticker import AutoLocator, MaxNLocator
-
+    choice for the wider panel may no longer fit. Any axis, 3-D axes' and colour bars' included;
+    automatic ticks are re-chosen, numeric ticks an author placed keep every other one, named
+    ticks stay. Returns how many axes were thinned."""
     renderer = fig.canvas.get_renderer()
-    thinned = 0
-    for ax in fig.axes:
-        if ax.name != "rectilinear":
-            continue
-        for axis, lo, hi in ((ax.xaxis, "x0", "x1"), (ax.yaxis, "y0", "y1")):
-            locator = axis.get_major_locator()
-            if not isinstance(locator, (AutoLocator, MaxNLocator)):
-                continue  # ticks the author placed stay where they are
-            for _ in range(MAX_TICK_THINNING):
-                fig.draw_without_rendering()  # tick labels as the locator now places them
-                gap = TICK_GAP_PT * fig.dpi / 72
-                low, high = sorted(axis.get_view_interval())
-                boxes = sorted((label.get_window_extent(renderer)
-                                for loc, label in zip(axis.get_majorticklocs(),
-                                                      axis.get_majorticklabels(), strict=False)
-                                if low <= loc <= high and label.get_visible()
-                                and label.get_text()),
-                               key=lambda box, lo=lo: getattr(box, lo))
-                crowded = any(getattr(b, lo) < getattr(a, hi) + gap
-                              for a, b in zip(boxes[:-1], boxes[1:], strict=True))
-                if not crowded or len(boxes) <= 2:
-                    break
-                axis.set_major_locator(MaxNLocator(nbins=len(boxes) - 2, steps=TICK_STEPS))
+    gap = TICK_GAP_PT * fig.dpi / 72
+    thinned, done = 0, set()
+    for _ in range(MAX_TICK_THINNING):  # one layout a round, every crowded axis thinned in it
+        fig.draw_without_rendering()  # tick labels as the locators now place them
+        changed = False
+        for ax in fig.axes:
+            for _, axis in _axes_axes(ax):
+                if axis in done:
+                    continue
+                labels = _tick_label_texts(axis)
+                boxes = np.array([label.get_window_extent(renderer).extents
+                                  for label in labels]).reshape(-1, 4)
+                # down to two labels while crowded; two labels only go if they overlap
+                locator = (_thinner_locator(axis, len(labels))
+                           if len(boxes) >= 2 and _crowded(boxes, gap if len(boxes) > 2 else 0.0)
+                           else None)
+                if locator is None:
+                    done.add(axis)
+                    continue
+                colorbar = getattr(ax, "_colorbar", None)
+                long_axis = getattr(colorbar, "long_axis", None)  # matplotlib >= 3.11
+                if callable(getattr(colorbar, "_long_axis", None)):
+                    long_axis = colorbar._long_axis()
+                if colorbar is not None and axis is long_axis:
+                    colorbar.locator = locator  # the colour bar resets its axis' locator
+                else:
+                    axis.set_major_locator(locator)
                 thinned += 1
+                changed = True
+        if not changed:
+            break
     return thinned
+
+
+def _grow_for_fixed_aspect(fig):
+    """Give ``fig`` more height when a fixed-aspect panel (``set_aspect("equal")``) is drawn
+    narrower than its slot: shrinking a wide figure flattens its slots, and such a panel shrinks
+    with their height, crowding its tick labels. Returns whether the figure grew."""
+    growth = 1.0
+    for ax in fig.axes:
+        if ax.get_aspect() == "auto" or ax.get_adjustable() != "box" or hasattr(ax, "_colorbar"):
+            continue
+        ax.apply_aspect()
+        slot, drawn = ax.get_position(original=True), ax.get_position()
+        if drawn.width > 0 and drawn.width < slot.width * 0.98:
+            growth = max(growth, slot.width / drawn.width)
+    if growth <= 1.0:
+        return False
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height * min(growth, MAX_HEIGHT_GROWTH), forward=False)
+    return True
 
 
 def _tight_width(fig):
@@ -310,6 +486,16 @@ def _phone_width_png(fig, **kwargs):
             break
         width = fig.get_size_inches()[0]
         fit_to_width(fig, max_width=width * limit / saved)
+    # what the passes left: equal-aspect axes change their view interval at each layout, so
+    # their ticks are thinned once more; what still collides is reported
+    # (shrinking flattened the slots: a fixed-aspect panel shrank with their height, and more
+    # height at the same width gives its labels room)
+    if find_text_overlaps(fig):
+        if _grow_for_fixed_aspect(fig):
+            _redo_layout(fig)
+        if thin_crowded_ticks(fig):
+            _redo_layout(fig)
+    warn_text_overlaps(fig)
     # the smallest tick label's size goes into the PNG (a tEXt entry): the browser tests read
     # it to work out how large the tick labels are shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)

@@ -334,3 +334,18 @@ def test_bibliography_labels_are_author_year():
     style = citations.AuthorYearLabelStyle()
     labels = list(style.format_labels([entry("Hinton, G."), entry("Hinton, G.")]))
     assert labels == ["Hinton, 2000a", "Hinton, 2000b"]
+
+
+def test_no_chapter_draws_a_figure_whose_text_collides():
+    """``mlnotes.plotting`` warns (``FigureTextOverlap``) when a saved figure's texts overlap
+    after it thinned what it could: no stored output of any chapter may carry that warning."""
+    from mlnotes.plotting import FigureTextOverlap
+
+    name = FigureTextOverlap.__name__
+    bad = [f"{notebook} cell {index}" for notebook in NOTEBOOKS
+           for index, _, cell in _code_cells(notebook)
+           for output in cell.get("outputs", [])
+           if name in _text(output.get("text", "")) + _text(output.get("evalue", ""))
+           + _text(output.get("data", {}).get("text/plain", ""))]
+    assert not bad, (f"figures whose text collides: {bad}; give the figure more room (figsize, "
+                     "two rows instead of three columns) or fewer ticks, and re-execute")

@@ -1,5 +1,7 @@
 """Figure defaults for phones (mlnotes.plotting): readable text when a figure fills a phone."""
 
+import warnings
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -120,3 +122,103 @@ def test_tick_labels_of_a_shrunk_panel_do_not_touch(phone_defaults):
         assert len(boxes) >= 2
         for left, right in zip(boxes[:-1], boxes[1:], strict=True):
             assert right.x0 >= left.x1 + plotting.TICK_GAP_PT * fig.dpi / 72 - 0.5
+
+
+def _crowded_ticks_figure(locator):
+    """Three panels whose x tick labels (long numbers, many ticks) run into each other."""
+    fig, axes = plt.subplots(1, 3, figsize=(6.25, 2.5))
+    for ax in axes:
+        ax.plot([-0.0213, 0.0217], [0, 1])
+        ax.xaxis.set_major_locator(locator())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%.4f"))
+    fig.tight_layout()
+    return fig
+
+
+def test_overlapping_tick_labels_are_detected_and_a_clean_figure_is_not(phone_defaults):
+    fig = _crowded_ticks_figure(lambda: matplotlib.ticker.MaxNLocator(nbins=8))
+    pairs = plotting.find_text_overlaps(fig)
+    assert pairs and all("x tick label" in a and "x tick label" in b for a, b in pairs)
+    clean, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a title")
+    ax.set_xlabel("x")
+    clean.tight_layout()
+    assert plotting.find_text_overlaps(clean) == []
+
+
+def test_side_by_side_labels_on_one_row_are_not_an_overlap(phone_defaults):
+    # mutant of the check: boxes compared along one axis only would call every row of tick
+    # labels (same height, side by side) an overlap
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot([0, 10], [0, 10])
+    fig.tight_layout()
+    assert plotting.find_text_overlaps(fig) == []
+    # and neighbours closer than the tolerance only (the text boxes' padding) are no collision
+    fig2, ax2 = plt.subplots(figsize=(5, 3))
+    ax2.plot([0, 10], [0, 10])
+    fig2.tight_layout()
+    assert plotting.find_text_overlaps(fig2, tolerance_pt=0.0) == []
+
+
+def test_colliding_titles_and_a_colour_bar_are_detected(phone_defaults):
+    fig, axes = plt.subplots(1, 2, figsize=(4, 2.5))
+    for ax in axes:
+        ax.set_title("a title much wider than its own small panel")
+    art = axes[1].scatter([0, 1], [0, 1], c=[0, 1])
+    fig.colorbar(art, ax=axes[1], label="colour")
+    fig.subplots_adjust(wspace=0.05)
+    pairs = plotting.find_text_overlaps(fig)
+    assert ("the title of panel 1 ('a title much wider than its own small panel')",
+            "the title of panel 2 ('a title much wider than its own small panel')") in pairs
+
+
+def test_formatter_thins_crowded_ticks_and_warns_about_what_remains(phone_defaults):
+    fig = _crowded_ticks_figure(lambda: matplotlib.ticker.MaxNLocator(nbins=8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plotting.FigureTextOverlap)
+        _saved_png(fig)  # thinned: nothing left to warn about
+    assert plotting.find_text_overlaps(fig) == []
+    # ticks the author named cannot be thinned: the formatter warns, naming the two texts
+    named, axes = plt.subplots(1, 3, figsize=(6.25, 2.5))
+    for ax in axes:
+        ax.set_xticks(range(6), [f"label {i}" for i in range(6)])
+    named.tight_layout()
+    with pytest.warns(plotting.FigureTextOverlap, match="x tick label 'label 0' of panel 1"):
+        _saved_png(named)
+
+
+def test_crowded_3d_tick_labels_and_fixed_numeric_ticks_are_thinned(phone_defaults):
+    fig = plt.figure(figsize=(3, 3))
+    ax = fig.add_subplot(projection="3d")
+    ax.scatter([0, 1], [0, 1], [0, 1])
+    ax.zaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=30))
+    flat, ax2 = plt.subplots(figsize=(2, 2))
+    ax2.plot([0, 1000], [0, 1])
+    ax2.set_xticks(np.linspace(0, 1000, 9))
+    barred, ax3 = plt.subplots(figsize=(3, 1.5))  # a colour bar's ticks, set by number
+    barred.colorbar(ax3.scatter([0, 1], [0, 1], c=[0, 9]), ax=ax3, ticks=range(10))
+    for figure in (fig, flat, barred):
+        assert plotting.find_text_overlaps(figure)
+        assert plotting.thin_crowded_ticks(figure) >= 1
+        assert plotting.find_text_overlaps(figure) == []
+
+
+def test_flattened_equal_aspect_panels_get_more_height(phone_defaults):
+    rng = np.random.default_rng(0)
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+    for ax in axes:
+        ax.scatter(*rng.normal(size=(2, 100)) * 0.02, s=4)
+        ax.set_aspect("equal")
+    fig.tight_layout()
+    plotting.fit_to_width(fig)
+    width, height = fig.get_size_inches()
+    assert plotting._grow_for_fixed_aspect(fig)
+    assert fig.get_size_inches()[0] == width and fig.get_size_inches()[1] > height
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plotting.FigureTextOverlap)
+        _saved_png(fig)
+    assert plotting.find_text_overlaps(fig) == []
+    free, ax = plt.subplots(figsize=(4, 3))  # an auto-aspect panel fills its slot: no growth
+    ax.plot([0, 1], [0, 1])
+    assert not plotting._grow_for_fixed_aspect(free)
