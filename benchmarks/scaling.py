@@ -15,7 +15,8 @@ as on a quiet one. The process reports:
 * the peak resident memory of the process.
 
 ``python benchmarks/scaling.py --store "<the machine's load>"`` then writes the two tables' JSON
-into the scaling chapter's stored result, ``book/data/scaling_bench.json`` (:func:`store`): the
+into the scaling chapter's stored result, ``mlnotes/data/scaling_bench.json`` (:func:`store`; in the
+package, so a chapter downloaded alone or opened in Colab reads it too): the
 chapter's table, figure and quoted figures all read that one file.
 
 Data: noisy 64-D copies of the 8 x 8 digits (:func:`noisy_digits`, seed 0, no download).
@@ -363,7 +364,7 @@ def run_pair(ours, peer, what, name):
     return results
 
 
-STORE = HERE.parent / "book" / "data" / "scaling_bench.json"
+STORE = HERE.parent / "mlnotes" / "data" / "scaling_bench.json"
 PEERS = {"tsne": ("mlnotes-tsne", "openTSNE"), "umap": ("mlnotes-umap", "umap-learn")}
 
 
@@ -380,7 +381,7 @@ def store(load: str, out: pathlib.Path = STORE) -> dict:
         How busy the machine was during the run, in words (CPU time hardly depends on it, wall
         time does), e.g. ``"load average 4-8: five engineers' tests and builds"``.
     out : pathlib.Path
-        Where to write (default: ``book/data/scaling_bench.json``).
+        Where to write (default: ``mlnotes/data/scaling_bench.json``).
 
     Returns
     -------
