@@ -93,3 +93,24 @@ def test_a_run_stored_without_rewriting_the_text_is_caught():
     text = _text()
     assert all(q in text for q in quoted(bench))
     assert not all(q in text for q in quoted(other))
+
+
+def test_the_umap_chapter_quotes_the_same_run_at_20000_points():
+    # book/umap.ipynb's comparison at scale is the stored run's 20 000-point rows
+    bench = json.loads(STORED.read_text(encoding="utf-8"))
+    ours, peer = (bench["umap"]["20000"][lib] for lib in PEERS["umap"])
+    cells = json.loads((ROOT / "book" / "umap.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = " ".join(" ".join("".join(c["source"]) for c in cells
+                             if c["cell_type"] == "markdown").split())
+    quoted = [
+        f"| time (CPU s, one thread) | {ours['total']:.1f} | {peer['total']:.1f} |",
+        f"| 10-NN kept | {ours['knn']:.3f} | {peer['knn']:.3f} |",
+        f"| trustworthiness (10 neighbours) | {ours['trust']:.4f} | {peer['trust']:.4f} |",
+        f"mlnotes took {ours['total'] / peer['total']:.2f} times as long",
+        f"{ours['per_iter_ms']:.0f} against {peer['per_iter_ms']:.0f} ms an epoch",
+        f"({ours['neighbours']:.1f} against {peer['neighbours']:.1f} s)",
+        f"({ours['init']:.1f} against {peer['init']:.1f} s)",
+        f"umap-learn's takes {peer['first_call']:.0f} s",
+    ]
+    missing = [q for q in quoted if q not in text]
+    assert not missing, f"the UMAP chapter does not say (from {STORED.name}): {missing}"
