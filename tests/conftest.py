@@ -1,4 +1,5 @@
-"""Shared set-up of the test suite: one BLAS thread per process; xdist groups that group.
+"""Shared set-up of the test suite: one BLAS thread per process; xdist groups that group; the
+browser tests' served book and Chromium.
 
 One BLAS thread
     ``make test`` runs the unit tests on two xdist workers on a two-core machine. OpenBLAS starts
@@ -76,3 +77,24 @@ def pytest_collection_modifyitems(config, items):
         from _pytest.nodeid import NodeId
 
         item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
+
+
+# --- the browser tests' shared fixtures (a test file may define its own of the same name) ----
+@pytest.fixture(scope="module")
+def site():
+    """The built book (``_build/html``) served over HTTP, for one test file."""
+    from browser_support import BOOK_HTML, serve_directory
+
+    if not (BOOK_HTML / "index.html").exists():
+        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
+    with serve_directory(BOOK_HTML) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for one test file (tests/browser_support.py: the Debian build, no network)."""
+    from browser_support import launch_chromium
+
+    with launch_chromium() as b:
+        yield b

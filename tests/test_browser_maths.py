@@ -51,8 +51,6 @@ from browser_support import (
     BOOK_HTML,
     RAW_TEX,
     ROOT,
-    launch_chromium,
-    serve_directory,
     toc_files,
     wait_until,
 )
@@ -120,20 +118,6 @@ const mlnotesWatch = setInterval(() => {
   if (seen.length) window.mlnotesTexSeen.push(...seen.slice(0, 2));
 }, WATCH_MS);
 """
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not (BOOK_HTML / "index.html").exists():
-        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
-    with serve_directory(BOOK_HTML) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 def _served_bytes(urls, host):

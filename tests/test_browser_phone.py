@@ -34,11 +34,8 @@ import re
 import pytest
 
 from browser_support import (
-    BOOK_HTML,
     ROOT,
     TYPESET_ALL,
-    launch_chromium,
-    serve_directory,
     toc_files,
     wait_until,
 )
@@ -58,20 +55,6 @@ SAMPLE_PAGES = ["book/tsne.html", "book/appendix_notation.html", "book/isomap.ht
 def _toc_pages():
     files = toc_files()
     return [f"{f}.html" for f in files]
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not (BOOK_HTML / "index.html").exists():
-        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
-    with serve_directory(BOOK_HTML) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 def _open(browser, site, page, width, mode="light", touch=None):

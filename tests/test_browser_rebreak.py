@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_support import BOOK_HTML, ROOT, launch_chromium, serve_directory
+from browser_support import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -143,20 +143,6 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
 
 
 KINDS = {}  # the kinds of display holders PAGE has (``_run``): "built", "lazy"
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not (BOOK_HTML / "index.html").exists():
-        pytest.fail(f"no built book at {BOOK_HTML}: `make book` runs before the browser tests")
-    with serve_directory(BOOK_HTML) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 def test_displays_typeset_in_the_page_are_broken_again_for_their_column(site, browser):
