@@ -138,3 +138,13 @@ def wait_until(pw_page, expression, arg=None, timeout=3000):
         return True
     except PlaywrightTimeout:
         return False
+
+
+def serve_mutant(context, static_name, mutant):
+    """Serve ``book/_static/<static_name>`` to ``context`` with ``mutant`` (find, replace)
+    applied: a check of the page's script or style sheet shown to fail on the mutated file."""
+    source = (ROOT / "book" / "_static" / static_name).read_text(encoding="utf-8")
+    assert mutant[0] in source, f"mutant {mutant[0]!r} not in {static_name}"
+    kind = "text/css" if static_name.endswith(".css") else "text/javascript"
+    context.route(f"**/_static/{static_name}*", lambda route: route.fulfill(
+        body=source.replace(*mutant), content_type=kind))

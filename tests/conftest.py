@@ -93,7 +93,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser():
-    """One Chromium for one test file (tests/browser_support.py: the Debian build, no network)."""
+    """One Chromium for one test file (tests/browser_support.py: the Debian build, no network);
+    it fails (in CI) or skips before a test starts any server."""
     from browser_support import launch_chromium
 
     with launch_chromium() as b:

@@ -49,7 +49,6 @@ from browser_support import (
     RAW_TEX,
     ROOT,
     TYPESET_ALL,
-    launch_chromium,
     serve_directory,
     toc_files,
     wait_until,
@@ -104,12 +103,6 @@ def test_every_built_page_is_checked(built):
 def site(built):
     with serve_directory(built) as base_url:
         yield base_url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 # Every method chapter has at least one ipywidgets explorer (DESIGN.md, "Widgets").

@@ -23,7 +23,7 @@ import pytest
 
 import mlnotes.widgets as mw
 
-from browser_support import ROOT, launch_chromium, serve_directory
+from browser_support import ROOT, serve_directory
 
 # one pytest-xdist worker runs the whole file, so the small book below is built once
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("explorer_book")]
@@ -102,12 +102,6 @@ def site(tmp_path_factory):
                     "--warningiserror", "--quiet"], check=True, cwd=src)
     with serve_directory(out / "_build" / "html") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 PIXELS_JS = """root => Array.from(root.querySelectorAll('canvas')).map(c => c.toDataURL()).join('|')"""

@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import ROOT, browser_required, launch_chromium, wait_until
+from browser_support import ROOT, browser_required, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -148,12 +148,6 @@ def lab(tmp_path_factory):
     (root / "explorer.ipynb").write_text(json.dumps(notebook))
     with run_lab(root) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:  # fails (in CI) or skips before any server is started
-        yield b
 
 
 def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):

@@ -13,8 +13,6 @@ import json
 import pytest
 from test_browser_lab import ARTIFACTS, run_lab
 
-from browser_support import launch_chromium
-
 pytestmark = pytest.mark.browser
 
 N_FRAMES = 31  # max_iter=300, a snapshot every 10 iterations and the start
@@ -63,12 +61,6 @@ def replay_lab(tmp_path_factory):
     (root / "replay.ipynb").write_text(json.dumps(notebook))
     with run_lab(root) as (base, token):
         yield base, token, root
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_chromium() as b:
-        yield b
 
 
 def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):

@@ -51,6 +51,7 @@ from browser_support import (
     BOOK_HTML,
     RAW_TEX,
     ROOT,
+    serve_mutant,
     toc_files,
     wait_until,
 )
@@ -526,10 +527,7 @@ def _refit_problems(browser, site, page, mode, mutant=None, timeout=10000):
     context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
                             f"localStorage.setItem('theme', '{mode}');")
     if mutant:
-        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
-        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
-        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
-            body=script.replace(*mutant), content_type="text/javascript"))
+        serve_mutant(context, "mlnotes-mathjax.js", mutant)
     problems, again, kept = [], 0, 0
     try:
         pw_page = context.new_page()
@@ -598,10 +596,7 @@ def _menu_on_built(browser, site, mutant=None):
     1366 px: what ``MENU_JS`` finds."""
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     if mutant:
-        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
-        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
-        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
-            body=script.replace(*mutant), content_type="text/javascript"))
+        serve_mutant(context, "mlnotes-mathjax.js", mutant)
     try:
         pw_page = context.new_page()
         pw_page.goto(f"{site}/book/intro.html", wait_until="load")

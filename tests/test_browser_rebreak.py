@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_support import ROOT
+from browser_support import serve_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -94,10 +94,7 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
     context.add_init_script(f"localStorage.setItem('mode', '{MODE}');"
                             f"localStorage.setItem('theme', '{MODE}');")
     if mutant:
-        script = (ROOT / "book" / "_static" / "mlnotes-mathjax.js").read_text(encoding="utf-8")
-        assert mutant[0] in script, f"mutant {mutant[0]!r} not in mlnotes-mathjax.js"
-        context.route("**/_static/mlnotes-mathjax.js*", lambda route: route.fulfill(
-            body=script.replace(*mutant), content_type="text/javascript"))
+        serve_mutant(context, "mlnotes-mathjax.js", mutant)
     problems = []
     try:
         pw_page = context.new_page()
@@ -211,10 +208,7 @@ def _toc_maths(browser, site, width, mode, mutant=None):
     context = browser.new_context(viewport={"width": width, "height": 844 if phone else 768},
                                   color_scheme=mode, is_mobile=phone, has_touch=phone)
     if mutant:
-        css = (ROOT / "book" / "_static" / "mlnotes.css").read_text(encoding="utf-8")
-        assert mutant[0] in css, f"mutant {mutant[0]!r} not in mlnotes.css"
-        context.route("**/_static/mlnotes.css*", lambda route: route.fulfill(
-            body=css.replace(*mutant), content_type="text/css"))
+        serve_mutant(context, "mlnotes.css", mutant)
     try:
         pw_page = context.new_page()
         pw_page.goto(f"{site}/{TOC_PAGE}", wait_until="load")
