@@ -17,9 +17,10 @@ read. Three panels a row is the most that stays readable.
 
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
-overlaps other text (tick labels, titles, axis labels) raises :class:`FigureTextOverlap`, which
-shows in the chapter's output (``find_text_overlaps`` lists the pairs; a hygiene test keeps every
-chapter free of it).
+overlaps other text (tick labels, titles, axis labels, point labels), a point label over a
+marker, and a legend over plotted data raise :class:`FigureTextOverlap`, which shows in the
+chapter's output (``find_text_overlaps`` and ``find_covering_legends`` list them; a hygiene test
+keeps every chapter free of it).
 """
 
 import os
@@ -64,6 +65,8 @@ MAX_TICK_THINNING = 4
 OVERLAP_TOLERANCE_PT = 1.0  # texts overlapping by less (text boxes carry some padding) do not collide
 MAX_HEIGHT_GROWTH = 1.6  # a figure with flattened fixed-aspect panels may grow this much taller
 MAX_OVERLAPS_NAMED = 3  # pairs of colliding texts a warning names
+LEGEND_COVER_MAX = 0.02  # a legend may sit over at most this fraction of one plotted series
+LINE_SAMPLE_PT = 2.0  # a line without markers is checked at points this far apart along it
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
@@ -211,8 +214,10 @@ def fit_titles(fig: "Figure") -> int:
 
 
 class FigureTextOverlap(UserWarning):
-    """Two texts of a saved figure overlap (tick labels, titles, axis labels, colour bar labels):
-    the figure needs more room (``figsize``, fewer panels a row) or fewer ticks."""
+    """Two texts of a saved figure overlap (tick labels, titles, axis labels, colour bar labels,
+    point labels), a point label hides a marker, or a legend hides plotted data: the figure needs
+    more room (``figsize``, fewer panels a row), fewer ticks or labels, labels moved off their
+    points, or its legend outside the data."""
 
 
 def _drawn_ticks(axis):
@@ -254,9 +259,15 @@ def _panel_name(fig, ax):
     return f"panel {number}" + (f" ({title!r})" if title else "")
 
 
+def _point_labels(ax):
+    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``)."""
+    return [text for text in ax.texts if text.get_visible() and text.get_text().strip()]
+
+
 def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
-    """The texts of ``fig`` that must not overlap: each axes' titles, axis labels and drawn tick
-    labels (3-D axes and colour bars included), and the figure's suptitle and super labels.
+    """The texts of ``fig`` that must not overlap: each axes' titles, axis labels, drawn tick
+    labels (3-D axes and colour bars included) and the labels an author placed (``ax.text``,
+    ``ax.annotate``), and the figure's own texts, suptitle and super labels.
 
     Returns (description, owning axes or None, Text) triples. Positions are those of the last
     draw: lay the figure out first (``fig.draw_without_rendering()``).
@@ -275,27 +286,36 @@ def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
                                axis.label))
             texts += [(f"the {letter} tick label {label.get_text()!r} of {name}", ax, label)
                       for label in _tick_label_texts(axis)]
+        texts += [(f"the label {text.get_text()!r} of {name}", ax, text)
+                  for text in _point_labels(ax)]
+    named = {}
     for attribute in ("_suptitle", "_supxlabel", "_supylabel"):
         text = getattr(fig, attribute, None)
-        if text is not None and text.get_visible() and text.get_text().strip():
-            texts.append((f"the figure's {attribute.strip('_')} {text.get_text()!r}", None, text))
+        if text is not None:
+            named[id(text)] = f"the figure's {attribute.strip('_')} {text.get_text()!r}"
+    # fig.texts holds the suptitle and super labels too
+    texts += [(named.get(id(text), f"the figure's text {text.get_text()!r}"), None, text)
+              for text in fig.texts if text.get_visible() and text.get_text().strip()]
     return texts
 
 
 def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE_PT,
                        draw: bool = True) -> list[tuple[str, str]]:
     """Pairs of texts of ``fig`` whose bounding boxes overlap, by more than ``tolerance_pt``
-    points in both directions, as drawn at the figure's size (see :func:`figure_texts`).
+    points in both directions, as drawn at the figure's size (see :func:`figure_texts`), and
+    point labels (``ax.text``, ``ax.annotate``) whose box covers a marker of their axes (their
+    own point's or another's, a marker taken as the square of its size; see :func:`data_marks`).
 
     Text keeps its size in points when a figure is scaled, so whether two texts overlap does not
-    depend on the scale it is shown at. One layout pass (``draw=False``: the last draw's) and
-    bounding boxes only. Returns (description, description) pairs, in the figure's order.
+    depend on the scale it is shown at; whether a label covers a point does. One layout pass
+    (``draw=False``: the last draw's) and bounding boxes only. Returns (description,
+    description) pairs, in the figure's order.
     """
     if draw:
         fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     texts = figure_texts(fig)
-    if len(texts) < 2:
+    if not texts:
         return []
     boxes = np.array([text.get_window_extent(renderer).extents for _, _, text in texts])
     tol = tolerance_pt * fig.dpi / 72
@@ -304,20 +324,135 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
     along_x = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]) > tol
     along_y = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]) > tol
     first, second = np.nonzero(np.triu(along_x & along_y, k=1))
-    return [(texts[i][0], texts[j][0]) for i, j in zip(first, second, strict=True)]
+    pairs = [(texts[i][0], texts[j][0]) for i, j in zip(first, second, strict=True)]
+    return pairs + _labels_over_markers(fig, texts, boxes, tol)
+
+
+def _in_view(ax, points):
+    """Which of ``points`` (display coordinates) lie inside the drawn area of ``ax``."""
+    box = ax.get_window_extent()
+    return (np.isfinite(points).all(axis=1) & (points[:, 0] >= box.x0) & (points[:, 0] <= box.x1)
+            & (points[:, 1] >= box.y0) & (points[:, 1] <= box.y1))
+
+
+def _series_name(kind, artist):
+    label = artist.get_label()
+    return f"{kind} {label!r}" if label and not label.startswith("_") else kind
+
+
+def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
+    """The plotted data of a 2-D ``ax`` as drawn at its last draw, one entry a series.
+
+    Scatter points (their offsets) and the vertices of lines that have markers are marks with a
+    size; a line without markers is sampled every ``LINE_SAMPLE_PT`` points along its length
+    (size 0; ``lines=False`` leaves such lines out). Lines and points placed in axes coordinates
+    (``axhline``, ``axvline``, guides) are not data. Returns (description, (n, 2) display
+    coordinates of the marks inside the axes, their half-widths in pixels) triples.
+    """
+    from matplotlib.collections import PathCollection
+
+    if ax.name == "3d" or not ax.get_visible():
+        return []
+    scale = ax.figure.dpi / 72
+    marks = []
+    for collection in ax.collections:
+        if (not isinstance(collection, PathCollection) or not collection.get_visible()
+                or collection.get_offset_transform() != ax.transData):
+            continue
+        points = ax.transData.transform(np.asarray(collection.get_offsets(), dtype=float))
+        sizes = np.sqrt(np.broadcast_to(collection.get_sizes(), (len(points),))) * scale / 2
+        keep = _in_view(ax, points)
+        marks.append((_series_name("the points", collection), points[keep], sizes[keep]))
+    for line in ax.lines:
+        if not line.get_visible() or line.get_transform() != ax.transData:
+            continue
+        points = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float))
+        if line.get_marker() not in (None, "", "None", " ", "none"):
+            sizes = np.full(len(points), line.get_markersize() * scale / 2)
+        elif lines and line.get_linestyle() not in ("None", "", " ", "none"):
+            # points every LINE_SAMPLE_PT along each segment (a segment with a NaN end is not drawn)
+            step = LINE_SAMPLE_PT * scale
+            start, end = points[:-1], points[1:]
+            counts = np.ceil(np.nan_to_num(np.hypot(*(end - start).T)) / step).astype(int) + 1
+            counts[~np.isfinite(start).all(axis=1) | ~np.isfinite(end).all(axis=1)] = 0
+            fractions = np.concatenate([np.linspace(0, 1, n) for n in counts] or [np.empty(0)])
+            owner = np.repeat(np.arange(len(start)), counts)
+            points = start[owner] + fractions[:, None] * (end - start)[owner]
+            sizes = np.zeros(len(points))
+        else:
+            continue
+        keep = _in_view(ax, points)
+        marks.append((_series_name("the line", line), points[keep], sizes[keep]))
+    return [mark for mark in marks if len(mark[1])]
+
+
+def _labels_over_markers(fig, texts, boxes, tol):
+    """(label, markers) pairs: a point label whose box covers a marker of its axes (its own
+    point's or another's) by more than ``tol`` pixels both ways."""
+    pairs = []
+    for (description, ax, text), (x0, y0, x1, y1) in zip(texts, boxes, strict=True):
+        if ax is None or text not in ax.texts:
+            continue
+        for series, points, half in data_marks(ax, lines=False):
+            hidden = ((np.minimum(x1, points[:, 0] + half) - np.maximum(x0, points[:, 0] - half) > tol)
+                      & (np.minimum(y1, points[:, 1] + half) - np.maximum(y0, points[:, 1] - half) > tol))
+            if hidden.any():
+                count = int(hidden.sum())
+                pairs.append((description, f"{count} marker{'s' * (count > 1)} of {series} of "
+                              f"{_panel_name(fig, ax)}"))
+    return pairs
+
+
+def find_covering_legends(fig: "Figure", *, max_fraction: float = LEGEND_COVER_MAX,
+                          draw: bool = True) -> list[tuple[str, str, float]]:
+    """Legends of ``fig`` that hide plotted data: a legend (an axes' or the figure's) whose box
+    lies over more than ``max_fraction`` of one series of a 2-D axes (the series' scatter
+    points or markers, or a line's length; see :func:`data_marks`), as drawn at the figure's size.
+
+    ``loc="best"`` picks the least-covering corner, which may still cover: such a legend belongs
+    outside the axes (``bbox_to_anchor``), or smaller. Returns (legend, series, fraction) triples.
+    """
+    if draw:
+        fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    legends: list[tuple[str, Any, list[Axes]]] = [
+        (f"the legend of {_panel_name(fig, ax)}", ax.get_legend(), [ax]) for ax in fig.axes]
+    legends += [("the figure's legend", legend, fig.axes) for legend in fig.legends]
+    found = []
+    for name, legend, axes in legends:
+        if legend is None or not legend.get_visible():
+            continue
+        x0, y0, x1, y1 = legend.get_window_extent(renderer).extents
+        for ax in axes:
+            for series, points, _ in data_marks(ax):
+                under = ((points[:, 0] > x0) & (points[:, 0] < x1)
+                         & (points[:, 1] > y0) & (points[:, 1] < y1))
+                fraction = float(under.mean())
+                if fraction > max_fraction:
+                    found.append((name, f"{series} of {_panel_name(fig, ax)}", fraction))
+    return found
 
 
 def warn_text_overlaps(fig: "Figure", *, draw: bool = True) -> list[tuple[str, str]]:
-    """Warn (:class:`FigureTextOverlap`) if texts of ``fig`` overlap; returns the pairs
-    (:func:`find_text_overlaps`)."""
+    """Warn (:class:`FigureTextOverlap`) if texts of ``fig`` overlap or hide markers
+    (:func:`find_text_overlaps`), or a legend hides data (:func:`find_covering_legends`);
+    returns the pairs."""
     pairs = find_text_overlaps(fig, draw=draw)
     if pairs:
         shown = "; ".join(f"{a} overlaps {b}" for a, b in pairs[:MAX_OVERLAPS_NAMED])
         more = (f" (and {len(pairs) - MAX_OVERLAPS_NAMED} more pairs)"
                 if len(pairs) > MAX_OVERLAPS_NAMED else "")
         warnings.warn(f"Text collides in this figure: {shown}{more}. Give the figure more room "
-                      "(a larger figsize, two rows instead of three columns) or fewer ticks.",
-                      FigureTextOverlap, stacklevel=2)
+                      "(a larger figsize, two rows instead of three columns), fewer ticks or "
+                      "labels, or move the labels off the points.", FigureTextOverlap, stacklevel=2)
+    covering = find_covering_legends(fig, draw=False)
+    if covering:
+        shown = "; ".join(f"{legend} hides {fraction:.0%} of {series}"
+                          for legend, series, fraction in covering[:MAX_OVERLAPS_NAMED])
+        warnings.warn(f"A legend covers data in this figure: {shown}. Place it outside the axes "
+                      "(bbox_to_anchor) or below the panels, or make it smaller; loc='best' "
+                      "still covers here.", FigureTextOverlap, stacklevel=2)
+        pairs = pairs + [(legend, series) for legend, series, _ in covering]
     return pairs
 
 
@@ -554,6 +689,66 @@ def scatter(ax: "Axes", Z: ArrayLike, c: ArrayLike | str | None = None, *, s: fl
     if title:
         ax.set_title(title)
     return art
+
+
+# where a point's label may go: (direction x, direction y, horizontal, vertical alignment), in
+# the order preferred when several are free (upper right first, as a reader expects)
+LABEL_PLACES = [(1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"),
+                (-1, -1, "right", "top"), (1, 0, "left", "center"), (-1, 0, "right", "center"),
+                (0, 1, "center", "bottom"), (0, -1, "center", "top")]
+
+
+def _overlap_area(box, boxes):
+    """Area of overlap of ``box`` (x0, y0, x1, y1) with each row of ``boxes``."""
+    width = np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0])
+    height = np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1])
+    return np.clip(width, 0, None) * np.clip(height, 0, None)
+
+
+def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float = 3.0,
+                 **kwargs: Any) -> list[Any]:
+    """Label each point ``Z[i]`` of ``ax`` with ``names[i]``, beside it where the label covers
+    the least of the other labels, the markers and the space outside the axes.
+
+    Each label tries the eight places around its point (``LABEL_PLACES``, ``offset_pt`` points
+    off it) and takes the one whose box overlaps least, in display pixels, with the labels
+    placed before it, the squares of the axes' markers (:func:`data_marks`) and the area outside
+    the axes; ties go to the earlier place. Lay the figure out first, at the size it is shown
+    at (a figure the inline backend shrinks moves its points closer together): the places are
+    chosen for the current layout. Greedy, so a crowded map may still collide (the formatter
+    then warns, :class:`FigureTextOverlap`): label fewer points. ``kwargs`` go to
+    ``ax.annotate`` (``fontsize``, ``color``). Returns the annotations.
+    """
+    Z = np.asarray(Z, dtype=float)
+    fig = ax.figure
+    fig.draw_without_rendering()  # the layout (and an equal aspect's limits) the places are for
+    renderer = fig.canvas.get_renderer()
+    frame = np.asarray(ax.get_window_extent(renderer).extents)
+    marks = [np.column_stack([points - half[:, None], points + half[:, None]])
+             for _, points, half in data_marks(ax, lines=False)]
+    taken = np.concatenate(marks) if marks else np.empty((0, 4))
+    anchors = ax.transData.transform(Z)
+    shift = offset_pt * fig.dpi / 72
+    labels = []
+    for point, (x, y), name in zip(Z, anchors, names, strict=True):
+        label = ax.annotate(name, point, xytext=(0, 0), textcoords="offset points", **kwargs)
+        extent = label.get_window_extent(renderer)
+        width, height = extent.width, extent.height
+        costs = []
+        for dx, dy, _, _ in LABEL_PLACES:
+            # the box of a label aligned away from its point in direction (dx, dy)
+            left = x + dx * shift - (width if dx < 0 else width / 2 if dx == 0 else 0)
+            bottom = y + dy * shift - (height if dy < 0 else height / 2 if dy == 0 else 0)
+            box = np.array([left, bottom, left + width, bottom + height])
+            outside = width * height - _overlap_area(box, frame[None, :])[0]
+            costs.append(_overlap_area(box, taken).sum() + outside)
+        best = int(np.argmin(costs))  # the first of the cheapest
+        dx, dy, ha, va = LABEL_PLACES[best]
+        label.set(position=(dx * offset_pt, dy * offset_pt), ha=ha, va=va)
+        box = label.get_window_extent(renderer).extents
+        taken = np.vstack([taken, box])
+        labels.append(label)
+    return labels
 
 
 def plot_data_and_embeddings(X: ArrayLike, c: ArrayLike | str | None, embeddings: Mapping[str, ArrayLike], *,

@@ -222,3 +222,88 @@ def test_flattened_equal_aspect_panels_get_more_height(phone_defaults):
     free, ax = plt.subplots(figsize=(4, 3))  # an auto-aspect panel fills its slot: no growth
     ax.plot([0, 1], [0, 1])
     assert not plotting._grow_for_fixed_aspect(free)
+
+
+# Point labels and legends: what hides other text or the data
+
+def _labelled_points(offset_pt):
+    """Four points in a row, 0.3 apart on a 4 in wide axes, each labelled ``offset_pt`` points
+    to its upper right."""
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.array([0.0, 0.3, 0.6, 0.9])
+    ax.scatter(x, np.zeros(4), s=16)
+    ax.set(xlim=(-1, 2), ylim=(-1, 1))
+    for i, point in enumerate(x):
+        ax.annotate(f"a long city name {i}", (point, 0), xytext=(offset_pt, offset_pt),
+                    textcoords="offset points", fontsize=9)
+    fig.tight_layout()
+    return fig, ax
+
+
+def test_point_labels_that_cover_each_other_or_a_marker_are_detected(phone_defaults):
+    fig, _ = _labelled_points(3)  # each label runs over its right neighbours' labels and dots
+    pairs = plotting.find_text_overlaps(fig)
+    assert ("the label 'a long city name 0' of panel 1",
+            "the label 'a long city name 1' of panel 1") in pairs
+    alone, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([0, 1], [0, 1], s=16)
+    ax.text(0, 0, "on its own dot", fontsize=9)  # anchored at the point: covers its marker
+    ax.annotate("beside it", (1, 1), xytext=(4, 4), textcoords="offset points", fontsize=9)
+    alone.tight_layout()
+    assert plotting.find_text_overlaps(alone) == [
+        ("the label 'on its own dot' of panel 1", "1 marker of the points of panel 1")]
+
+
+def test_label_points_places_names_where_nothing_collides(phone_defaults):
+    # two pairs of points 7 px apart: labels all to the upper right (as the detector's test
+    # above) would cover each other
+    fig, ax = plt.subplots(figsize=(4, 3))
+    Z = np.array([[0.0, 0.0], [0.05, 0.0], [0.0, 0.3], [0.05, 0.3]])
+    ax.scatter(*Z.T, s=16)
+    ax.set(xlim=(-1, 1), ylim=(-1, 1))
+    fig.tight_layout()
+    labels = plotting.label_points(ax, Z, ["north-west"] * 4, fontsize=9)
+    assert len(labels) == 4 and {label.get_text() for label in labels} == {"north-west"}
+    assert plotting.find_text_overlaps(fig) == []
+    for label in labels:  # the mutant: every label to the upper right
+        label.set_position((3, 3))
+        label.set_horizontalalignment("left")
+        label.set_verticalalignment("bottom")
+    assert plotting.find_text_overlaps(fig)
+    for label in labels:
+        label.remove()
+    labels = plotting.label_points(ax, Z, ["north-west"] * 4, fontsize=9)
+    # each label stays next to its own point
+    renderer = fig.canvas.get_renderer()
+    for label, point in zip(labels, ax.transData.transform(Z), strict=True):
+        box = label.get_window_extent(renderer)
+        gap = max(box.x0 - point[0], point[0] - box.x1, box.y0 - point[1], point[1] - box.y1)
+        assert 0 < gap <= 4 * fig.dpi / 72
+
+
+def _legend_over(loc, n=200):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    rng = np.random.default_rng(0)
+    ax.scatter(*rng.uniform(size=(2, n)), s=6, label="uniform points")
+    ax.plot([0, 1], [0.5, 0.5], label="a line across")
+    ax.axhline(0.2, color="k", lw=0.5)  # a guide, not data
+    ax.legend(**loc)
+    fig.tight_layout()
+    return fig
+
+
+def test_a_legend_over_the_data_is_detected_and_one_outside_is_not(phone_defaults):
+    covering = plotting.find_covering_legends(_legend_over({"loc": "center"}))
+    assert [(legend, series) for legend, series, _ in covering] == [
+        ("the legend of panel 1", "the points 'uniform points' of panel 1"),
+        ("the legend of panel 1", "the line 'a line across' of panel 1")]
+    # the uniform points under a box of about a sixth of the axes
+    assert 0.05 < covering[0][2] < 0.4
+    outside = _legend_over({"loc": "upper left", "bbox_to_anchor": (1.02, 1)})
+    assert plotting.find_covering_legends(outside) == []
+    # "best" still covers points spread over the whole axes: the formatter says so
+    with pytest.warns(plotting.FigureTextOverlap, match="the legend of panel 1 hides"):
+        _saved_png(_legend_over({"loc": "best"}))
+    # a threshold of one point in a hundred: a corner over 1 of 200 points passes
+    corner = _legend_over({"loc": "upper left", "bbox_to_anchor": (-0.3, 1.3)}, n=200)
+    assert plotting.find_covering_legends(corner) == []
