@@ -260,7 +260,12 @@ def _panel_name(fig, ax):
 
 
 def _point_labels(ax):
-    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``)."""
+    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``).
+
+    None on a 3-D axes: a 3-D text is drawn at its projection, and between draws it holds its
+    3-D coordinates, so its box cannot be read back (such labels are not checked)."""
+    if ax.name == "3d":
+        return []
     return [text for text in ax.texts if text.get_visible() and text.get_text().strip()]
 
 
@@ -742,7 +747,9 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
             box = np.array([left, bottom, left + width, bottom + height])
             outside = width * height - _overlap_area(box, frame[None, :])[0]
             costs.append(_overlap_area(box, taken).sum() + outside)
-        best = int(np.argmin(costs))  # the first of the cheapest
+        # the first of the cheapest, to a hundredth of a square pixel (the area outside the
+        # axes is a difference of two areas: rounding errors must not pick a later place)
+        best = int(np.argmin(np.round(costs, 2)))
         dx, dy, ha, va = LABEL_PLACES[best]
         label.set(position=(dx * offset_pt, dy * offset_pt), ha=ha, va=va)
         box = label.get_window_extent(renderer).extents
