@@ -380,8 +380,10 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
             start, end = points[:-1], points[1:]
             counts = np.ceil(np.nan_to_num(np.hypot(*(end - start).T)) / step).astype(int) + 1
             counts[~np.isfinite(start).all(axis=1) | ~np.isfinite(end).all(axis=1)] = 0
-            fractions = np.concatenate([np.linspace(0, 1, n) for n in counts] or [np.empty(0)])
             owner = np.repeat(np.arange(len(start)), counts)
+            # 0, 1/(n-1), ..., 1 along each segment of n samples
+            first = np.repeat(np.cumsum(counts) - counts, counts)
+            fractions = (np.arange(len(owner)) - first) / np.maximum(counts[owner] - 1, 1)
             points = start[owner] + fractions[:, None] * (end - start)[owner]
             sizes = np.zeros(len(points))
         else:
@@ -427,7 +429,8 @@ def find_covering_legends(fig: "Figure", *, max_fraction: float = LEGEND_COVER_M
     for name, legend, axes in legends:
         if legend is None or not legend.get_visible():
             continue
-        x0, y0, x1, y1 = legend.get_window_extent(renderer).extents
+        # the frame as last drawn: the legend's own extent would search loc="best" again
+        x0, y0, x1, y1 = legend.get_frame().get_window_extent(renderer).extents
         for ax in axes:
             for series, points, _ in data_marks(ax):
                 under = ((points[:, 0] > x0) & (points[:, 0] < x1)
