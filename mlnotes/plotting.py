@@ -350,9 +350,21 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
 
     Scatter points (their offsets) and the vertices of lines that have markers are marks with a
     size; a line without markers is sampled every ``LINE_SAMPLE_PT`` points along its length
-    (size 0; ``lines=False`` leaves such lines out). Lines and points placed in axes coordinates
-    (``axhline``, ``axvline``, guides) are not data. Returns (description, (n, 2) display
-    coordinates of the marks inside the axes, their half-widths in pixels) triples.
+    (size 0). Lines and points placed in axes coordinates (``axhline``, ``axvline``, guides) are
+    not data; nor is anything on a 3-D axes (an empty list).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Laid out (``fig.draw_without_rendering()``): positions are those of the last draw.
+    lines : bool, default True
+        False leaves out lines without markers (a label may sit over a line, not over a point).
+
+    Returns
+    -------
+    marks : list of (str, ndarray of shape (n, 2), ndarray of shape (n,))
+        Per series: its description ("the points 'label'"), the display coordinates (pixels) of
+        its marks inside the axes, and their half-widths in pixels.
     """
     from matplotlib.collections import PathCollection
 
@@ -412,12 +424,27 @@ def _labels_over_markers(fig, texts, boxes, tol):
 
 def find_covering_legends(fig: "Figure", *, max_fraction: float = LEGEND_COVER_MAX,
                           draw: bool = True) -> list[tuple[str, str, float]]:
-    """Legends of ``fig`` that hide plotted data: a legend (an axes' or the figure's) whose box
-    lies over more than ``max_fraction`` of one series of a 2-D axes (the series' scatter
-    points or markers, or a line's length; see :func:`data_marks`), as drawn at the figure's size.
+    """Legends of ``fig`` that hide plotted data, as drawn at the figure's size.
 
-    ``loc="best"`` picks the least-covering corner, which may still cover: such a legend belongs
-    outside the axes (``bbox_to_anchor``), or smaller. Returns (legend, series, fraction) triples.
+    A legend (an axes' or the figure's) covers a series of a 2-D axes when more than
+    ``max_fraction`` of the series' marks (scatter points, markers, or samples along a line;
+    see :func:`data_marks`) have their centre inside the legend's frame. ``loc="best"`` picks the
+    least-covering place, which may still cover: such a legend belongs outside the axes
+    (``fig.legend(loc="outside lower center")`` with ``layout="constrained"``, or
+    ``bbox_to_anchor``), or smaller.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    max_fraction : float, default ``LEGEND_COVER_MAX`` (0.02)
+        The share of one series a legend may cover.
+    draw : bool, default True
+        Lay the figure out first; False uses the last draw's positions.
+
+    Returns
+    -------
+    covering : list of (str, str, float)
+        (legend, series, share of the series under it), in the figure's order.
     """
     if draw:
         fig.draw_without_rendering()
@@ -721,11 +748,27 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     Each label tries the eight places around its point (``LABEL_PLACES``, ``offset_pt`` points
     off it) and takes the one whose box overlaps least, in display pixels, with the labels
     placed before it, the squares of the axes' markers (:func:`data_marks`) and the area outside
-    the axes; ties go to the earlier place. Lay the figure out first, at the size it is shown
-    at (a figure the inline backend shrinks moves its points closer together): the places are
-    chosen for the current layout. Greedy, so a crowded map may still collide (the formatter
-    then warns, :class:`FigureTextOverlap`): label fewer points. ``kwargs`` go to
-    ``ax.annotate`` (``fontsize``, ``color``). Returns the annotations.
+    the axes; ties go to the earlier place. Greedy, so a crowded map may still collide (the
+    formatter then warns, :class:`FigureTextOverlap`): label fewer points.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        A 2-D axes holding the points, laid out at the size it is shown at (call it after
+        ``fig.tight_layout()``, on a figure no wider than ``MAX_FIGURE_WIDTH``): a figure the
+        inline backend shrinks moves its points closer together, and the places are chosen for
+        the current layout.
+    Z : array-like of shape (N, 2)
+        The points, in data coordinates.
+    names : list of str, length N
+    offset_pt : float, default 3.0
+        How far a label sits from its point, in points, along each axis.
+    **kwargs
+        Passed to ``ax.annotate`` (``fontsize``, ``color``, ``weight``).
+
+    Returns
+    -------
+    labels : list of matplotlib Annotation
     """
     Z = np.asarray(Z, dtype=float)
     fig = ax.figure
