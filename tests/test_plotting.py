@@ -279,6 +279,9 @@ def test_label_points_places_names_where_nothing_collides(phone_defaults):
         box = label.get_window_extent(renderer)
         gap = max(box.x0 - point[0], point[0] - box.x1, box.y0 - point[1], point[1] - box.y1)
         assert 0 < gap <= 4 * fig.dpi / 72
+    # a point with room all round: its label takes the first place, to the upper right
+    lone = plotting.label_points(ax, [[0.6, -0.6]], ["alone"], fontsize=9)[0]
+    assert lone.get_position() == (3.0, 3.0) and lone.get_horizontalalignment() == "left"
 
 
 def _legend_over(loc):
