@@ -134,6 +134,37 @@ def test_a_snapshot_drawn_into_the_last_ones_figure_is_the_snapshot_drawn_anew(m
         assert _core.figure_png(fig) == _core.figure_png(draw_anew(**{**params, "frame": frame}))
 
 
+@pytest.mark.parametrize("make, run, changes, args", [
+    (lambda: mw.smacof_explorer(n_samples=60, max_iter=20), smacof_run,
+     {"dissimilarity": "cityblock", "init": "classical"}, ("cityblock", "classical", 60, 20)),
+    (lambda: mw.autoencoder_explorer(n_samples=120), autoencoder_runs, {"bottleneck": 3},
+     (3, 120)),
+], ids=["smacof", "autoencoder"])
+def test_another_runs_snapshot_drawn_into_the_last_runs_figure_is_drawn_anew(make, run, changes,
+                                                                            args):
+    """Metric MDS's and the autoencoder's snapshots of any run on one data set, ended or under
+    way, are drawn into the last run's figure (``figure_of``): byte for byte the picture drawn
+    anew (the curves, their range, the code panel's title, the titles)."""
+    ex = make()
+    base = {k: v for k, v in ex.params.items() if k != "frame"}
+    draw_anew = ex.draw.__wrapped__
+    figure = ex.draw(**{**base, "frame": -1})
+    args = (*args, base["random_state"])
+    run._done.pop(args, None)
+    setting = {**base, **changes}
+    with contextlib.closing(iter(run.stream(*args))) as steps:
+        next(steps)
+        next(steps)
+        with _stream.partial_results():  # the new run under way, in the last run's figure
+            fig = ex.draw(**{**setting, "frame": -1})
+            assert fig is figure
+            assert _core.figure_png(fig) == _core.figure_png(draw_anew(**setting, frame=-1))
+    for frame, params in [(-1, setting), (1, setting), (-1, base), (0, base)]:
+        fig = ex.draw(**{**params, "frame": frame})
+        assert fig is figure  # the same figure, updated
+        assert _core.figure_png(fig) == _core.figure_png(draw_anew(**params, frame=frame))
+
+
 def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(monkeypatch):
     """UMAP's explorer (no replay): the map after the run's first epoch when the control's
     message has been answered, then the maps every few epochs, then the finished run's

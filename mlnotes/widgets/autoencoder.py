@@ -158,12 +158,14 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
 
 
 def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_state=0):
-    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for the same run (the
-    picture :func:`draw_autoencoder` draws, without building the figure)."""
+    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for a run on the same
+    images (any bottleneck, ended or under way): the mosaic, the code, the loss curves and the
+    titles updated (the picture :func:`draw_autoencoder` draws, without building the figure)."""
     n = len(EPOCH_SNAPSHOTS)
     frame = snapshot_index(frame, n, of_run=False)
     X, angle = glyph_data(n_samples, random_state)
     codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    frame %= len(codes)  # a run under way: its snapshots so far
     epochs = EPOCH_SNAPSHOTS[frame]
     shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
     ax, code_ax, curve = fig.axes
@@ -175,8 +177,18 @@ def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_sta
     Z = codes[frame]
     moved(code_ax, "code",
           np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2])
+    code_ax.set_title("code vs angle" if bottleneck == 1 else "code (first two)", fontsize=10)
+    by_gid(curve, "loss-curve").set_data(np.arange(len(loss)), loss)
     by_gid(curve, "loss-now").set_data([epochs], [loss[epochs]])
+    by_gid(curve, "pca-loss").set_ydata([float(pca_loss)] * 2)
+    curve.set_ylim(0, 1.05 * max(loss.max(), pca_loss))
     curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
+
+
+def _same_images(*, n_samples=300, random_state=0, **run):
+    """Runs whose snapshots :func:`redraw_autoencoder` shows in one another's figure: one set
+    of images (every bottleneck)."""
+    return n_samples, random_state
 
 
 def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
@@ -216,4 +228,5 @@ def autoencoder_explorer(**defaults):
     snapshots in :data:`EPOCH_SNAPSHOTS`."""
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
                           defaults, n_frames=autoencoder_frames, stream=autoencoder_stream,
-                          redraw=redraw_autoencoder, scene=scene_autoencoder)
+                          redraw=redraw_autoencoder, figure_of=_same_images,
+                          scene=scene_autoencoder)
