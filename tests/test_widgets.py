@@ -836,6 +836,32 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
 
 
+def test_in_a_readers_kernel_the_next_step_of_the_moved_slider_is_drawn_while_idle(
+        monkeypatch, close_figures):
+    """After a move, a reader's kernel draws, while idle, the picture of the same control one
+    more step the same way (the likeliest next move): that move is then answered from the
+    kept pictures, without drawing, with the picture drawn anew. A headless run draws none."""
+    ex = mw.pca_explorer(angle=30)
+    assert ex.widget is not None
+    values = list(next(c for c in ex.controls if c.name == "angle").values)
+    i = values.index(30)
+    ex._controls["angle"].value = values[i - 1]  # no event loop: nothing drawn ahead
+    assert len(ex._pngs) == 2 and ex.next_settings("angle", -1)[0]["angle"] == values[i - 2]
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+
+    async def moves():
+        ex._controls["angle"].value = values[i - 2]  # moving down
+        await asyncio.sleep(_core.PREFETCH_DELAY_S + 0.5)
+        assert ex.is_kept(angle=values[i - 3]) and not ex.is_kept(angle=values[i - 4])
+        drawn = []
+        monkeypatch.setattr(ex, "_rgba", lambda *a, **k: drawn.append(a))
+        ex._controls["angle"].value = values[i - 3]
+        assert not drawn and ex.params["angle"] == values[i - 3]
+
+    asyncio.run(moves())
+    assert bytes(ex._image_widget.value) == _core.figure_png(mw.draw_pca(angle=values[i - 3]))
+
+
 def test_a_replay_keeps_twenty_runs_of_snapshots_in_the_kernel_and_the_page():
     """Every snapshot of a run is a picture: a replay explorer keeps about twenty t-SNE runs
     (51 snapshots each), so that a return to one of the first runs a reader tried is shown
