@@ -159,6 +159,9 @@ def test_another_runs_snapshot_drawn_into_the_last_runs_figure_is_drawn_anew(mak
             fig = ex.draw(**{**setting, "frame": -1})
             assert fig is figure
             assert _core.figure_png(fig) == _core.figure_png(draw_anew(**setting, frame=-1))
+            # the live explorer's kept figure (its changing artists over the rest's pixels)
+            np.testing.assert_array_equal(ex._rgba({**setting, "frame": -1}, partial=True),
+                                          _core.figure_rgba(draw_anew(**setting, frame=-1)))
     for frame, params in [(-1, setting), (1, setting), (-1, base), (0, base)]:
         fig = ex.draw(**{**params, "frame": frame})
         assert fig is figure  # the same figure, updated

@@ -325,7 +325,7 @@ def held_values(control, value):
 # more step the same way: a second would still be drawing when a reader moves on), starting this
 # long after the move's own picture is sent
 PREFETCHED = 1
-PREFETCH_DELAY_S = 0.05
+PREFETCH_DELAY_S = 0.1
 PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
 # snapshots a replay explorer keeps, in the kernel and in the page: about 20 runs of t-SNE's 51
 # (about 15 KB each), so that a reader's return to a run seen a while ago is still the page's

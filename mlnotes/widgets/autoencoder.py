@@ -17,7 +17,15 @@ from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
-from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress, snapshot_index
+from ._core import (
+    LiveFigure,
+    ReplayExplorer,
+    Slider,
+    frozen,
+    new_figure,
+    report_progress,
+    snapshot_index,
+)
 from ._stream import by_gid, callback_steps, moved, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
@@ -191,6 +199,24 @@ def _same_images(*, n_samples=300, random_state=0, **run):
     return n_samples, random_state
 
 
+class AutoencoderFigure(LiveFigure):
+    """:func:`draw_autoencoder`'s figure, kept for every run on its images: a snapshot (any
+    bottleneck, ended or under way) changes the mosaic, the code, their titles and the loss
+    panel (drawn whole: a new run changes its range) (:func:`redraw_autoencoder`); the
+    mosaic's labels and the code's frame stay."""
+
+    def build(self, **params):
+        self.fig = draw_autoencoder(**params)
+        ax, code_ax, curve = self.fig.axes
+        for artist in (by_gid(ax, "mosaic"), ax.title, by_gid(code_ax, "code"), code_ax.title,
+                       curve):
+            self.changing(artist)
+
+    def update(self, **params):
+        redraw_autoencoder(self.fig, **params)
+        return True
+
+
 def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
     """:func:`draw_autoencoder`'s panels as data for the static book (:mod:`._static`): the
     mosaic as three images (rows), so that the data's row is shipped once."""
@@ -229,4 +255,4 @@ def autoencoder_explorer(**defaults):
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
                           defaults, n_frames=autoencoder_frames, stream=autoencoder_stream,
                           redraw=redraw_autoencoder, figure_of=_same_images,
-                          scene=scene_autoencoder)
+                          scene=scene_autoencoder, live=AutoencoderFigure)

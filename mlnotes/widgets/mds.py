@@ -306,6 +306,26 @@ def _same_points(*, n_samples=200, random_state=0, **run):
     return n_samples, random_state
 
 
+class SmacofFigure(LiveFigure):
+    """:func:`draw_smacof`'s figure, kept for every run on its points: a snapshot (of this run
+    or another, ended or under way) changes the configuration, its title, the stress panel
+    (drawn whole: a new run changes its range) and the suptitle (:func:`redraw_smacof`); the
+    data and the configuration's frame stay."""
+
+    def build(self, **params):
+        self.fig = draw_smacof(**params)
+        conf, curve = self.fig.axes
+        self.changing(by_gid(conf, "configuration"))
+        self.changing(conf.title)
+        self.changing(curve)
+        self.changing(next(t for t in self.fig.texts if t.get_text() == self.fig.get_suptitle()))
+
+    def update(self, **params):
+        redraw_smacof(self.fig, **params)
+        self.fig.axes[0].apply_aspect()  # (its equal aspect, which drawing it would apply)
+        return True
+
+
 def scene_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
                  max_iter=100, random_state=0):
     """:func:`draw_smacof`'s panels as data for the static book (:mod:`._static`)."""
@@ -328,4 +348,4 @@ def smacof_explorer(**defaults):
                 Choice("init", INITS, "start")]
     return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames,
                           stream=smacof_stream, redraw=redraw_smacof, figure_of=_same_points,
-                          scene=scene_smacof)
+                          scene=scene_smacof, live=SmacofFigure)
