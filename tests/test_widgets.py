@@ -966,6 +966,8 @@ def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
       dict(init="classical", frame=-1)]),
     (lambda: mw.autoencoder_explorer(n_samples=120),
      [dict(frame=0), dict(bottleneck=3, frame=-1), dict(frame=2)]),
+    (lambda: mw.tsne_explorer(n_samples=60, max_iter=260),
+     [dict(frame=0), dict(perplexity=5.0, exaggeration=1.0, frame=-1), dict(frame=3)]),
 ])
 def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(make, moves):
     """A setting reached by updating the explorer's kept figure (its changing artists drawn over

@@ -90,14 +90,14 @@ def test_a_new_run_shows_its_start_at_once_and_a_control_moved_meanwhile_abandon
     async def run():
         ex = mw.tsne_explorer(**params)
         assert ex.widget is not None
-        draw = ex.draw
-        monkeypatch.setattr(ex, "draw", lambda **p: drawn.append(p) or draw(**p))
+        rgba = ex._rgba  # (the pictures: its kept figure updated)
+        monkeypatch.setattr(ex, "_rgba", lambda p, **k: drawn.append(p) or rgba(p, **k))
         ex._controls["perplexity"].value = 5.0
         # answered: the start of the new run is on screen, the run itself is not done
         assert ex._image_widget.key == "" and ex._play.disabled  # a picture of a run under way
         assert drawn == [{**ex.params, "perplexity": 5.0, "frame": -1}]
         assert ex.params["perplexity"] == 10.0 and "running" in ex._status.value
-        await asyncio.sleep(0.005)  # a chunk or two of the run
+        await asyncio.sleep(_stream.FIRST_PICTURE_PAUSE_S + 0.005)  # a chunk or two of the run
         ex._controls["perplexity"].value = 30.0  # moved during the run: that run is abandoned
         while ex._play.disabled:
             await asyncio.sleep(0.005)

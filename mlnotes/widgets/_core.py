@@ -91,7 +91,7 @@ def static_panel(fig, painter, args, *, width):
     spares every update the cost of a 3-D scatter. Leave that strip of ``fig`` free.
     """
     fig.figimage(_painted(painter, args, width, fig.get_figheight()), xo=0, yo=0,
-                 origin="upper")
+                 origin="upper", zorder=-1)  # under the panels: a long title beside it shows
 
 
 def figure_png(fig):
