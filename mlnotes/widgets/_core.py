@@ -689,7 +689,9 @@ class ReplayExplorer(Streaming, Explorer):
     one figure, its artists updated, rather than each built anew; with ``figure_of`` too
     (``figure_of(**params)``: a key, equal for settings whose snapshots ``redraw`` can show in
     one another's figure, say every run on one data set) a new run's snapshots, as it goes
-    and after, are drawn into the last run's figure. JupyterLab may send the
+    and after, are drawn into the last run's figure; with ``live`` too (a
+    :class:`LiveFigure` whose ``update`` calls ``redraw``) the live explorer draws only the
+    artists a snapshot changes over the kept pixels of the rest. JupyterLab may send the
     widgets' messages to another thread of the kernel (a subshell) than the one that ran the
     cell: a lock keeps a run's snapshots and a new run from crossing.
     """
