@@ -22,7 +22,10 @@ messages, is ``bench_widgets.py``'s), and the Jupyter server's, which passes the
 the page's part, from the input to its message leaving plus from the picture's message
 arriving to the picture shown, is ``page``. Rows: per explorer, median and p90 of new and of seen
 settings (targets 150 ms and 50 ms); every single measurement is written to
-``benchmarks/results_lab.json``.
+``benchmarks/results_lab.json``. A reader's kernel draws, while idle, the picture of the moved
+control's next step (:meth:`mlnotes.widgets._core.Explorer.next_settings`), so a slider's
+second and later new steps are usually answered without drawing; the column "1st move of a
+control" is the median of the first new step of each control, drawn on demand.
 
 ``MLNOTES_BENCH_LAB=0`` leaves this module out of ``make bench`` (it takes a few minutes);
 without Chromium it yields one row saying so. Alone: ``python benchmarks/bench_lab_widgets.py
@@ -300,11 +303,11 @@ def measure(n_moves=N_MOVES, only=()):
                 else:
                     new, seen = _choice_moves(lab, k, kind, index, n_moves)
                 for what, actions in (("new", new), ("seen", seen)):
-                    for action in actions:
+                    for nth, action in enumerate(actions):
                         lab.last_server_s = None
                         ms, cpu, page_ms = lab.act(k, action)
                         records.append({"explorer": chapter, "control": label.strip(),
-                                        "kind": what, "ms": ms, "cpu_s": cpu,
+                                        "kind": what, "nth": nth, "ms": ms, "cpu_s": cpu,
                                         "server_cpu_s": lab.last_server_s,
                                         "page_ms": page_ms, "load": load})
             if lab.output(k).locator(".widget-play").count():
@@ -358,8 +361,9 @@ def table(records):
     settings, the kernel's median CPU (ms) per input of each, for a new setting the Jupyter
     server's CPU and the page's part (ms), and the frames "play" showed."""
     lines = ["| explorer | new median | new p90 | seen median | seen p90 | kernel CPU new | "
-             "kernel CPU seen | server CPU new | page new | play shows | load |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+             "kernel CPU seen | server CPU new | page new | new, 1st move of a control | "
+             "play shows | load |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for chapter in dict.fromkeys(r["explorer"] for r in records):
         mine = [r for r in records if r["explorer"] == chapter]
         cells = []
@@ -374,15 +378,21 @@ def table(records):
         in_page = [r["page_ms"] for r in new_moves if r.get("page_ms") is not None]
         server = f"{statistics.median(server):.0f}" if server else "–"
         in_page = f"{statistics.median(in_page):.0f}" if in_page else "–"
+        firsts = [r["ms"] for r in new_moves if r.get("nth") == 0 and r["ms"] is not None]
+        first = f"{statistics.median(firsts):.0f} ({len(firsts)})" if firsts else "–"
         play = "; ".join(f"{r['shown']} of {r['frames']}" for r in mine if r["kind"] == "play")
         (new, new_p90), new_cpu, (seen, seen_p90), seen_cpu = cells
         lines.append(f"| {chapter} | {new} | {new_p90} | {seen} | {seen_p90} | {new_cpu} | "
-                     f"{seen_cpu} | {server} | {in_page} | {play or '–'} | "
+                     f"{seen_cpu} | {server} | {in_page} | {first} | {play or '–'} | "
                      f"{max(r['load'] for r in mine):.1f} |")
     return "\n".join(lines) + (f"\n\nms, wall clock from the input to the picture shown "
                                f"(targets: new {1e3 * NEW_BUDGET_S:.0f}, seen "
                                f"{1e3 * SEEN_BUDGET_S:.0f}); load: 1-min load average on "
-                               f"{os.cpu_count()} CPUs as the explorer started.\n")
+                               f"{os.cpu_count()} CPUs as the explorer started. \"1st move "
+                               f"of a control\": the median of each control's first step to a "
+                               f"new setting (count in brackets), which the kernel cannot "
+                               f"have drawn ahead (the later steps of a slider it draws while "
+                               f"idle, Explorer.next_settings).\n")
 
 
 def rows(only=()):

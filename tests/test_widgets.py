@@ -836,6 +836,32 @@ def test_a_seen_setting_is_sent_from_the_cache_without_drawing(monkeypatch, clos
     assert _core._cache_key({**ex.params, "angle": 45}) not in ex._pngs
 
 
+def test_in_a_readers_kernel_the_next_step_of_the_moved_slider_is_drawn_while_idle(
+        monkeypatch, close_figures):
+    """After a move, a reader's kernel draws, while idle, the picture of the same control one
+    more step the same way (the likeliest next move): that move is then answered from the
+    kept pictures, without drawing, with the picture drawn anew. A headless run draws none."""
+    ex = mw.pca_explorer(angle=30)
+    assert ex.widget is not None
+    values = list(next(c for c in ex.controls if c.name == "angle").values)
+    i = values.index(30)
+    ex._controls["angle"].value = values[i - 1]  # no event loop: nothing drawn ahead
+    assert len(ex._pngs) == 2 and ex.next_settings("angle", -1)[0]["angle"] == values[i - 2]
+    monkeypatch.setenv("JPY_SESSION_NAME", "reader.ipynb")
+
+    async def moves():
+        ex._controls["angle"].value = values[i - 2]  # moving down
+        await asyncio.sleep(_core.PREFETCH_DELAY_S + 0.5)
+        assert ex.is_kept(angle=values[i - 3]) and not ex.is_kept(angle=values[i - 4])
+        drawn = []
+        monkeypatch.setattr(ex, "_rgba", lambda *a, **k: drawn.append(a))
+        ex._controls["angle"].value = values[i - 3]
+        assert not drawn and ex.params["angle"] == values[i - 3]
+
+    asyncio.run(moves())
+    assert bytes(ex._image_widget.value) == _core.figure_png(mw.draw_pca(angle=values[i - 3]))
+
+
 def test_a_replay_keeps_twenty_runs_of_snapshots_in_the_kernel_and_the_page():
     """Every snapshot of a run is a picture: a replay explorer keeps about twenty t-SNE runs
     (51 snapshots each), so that a return to one of the first runs a reader tried is shown
@@ -935,16 +961,25 @@ def test_the_static_fallback_tells_a_notebook_reader_to_run_the_cell():
     (mw.isomap_explorer, [dict(n_neighbors=12), dict(graph="epsilon", radius=3.0)]),
     (mw.lle_explorer, [dict(n_neighbors=12), dict(n_neighbors=4, reg=1e-4)]),  # a bar < 0
     (mw.eigenmaps_explorer, [dict(t=1.0), dict(n_neighbors=20)]),
+    (lambda: mw.smacof_explorer(n_samples=60, max_iter=20),
+     [dict(frame=0), dict(dissimilarity="cityblock", frame=-1), dict(frame=3),
+      dict(init="classical", frame=-1)]),
+    (lambda: mw.autoencoder_explorer(n_samples=120),
+     [dict(frame=0), dict(bottleneck=3, frame=-1), dict(frame=2)]),
+    (lambda: mw.tsne_explorer(n_samples=60, max_iter=260),
+     [dict(frame=0), dict(perplexity=5.0, exaggeration=1.0, frame=-1), dict(frame=3)]),
 ])
 def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(make, moves):
     """A setting reached by updating the explorer's kept figure (its changing artists drawn over
-    the kept pixels of the rest) shows exactly what the drawing function draws afresh."""
+    the kept pixels of the rest) shows exactly what the drawing function draws afresh (a
+    replay's snapshots too, of its run or another)."""
     ex = make()
     assert ex._live is not None
+    draw_anew = getattr(ex.draw, "__wrapped__", ex.draw)  # (a replay's draws into one figure)
     for move in moves:
         ex.render(**move)
         np.testing.assert_array_equal(ex._live.rgba(**ex.params),
-                                      _core.figure_rgba(ex.draw(**ex.params)))
+                                      _core.figure_rgba(draw_anew(**ex.params)))
 
 
 def test_kernel_pca_keeps_a_figure_per_data_set_and_updates_it_on_return():

@@ -90,14 +90,14 @@ def test_a_new_run_shows_its_start_at_once_and_a_control_moved_meanwhile_abandon
     async def run():
         ex = mw.tsne_explorer(**params)
         assert ex.widget is not None
-        draw = ex.draw
-        monkeypatch.setattr(ex, "draw", lambda **p: drawn.append(p) or draw(**p))
+        rgba = ex._rgba  # (the pictures: its kept figure updated)
+        monkeypatch.setattr(ex, "_rgba", lambda p, **k: drawn.append(p) or rgba(p, **k))
         ex._controls["perplexity"].value = 5.0
         # answered: the start of the new run is on screen, the run itself is not done
         assert ex._image_widget.key == "" and ex._play.disabled  # a picture of a run under way
         assert drawn == [{**ex.params, "perplexity": 5.0, "frame": -1}]
         assert ex.params["perplexity"] == 10.0 and "running" in ex._status.value
-        await asyncio.sleep(0.005)  # a chunk or two of the run
+        await asyncio.sleep(_stream.FIRST_PICTURE_PAUSE_S + 0.005)  # a chunk or two of the run
         ex._controls["perplexity"].value = 30.0  # moved during the run: that run is abandoned
         while ex._play.disabled:
             await asyncio.sleep(0.005)
@@ -132,6 +132,40 @@ def test_a_snapshot_drawn_into_the_last_ones_figure_is_the_snapshot_drawn_anew(m
         assert figure is None or fig is figure  # the same figure, updated
         figure = fig
         assert _core.figure_png(fig) == _core.figure_png(draw_anew(**{**params, "frame": frame}))
+
+
+@pytest.mark.parametrize("make, run, changes, args", [
+    (lambda: mw.smacof_explorer(n_samples=60, max_iter=20), smacof_run,
+     {"dissimilarity": "cityblock", "init": "classical"}, ("cityblock", "classical", 60, 20)),
+    (lambda: mw.autoencoder_explorer(n_samples=120), autoencoder_runs, {"bottleneck": 3},
+     (3, 120)),
+], ids=["smacof", "autoencoder"])
+def test_another_runs_snapshot_drawn_into_the_last_runs_figure_is_drawn_anew(make, run, changes,
+                                                                            args):
+    """Metric MDS's and the autoencoder's snapshots of any run on one data set, ended or under
+    way, are drawn into the last run's figure (``figure_of``): byte for byte the picture drawn
+    anew (the curves, their range, the code panel's title, the titles)."""
+    ex = make()
+    base = {k: v for k, v in ex.params.items() if k != "frame"}
+    draw_anew = ex.draw.__wrapped__
+    figure = ex.draw(**{**base, "frame": -1})
+    args = (*args, base["random_state"])
+    run._done.pop(args, None)
+    setting = {**base, **changes}
+    with contextlib.closing(iter(run.stream(*args))) as steps:
+        next(steps)
+        next(steps)
+        with _stream.partial_results():  # the new run under way, in the last run's figure
+            fig = ex.draw(**{**setting, "frame": -1})
+            assert fig is figure
+            assert _core.figure_png(fig) == _core.figure_png(draw_anew(**setting, frame=-1))
+            # the live explorer's kept figure (its changing artists over the rest's pixels)
+            np.testing.assert_array_equal(ex._rgba({**setting, "frame": -1}, partial=True),
+                                          _core.figure_rgba(draw_anew(**setting, frame=-1)))
+    for frame, params in [(-1, setting), (1, setting), (-1, base), (0, base)]:
+        fig = ex.draw(**{**params, "frame": frame})
+        assert fig is figure  # the same figure, updated
+        assert _core.figure_png(fig) == _core.figure_png(draw_anew(**params, frame=frame))
 
 
 def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(monkeypatch):

@@ -91,7 +91,7 @@ def static_panel(fig, painter, args, *, width):
     spares every update the cost of a 3-D scatter. Leave that strip of ``fig`` free.
     """
     fig.figimage(_painted(painter, args, width, fig.get_figheight()), xo=0, yo=0,
-                 origin="upper")
+                 origin="upper", zorder=-1)  # under the panels: a long title beside it shows
 
 
 def figure_png(fig):
@@ -320,6 +320,12 @@ def held_values(control, value):
 
 
 # --- explorers ----------------------------------------------------------------------------------
+# A reader's kernel draws, while idle, the pictures of the settings a reader is likely to ask
+# for next (:meth:`Explorer.next_settings`): this many after each move (the same control one
+# more step the same way: a second would still be drawing when a reader moves on), starting this
+# long after the move's own picture is sent
+PREFETCHED = 1
+PREFETCH_DELAY_S = 0.1
 PNG_CACHE_SIZE = 256  # settings (or snapshots) whose PNG an explorer keeps (about 45 KB each)
 # snapshots a replay explorer keeps, in the kernel and in the page: about 20 runs of t-SNE's 51
 # (about 15 KB each), so that a reader's return to a run seen a while ago is still the page's
@@ -401,6 +407,7 @@ class Explorer:
         self.last_update_s = float("nan")
         self._widget = None
         self._pngs = {}  # setting -> PNG, in order of use (render's cache)
+        self._prefetching = 0  # counts the reader's moves: a newer move stops a prefetch
         self._image = self.render()  # fail here, with the draw function's message, on bad input
 
     def render(self, **changes):
@@ -557,10 +564,84 @@ class Explorer:
 
     def _on_change(self, change=None):
         values = {name: c.value for name, c in self._controls.items()}
+        self._prefetching += 1  # a prefetch under way stops at its next step
         self._mark_inapplicable(values)
         # (while the kernel draws a new setting, the page marks the figure as pending itself)
         with self._reporting_errors():
             self._show(self.render(**values))
+        self._prefetch(change)
+
+    def next_settings(self, name: str | None = None, step: int = 1) -> list[dict]:
+        """The settings a reader is likely to ask for next: control ``name`` (the one just
+        moved) one more value in the direction ``step`` (+1 or -1) and one back, then every
+        other applicable control one value either way; a choice's next options instead, in
+        their order after the current one (round to the first). Each is the current
+        parameters with one control changed; settings already kept are left out.
+
+        Parameters
+        ----------
+        name : str, optional
+            The control the reader moved last (first in the list).
+        step : int
+            The direction it moved: +1 to a later value among its options, -1 to an earlier.
+
+        Returns
+        -------
+        list of dict
+            Parameter sets, most likely first.
+        """
+        unused = self.inapplicable()
+        order = sorted((c for c in self.controls if c.name not in unused),
+                       key=lambda c: c.name != name)
+        out = []
+        for control in order:
+            values = list(control.values)
+            if self.params[control.name] not in values:
+                continue
+            i = values.index(self.params[control.name])
+            if isinstance(control, Slider):
+                ahead = step if control.name == name else 1
+                near = [values[j] for j in (i + ahead, i - ahead) if 0 <= j < len(values)]
+            else:
+                near = [values[(i + j) % len(values)] for j in range(1, len(values))]
+            for value in near:
+                setting = {**self.params, control.name: value}
+                if _cache_key(setting) not in self._pngs and setting not in out:
+                    out.append(setting)
+        return out
+
+    def _prefetch(self, change=None):
+        """In a reader's kernel, draw the pictures of the :meth:`next_settings` (at most
+        :data:`PREFETCHED`) while the kernel is idle, one per event-loop turn, after
+        :data:`PREFETCH_DELAY_S` (the picture just sent leaves first); a control moved
+        meanwhile stops it at the next picture. The next step of a slider then costs the
+        kernel no computing: its picture is kept (:meth:`render`)."""
+        loop = Streaming._event_loop()
+        if loop is None:
+            return
+        name, step = None, 1
+        owner = getattr(change, "owner", None) if not isinstance(change, dict) \
+            else change.get("owner")
+        for control_name, control in self._controls.items():
+            if control is owner:
+                name = control_name
+                values = [o[1] if isinstance(o, tuple) else o for o in control.options]
+                old, new = change["old"], change["new"]
+                if old in values and new in values:
+                    step = 1 if values.index(new) >= values.index(old) else -1
+        todo = self.next_settings(name, step)[:PREFETCHED]
+        run = self._prefetching
+
+        def next_picture():
+            if run != self._prefetching or not todo:
+                return
+            params = todo.pop(0)
+            with self._live_lock, contextlib.suppress(ValueError, FloatingPointError):
+                if _cache_key(params) not in self._pngs:
+                    self._png(params)  # kept; a setting the method refuses is left for later
+            loop.call_later(0.001, next_picture)
+
+        loop.call_later(PREFETCH_DELAY_S, next_picture)
 
     @contextlib.contextmanager
     def _reporting_errors(self):
@@ -608,7 +689,9 @@ class ReplayExplorer(Streaming, Explorer):
     one figure, its artists updated, rather than each built anew; with ``figure_of`` too
     (``figure_of(**params)``: a key, equal for settings whose snapshots ``redraw`` can show in
     one another's figure, say every run on one data set) a new run's snapshots, as it goes
-    and after, are drawn into the last run's figure. JupyterLab may send the
+    and after, are drawn into the last run's figure; with ``live`` too (a
+    :class:`LiveFigure` whose ``update`` calls ``redraw``) the live explorer draws only the
+    artists a snapshot changes over the kept pixels of the rest. JupyterLab may send the
     widgets' messages to another thread of the kernel (a subshell) than the one that ran the
     cell: a lock keeps a run's snapshots and a new run from crossing.
     """

@@ -27,6 +27,9 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 STOP_TIMEOUT_S = 30.0  # how long an abandoned optimiser may take to reach its next callback
+# After a new run's first picture the run waits this long: the picture's way through the
+# Jupyter server to the page (its decoding, drawing) is not slowed by the run taking a core
+FIRST_PICTURE_PAUSE_S = 0.1
 _PARTIAL: contextvars.ContextVar[bool] = contextvars.ContextVar("mlnotes_widgets_partial",
                                                                 default=False)
 
@@ -175,7 +178,8 @@ class Streaming:
 
     ``stream(**params)`` steps the run (an iterator yielding the results so far after each
     snapshot, the same object again while no new snapshot is recorded); the explorer shows the
-    run's first snapshot at once and the later ones as the optimiser records them (at most half
+    run's first snapshot at once (then the run waits :data:`FIRST_PICTURE_PAUSE_S`, while the
+    picture reaches the page) and the later ones as the optimiser records them (at most half
     of the time goes to drawing: after a picture that took t to draw, the run goes on for at
     least t before the next one), one chunk of the run between the kernel's messages; a control
     moved meanwhile abandons the run at its next chunk. Headless (tests, a notebook run without
@@ -204,13 +208,15 @@ class Streaming:
                  "live": loop is not None}
         while self._stream_step(run, values, hook, start, state):
             if loop is not None:
-                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+                loop.call_later(state.pop("pause", 0.001), self._stream_chunk, loop, run,
+                                values, hook, start, state)
                 return
 
     def _stream_chunk(self, loop, run, values, hook, start, state):
         with self._replay_lock:
             if self._stream_step(run, values, hook, start, state):
-                loop.call_later(0.001, self._stream_chunk, loop, run, values, hook, start, state)
+                loop.call_later(state.pop("pause", 0.001), self._stream_chunk, loop, run,
+                                values, hook, start, state)
 
     def _stream_step(self, run, values, hook, start, state):
         """One chunk of the run (up to its next step), and its picture if it is time for one;
@@ -246,6 +252,7 @@ class Streaming:
             state["drawn_at"] = time.perf_counter()
             if state["first_s"] is None:
                 state["first_s"] = state["drawn_at"] - start
+                state["pause"] = FIRST_PICTURE_PAUSE_S
             self._status.value = f"<small>running… (the run so far: {state['recorded']} " \
                                  f"snapshots; a control moved now starts another run)</small>"
         return True

@@ -17,7 +17,15 @@ from ..datasets import make_glyph_images
 from ..pca import PCA
 from ..plotting import scatter
 from . import _static as st
-from ._core import ReplayExplorer, Slider, frozen, new_figure, report_progress, snapshot_index
+from ._core import (
+    LiveFigure,
+    ReplayExplorer,
+    Slider,
+    frozen,
+    new_figure,
+    report_progress,
+    snapshot_index,
+)
 from ._stream import by_gid, callback_steps, moved, streamed_run
 
 EPOCH_SNAPSHOTS = (1, 2, 5, 10, 20, 50, 100)
@@ -158,12 +166,14 @@ def draw_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
 
 
 def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_state=0):
-    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for the same run (the
-    picture :func:`draw_autoencoder` draws, without building the figure)."""
+    """Show snapshot ``frame`` in a figure :func:`draw_autoencoder` drew for a run on the same
+    images (any bottleneck, ended or under way): the mosaic, the code, the loss curves and the
+    titles updated (the picture :func:`draw_autoencoder` draws, without building the figure)."""
     n = len(EPOCH_SNAPSHOTS)
     frame = snapshot_index(frame, n, of_run=False)
     X, angle = glyph_data(n_samples, random_state)
     codes, recon, loss, X_pca, pca_loss = autoencoder_runs(int(bottleneck), n_samples, random_state)
+    frame %= len(codes)  # a run under way: its snapshots so far
     epochs = EPOCH_SNAPSHOTS[frame]
     shown = np.argsort(angle[:, 0])[np.linspace(0, n_samples - 1, N_SHOWN).astype(int)]
     ax, code_ax, curve = fig.axes
@@ -175,8 +185,36 @@ def redraw_autoencoder(fig, *, bottleneck=1, frame=-1, n_samples=300, random_sta
     Z = codes[frame]
     moved(code_ax, "code",
           np.column_stack([angle[:, 0], Z[:, 0]]) if bottleneck == 1 else Z[:, :2])
+    code_ax.set_title("code vs angle" if bottleneck == 1 else "code (first two)", fontsize=10)
+    by_gid(curve, "loss-curve").set_data(np.arange(len(loss)), loss)
     by_gid(curve, "loss-now").set_data([epochs], [loss[epochs]])
+    by_gid(curve, "pca-loss").set_ydata([float(pca_loss)] * 2)
+    curve.set_ylim(0, 1.05 * max(loss.max(), pca_loss))
     curve.set_title(f"loss {loss[epochs]:.3g}, PCA's (dashed) {float(pca_loss):.3g}", fontsize=10)
+
+
+def _same_images(*, n_samples=300, random_state=0, **run):
+    """Runs whose snapshots :func:`redraw_autoencoder` shows in one another's figure: one set
+    of images (every bottleneck)."""
+    return n_samples, random_state
+
+
+class AutoencoderFigure(LiveFigure):
+    """:func:`draw_autoencoder`'s figure, kept for every run on its images: a snapshot (any
+    bottleneck, ended or under way) changes the mosaic, the code, their titles and the loss
+    panel (drawn whole: a new run changes its range) (:func:`redraw_autoencoder`); the
+    mosaic's labels and the code's frame stay."""
+
+    def build(self, **params):
+        self.fig = draw_autoencoder(**params)
+        ax, code_ax, curve = self.fig.axes
+        for artist in (by_gid(ax, "mosaic"), ax.title, by_gid(code_ax, "code"), code_ax.title,
+                       curve):
+            self.changing(artist)
+
+    def update(self, **params):
+        redraw_autoencoder(self.fig, **params)
+        return True
 
 
 def scene_autoencoder(*, bottleneck=1, frame=-1, n_samples=300, random_state=0):
@@ -216,4 +254,5 @@ def autoencoder_explorer(**defaults):
     snapshots in :data:`EPOCH_SNAPSHOTS`."""
     return ReplayExplorer(draw_autoencoder, [Slider("bottleneck", BOTTLENECKS, "bottleneck L")],
                           defaults, n_frames=autoencoder_frames, stream=autoencoder_stream,
-                          redraw=redraw_autoencoder, scene=scene_autoencoder)
+                          redraw=redraw_autoencoder, figure_of=_same_images,
+                          scene=scene_autoencoder, live=AutoencoderFigure)

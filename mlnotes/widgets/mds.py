@@ -281,16 +281,49 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
 
 def redraw_smacof(fig, *, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
                   max_iter=100, random_state=0):
-    """Show configuration ``frame`` in a figure :func:`draw_smacof` drew for the same run (the
-    picture :func:`draw_smacof` draws, without building the figure)."""
+    """Show configuration ``frame`` in a figure :func:`draw_smacof` drew for a run on the same
+    points (this run or another, ended or under way): the configuration, the stress curve, its
+    mark and range, and the titles updated (the picture :func:`draw_smacof` draws, without
+    building the figure)."""
     history, stress = smacof_run(dissimilarity, init, n_samples, max_iter, random_state)
     n = len(stress)
     frame = snapshot_index(frame, n)
     conf, curve = fig.axes
     moved(conf, "configuration", history[frame])
     conf.set_title(f"iteration {frame}")
+    by_gid(curve, "stress-curve").set_data(np.arange(n), stress)
     by_gid(curve, "stress-now").set_data([frame], [stress[frame]])
+    curve.relim()
+    curve.set_xlim(0, max(n - 1, 1))
+    curve.autoscale_view(scalex=False)
     curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+    fig.suptitle(f"SMACOF on {dissimilarity} dissimilarities, {init} start", fontsize=10)
+
+
+def _same_points(*, n_samples=200, random_state=0, **run):
+    """Runs whose configurations :func:`redraw_smacof` shows in one another's figure: one set of
+    points (every dissimilarity and start)."""
+    return n_samples, random_state
+
+
+class SmacofFigure(LiveFigure):
+    """:func:`draw_smacof`'s figure, kept for every run on its points: a snapshot (of this run
+    or another, ended or under way) changes the configuration, its title, the stress panel
+    (drawn whole: a new run changes its range) and the suptitle (:func:`redraw_smacof`); the
+    data and the configuration's frame stay."""
+
+    def build(self, **params):
+        self.fig = draw_smacof(**params)
+        conf, curve = self.fig.axes
+        self.changing(by_gid(conf, "configuration"))
+        self.changing(conf.title)
+        self.changing(curve)
+        self.changing(next(t for t in self.fig.texts if t.get_text() == self.fig.get_suptitle()))
+
+    def update(self, **params):
+        redraw_smacof(self.fig, **params)
+        self.fig.axes[0].apply_aspect()  # (its equal aspect, which drawing it would apply)
+        return True
 
 
 def scene_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples=200,
@@ -314,4 +347,5 @@ def smacof_explorer(**defaults):
     controls = [Choice("dissimilarity", DISSIMILARITIES, "dissimilarity"),
                 Choice("init", INITS, "start")]
     return ReplayExplorer(draw_smacof, controls, defaults, n_frames=smacof_frames,
-                          stream=smacof_stream, redraw=redraw_smacof, scene=scene_smacof)
+                          stream=smacof_stream, redraw=redraw_smacof, figure_of=_same_points,
+                          scene=scene_smacof, live=SmacofFigure)

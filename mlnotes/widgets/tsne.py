@@ -25,6 +25,7 @@ from ..sne import (
 from . import _static as st
 from ._core import (
     Choice,
+    LiveFigure,
     ReplayExplorer,
     Slider,
     draw_defaults,
@@ -218,6 +219,26 @@ def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
 
 
+class TsneFigure(LiveFigure):
+    """:func:`draw_tsne`'s figure, kept per case: a snapshot (of any run on the case, ended or
+    under way) changes the map, its title, the KL panel (drawn whole: a run changes its range
+    and shading) and the suptitle (:func:`redraw_tsne`); the data and the map's frame stay."""
+
+    kept_per = ("case",)
+
+    def build(self, **params):
+        self.fig = draw_tsne(**params)
+        map_ax, kl_ax = self.fig.axes
+        for artist in (by_gid(map_ax, "map"), map_ax.title, kl_ax,
+                       next(t for t in self.fig.texts if t.get_text() == self.fig.get_suptitle())):
+            self.changing(artist)
+
+    def update(self, **params):
+        redraw_tsne(self.fig, **params)
+        self.fig.axes[0].apply_aspect()  # (its equal aspect, which drawing it would apply)
+        return True
+
+
 def _same_case(*, case="two_clusters", n_samples=200, max_iter=500, random_state=0,
                **run):
     """Runs whose snapshots :func:`redraw_tsne` shows in one another's figure: one case."""
@@ -278,4 +299,4 @@ def tsne_explorer(**defaults):
     ]
     return ReplayExplorer(draw_tsne, controls, defaults, n_frames=tsne_frames, stream=tsne_stream,
                           redraw=redraw_tsne, figure_of=_same_case, scene=scene_tsne,
-                          grid="star")
+                          grid="star", live=TsneFigure)
