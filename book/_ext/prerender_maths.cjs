@@ -13,7 +13,8 @@
  * "files": the HTML pages, "budget": null (every formula) or {"chars", "formulas"}: only the
  * formulas at the top of each page's article, before that many characters of its text (a
  * formula counts half its TeX) and at most that many formulas, the others left as TeX for the
- * page's lazy typesetter (mlnotes-mathjax.js)}.
+ * page's lazy typesetter (mlnotes-mathjax.js); a page that already holds a formula typeset
+ * here (a rebuild reads the pages Sphinx did not write again) is left as it is}.
  *
  * Each formula Sphinx wrote (<span class="math ...">\(...\)</span>, <div class="math ...">
  * \[...\]</div>) becomes MathJax's CHTML output, with its assistive MathML, in place; its TeX
@@ -58,6 +59,9 @@ const unescape = (s) => s.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m, e) => ENTI
 const INLINE = /<span class="math notranslate nohighlight">\\\(([\s\S]*?)\\\)<\/span>/g;
 const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?)>\n?((?:<span class="eqno">[\s\S]*?<\/span>)?)\\\[([\s\S]*?)\\\]\n?<\/div>/g;
 
+// a formula typeset here (by this build or the one that wrote the page)
+const BUILT = /<mjx-container [^>]*data-mlnotes-built/;
+
 async function main() {
   await MathJax.startup.promise;
   const { tidyLineBreaks } = require(path.resolve(job.linebreaks));
@@ -87,6 +91,13 @@ async function main() {
     });
     if (!found.length) continue;
     found.sort((a, b) => a.offset - b.offset);
+    if (job.budget && BUILT.test(html)) {
+      // its first screens were typeset by the build that wrote it: a rebuild that did not write
+      // the page again reads it as that build left it (the formulas below stay TeX; a window
+      // counted again from the first one left would typeset further down on every rebuild)
+      summary[file] = { typeset: 0, left: found.length };
+      continue;
+    }
     if (job.budget) {
       // the first screens: the article's top (its text, tags dropped), within the budget
       const start = html.indexOf('<article class="bd-article"');
