@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(shutil.which("node") is None,
-                                reason="no Node.js: the book's maths is typeset in the browser")
+NODE = pytest.mark.skipif(shutil.which("node") is None,
+                          reason="no Node.js: the book's maths is typeset in the browser")
 
 
 def _load_prerender():
@@ -55,33 +55,59 @@ def _run(prerender, tmp_path, pages, budget):
     return json.loads(run.stdout)
 
 
+@NODE
 def test_first_screens_typeset_once_when_a_page_is_read_again(tmp_path):
-    """The first screens of a page (``top``: a budget of characters and formulas) are chosen on
+    """The first screens of a page (a budget of characters and formulas from the article's
+    top, and another below each place a link lands on: a section, a statement, a numbered
+    equation) are typeset, the formulas after them stay TeX; and chosen on
     the page as Sphinx wrote it: a second build that reads the page again (not rewritten, as on
     any rebuild) leaves it byte for byte as the first left it, whether the first stopped at the
-    formula budget or at the character budget; the formulas after the top stay TeX."""
+    formula budget or at the character budget."""
     prerender = _load_prerender()
-    by_count = tmp_path / "count.html"
-    by_chars = tmp_path / "chars.html"
-    body = " ".join([_inline("x_1"), _inline(r"\alpha"), _display("a = b", "ab"),
-                     _inline("y^2"), _display(r"\sum_i z_i")])
-    by_count.write_text(f'<html><body><article class="bd-article">Text {body} end.</article>'
-                        "</body></html>")
     prose = "Some prose. " * 20
-    by_chars.write_text(f'<html><body><article class="bd-article">{_inline("p")} {prose}'
-                        f'{_inline("q")} {prose}{_inline("r")}</article></body></html>')
-    by_display = tmp_path / "display.html"  # its top: displays only (one numbered)
-    by_display.write_text(f'<html><body><article class="bd-article">{_display("d", "d")}'
-                          f'{_display("f")}{_inline("e")}</article></body></html>')
-    pages = [by_count, by_chars, by_display]
-    first = _run(prerender, tmp_path, pages, {"chars": 300, "formulas": 2})
-    assert first[str(by_count)] == {"typeset": 2, "left": 3}
-    assert first[str(by_chars)] == {"typeset": 2, "left": 1}
-    assert first[str(by_display)] == {"typeset": 2, "left": 1}
-    once = {p: p.read_text() for p in pages}
-    assert prerender.pages_with_tex(tmp_path) == sorted(pages)  # TeX left below the top
-    again = _run(prerender, tmp_path, pages, {"chars": 300, "formulas": 2})
+    pages = {name: tmp_path / f"{name}.html" for name in ("count", "chars", "display", "anchors")}
+    article = '<html><body><article class="bd-article">{}</article></body></html>'
+    # no anchor: the top stops at the formula budget, at the characters; top displays only
+    pages["count"].write_text(article.format(" ".join([
+        _inline("x_1"), _inline(r"\alpha"), _display("a = b"), _inline("y^2"),
+        _display(r"\sum_i z_i")])))
+    pages["chars"].write_text(article.format(
+        f'{_inline("p")} {prose}{_inline("q")} {prose}{_inline("r")}'))
+    pages["display"].write_text(article.format(
+        _display("d") + _display("f") + _inline("e")))
+    # anchors: a section, a statement, a numbered equation, each with the start of its screen
+    # typeset (c, k, h) and its end left (u, v, w); the top (a) and below it (b) likewise; not
+    # an API entry (n)
+    pages["anchors"].write_text(article.format(
+        f'{_inline("a")} {prose}{prose}{_inline("b")}'
+        f'<section id="s"><h2>S</h2>{_inline("c")} {prose}{_inline("u")}</section>'
+        f'<div class="proof theorem admonition" id="thm"><p>{_inline("k")} {prose}'
+        f'{_inline("v")}</p></div><dl><dt id="mlnotes.f">f</dt><dd>{_inline("n")}</dd></dl>'
+        f'{_display("h", "h")}{prose}{_inline("w")}'))
+    budget = {"chars": 300, "formulas": 2, "anchors": 200, "anchorFormulas": 60}
+    first = _run(prerender, tmp_path, list(pages.values()), budget)
+    assert first[str(pages["count"])] == {"typeset": 2, "left": 3}
+    assert first[str(pages["chars"])] == {"typeset": 2, "left": 1}
+    assert first[str(pages["display"])] == {"typeset": 2, "left": 1}
+    once = {p: p.read_text() for p in pages.values()}
+    left = [t for t in "abckhnuvw" if f"\\({t}\\)" in once[pages["anchors"]]
+            or f"\\[{t}\\]" in once[pages["anchors"]]]
+    assert left == ["b", "n", "u", "v", "w"], left
+    assert prerender.pages_with_tex(tmp_path) == sorted(pages.values())  # TeX left below
+    again = _run(prerender, tmp_path, list(pages.values()), budget)
     assert {p: p.read_text() for p in once} == once, "a page read again was typeset further"
     assert all(v["typeset"] == 0 for v in again.values()), again
-    assert once[by_count].count("data-mlnotes-built") == 2
-    assert r"\(y^2\)" in once[by_count] and r"\(r\)" in once[by_chars]
+    assert once[pages["count"]].count("data-mlnotes-built") == 2
+    assert r"\(y^2\)" in once[pages["count"]] and r"\(r\)" in once[pages["chars"]]
+
+
+def test_a_rebuilds_style_sheet_keeps_the_rules_it_has():
+    """The CHTML style sheet of a rebuild: the earlier build's rules, then only the rules it
+    lacks. MathJax writes its base rules with fewer declarations when it has typeset fewer
+    formulas (a rebuild typesets only the pages Sphinx wrote again, or none): such a rule is
+    there already (appended, a rebuild's sheet grew by three rules)."""
+    merge = _load_prerender().merge_css
+    old = "a {\n  x: 1;\n  z: 2;\n}\n\nb {\n  y: 2;\n}\n"
+    assert merge(old, "a {\n  x: 1;\n}\n\nb {\n  y: 2;\n}\n") == old
+    assert merge(old, "a {\n  w: 1;\n}\n\nc {\n}\n").split("\n\n") == [
+        "a {\n  x: 1;\n  z: 2;\n}", "b {\n  y: 2;\n}", "a {\n  w: 1;\n}", "c {\n}\n"]
