@@ -13,7 +13,8 @@
  * "files": the HTML pages, "budget": null (every formula) or {"chars", "formulas"}: only the
  * formulas at the top of each page's article, before that many characters of its text (a
  * formula counts half its TeX) and at most that many formulas, the others left as TeX for the
- * page's lazy typesetter (mlnotes-mathjax.js)}.
+ * page's lazy typesetter (mlnotes-mathjax.js); a page that already holds a formula typeset
+ * here (a rebuild reads the pages Sphinx did not write again) is left as it is}.
  *
  * Each formula Sphinx wrote (<span class="math ...">\(...\)</span>, <div class="math ...">
  * \[...\]</div>) becomes MathJax's CHTML output, with its assistive MathML, in place; its TeX
@@ -58,6 +59,51 @@ const unescape = (s) => s.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m, e) => ENTI
 const INLINE = /<span class="math notranslate nohighlight">\\\(([\s\S]*?)\\\)<\/span>/g;
 const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?)>\n?((?:<span class="eqno">[\s\S]*?<\/span>)?)\\\[([\s\S]*?)\\\]\n?<\/div>/g;
 
+// a formula typeset here (by this build or the one that wrote the page)
+const BUILT = /<mjx-container [^>]*data-mlnotes-built/;
+
+// A place a link lands on inside the article: a section (a heading; an API module), a
+// statement (theorem, definition, exercise), a numbered equation, a label's target (<span id>).
+// Not each API entry (<dt id>): the API page's 292 would typeset nearly all its 1 108 formulas,
+// and the whole page's CHTML made its first screen later, not sooner
+// (benchmarks/results-first-paint.md).
+const ANCHOR = /<(?:section|div|span)\b[^>]*?\sid="[^"]+"/g;
+
+/* The formulas of ``found`` (sorted by offset) on the first screens: from the article's start,
+   and with budget.anchors from each anchor of the article, the formulas before that many
+   characters of text (tags dropped; a formula counts half its TeX) and at most that many
+   formulas (budget.chars and budget.formulas for the top, budget.anchors and
+   budget.anchorFormulas below an anchor). In the page's order, each once. */
+function firstScreens(html, found, budget) {
+  const start = html.indexOf('<article class="bd-article"');
+  if (start < 0) return [];
+  const end = html.indexOf("</article>", start);
+  const chosen = new Set();
+  function from(at, chars, formulas) {
+    let text = 0;
+    let kept = 0;
+    let k = found.findIndex((f) => f.offset >= at);
+    if (k < 0) return;
+    for (; k < found.length; k++) {
+      const f = found[k];
+      text += html.slice(at, f.offset).replace(/<[^>]*>/g, "").replace(/\s+/g, " ").length;
+      if (text >= chars || kept >= formulas) break;
+      chosen.add(f);
+      kept += 1;
+      text += f.tex.length / 2;
+      at = f.offset + f.m.length;
+    }
+  }
+  from(start, budget.chars, budget.formulas);
+  if (budget.anchors) {
+    const body = html.slice(start, end < 0 ? html.length : end);
+    for (const m of body.matchAll(ANCHOR)) {
+      from(start + m.index, budget.anchors, budget.anchorFormulas || budget.formulas);
+    }
+  }
+  return found.filter((f) => chosen.has(f));
+}
+
 async function main() {
   await MathJax.startup.promise;
   const { tidyLineBreaks } = require(path.resolve(job.linebreaks));
@@ -87,22 +133,17 @@ async function main() {
     });
     if (!found.length) continue;
     found.sort((a, b) => a.offset - b.offset);
+    if (job.budget && BUILT.test(html)) {
+      // its first screens were typeset by the build that wrote it: a rebuild that did not write
+      // the page again reads it as that build left it (the formulas below stay TeX; a window
+      // counted again from the first one left would typeset further down on every rebuild)
+      summary[file] = { typeset: 0, left: found.length };
+      continue;
+    }
     if (job.budget) {
-      // the first screens: the article's top (its text, tags dropped), within the budget
-      const start = html.indexOf('<article class="bd-article"');
-      let chars = 0;
-      let at = start;
-      let kept = 0;
-      const top = [];
-      for (const f of found) {
-        if (start < 0 || f.offset < start) continue;
-        chars += html.slice(at, f.offset).replace(/<[^>]*>/g, "").replace(/\s+/g, " ").length;
-        if (chars >= job.budget.chars || kept >= job.budget.formulas) break;
-        top.push(f);
-        kept += 1;
-        chars += f.tex.length / 2;
-        at = f.offset + f.m.length;
-      }
+      // the first screens: the article's top, and (budget.anchors) the screens below each
+      // place a link can land on, each within its budget
+      const top = firstScreens(html, found, job.budget);
       summary[file] = { typeset: 0, left: found.length };
       if (!top.length) continue;
       found.length = 0;

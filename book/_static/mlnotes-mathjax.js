@@ -434,6 +434,23 @@
   // a formula in a block not laid out (far from the screen on a page built whole, mlnotes.css)
   // is measured only when it comes near: measuring it lays its block out
   const laidOut = (c) => all || !c.checkVisibility || c.checkVisibility({ contentVisibilityAuto: true });
+  /* Resolves once the page's layout has stopped moving: the theme slides its sidebar in when
+     the window widens past a phone's (a 0.25 s transition of its margin from -75% of the
+     screen), and until it ends the article is up to that much wider than it will be (at
+     1366 px a 609 px box measured 1634 px): a column measured then is one the reader never
+     sees. Only transitions of the layout are waited for (at most LAYOUT_WAIT_MS). */
+  const LAYOUT = /^(margin|padding|width|max-width|min-width|left|right|inset|flex|grid|transform)/;
+  const LAYOUT_WAIT_MS = 1000;
+  function settled() {
+    const moving = document.getAnimations ? document.getAnimations().filter((a) =>
+      typeof CSSTransition !== "undefined" && a instanceof CSSTransition
+      && a.playState === "running" && LAYOUT.test(a.transitionProperty)) : [];
+    if (!moving.length) return Promise.resolve();
+    return Promise.race([
+      Promise.all(moving.map((a) => a.finished.catch(() => null))),
+      new Promise((resolve) => setTimeout(resolve, LAYOUT_WAIT_MS)),
+    ]).then(frame);
+  }
   /* What a display needs for the width it has: "again" (typeset for it), "built" (the display
      as built fits again), or nothing. */
   function refit(c) {
@@ -533,6 +550,7 @@
     };
     async function drain() {
       while (waiting.size) {
+        await settled();
         const list = Array.from(waiting).filter((c) => c.isConnected && laidOut(c));
         waiting.clear();
         // every display measured first, then changed (one layout, not one per display)
