@@ -148,3 +148,35 @@ def serve_mutant(context, static_name, mutant):
     kind = "text/css" if static_name.endswith(".css") else "text/javascript"
     context.route(f"**/_static/{static_name}*", lambda route: route.fulfill(
         body=source.replace(*mutant), content_type=kind))
+
+
+# A page resized (or switched light <-> dark) re-lays itself out: book/_static/mlnotes.js marks
+# scroll boxes and shrunk figures again 150 ms after the last resize event, and
+# mlnotes-mathjax.js typesets again the display formulas whose column changed (a ResizeObserver;
+# MathJax may fetch a font). Neither says when it is done, so the test waits until the page
+# has been still for ``QUIET_MS``: no node added, removed or changed under <html>.
+QUIET_MS = 700
+_WATCH_JS = """() => {
+  window.mlnotesTestLastChange = performance.now();
+  if (!window.mlnotesTestWatcher) {
+    window.mlnotesTestWatcher = new MutationObserver(() => {
+      window.mlnotesTestLastChange = performance.now(); });
+    window.mlnotesTestWatcher.observe(document.documentElement,
+      {childList: true, subtree: true, attributes: true, characterData: true});
+  }
+}"""
+_STILL_JS = """quiet => document.fonts.status === 'loaded'
+  && performance.now() - window.mlnotesTestLastChange > quiet"""
+
+
+def settle(pw_page, change, timeout=30_000):
+    """Run ``change`` (a function of no arguments: a resize, a theme switch), then wait until the
+    page's own re-layout after it is over (``QUIET_MS`` without a change to the document)."""
+    pw_page.evaluate(_WATCH_JS)
+    change()
+    pw_page.wait_for_function(_STILL_JS, arg=QUIET_MS, timeout=timeout, polling=100)
+
+
+def resize(pw_page, width, height=900):
+    """Give the page a viewport ``width`` px wide and wait until it has laid itself out again."""
+    settle(pw_page, lambda: pw_page.set_viewport_size({"width": width, "height": height}))

@@ -1,11 +1,17 @@
 """The built book in a real browser: every page, on a phone (390 px) and a laptop (1366 px).
 
 For each page of the built book (``_build/html`` from ``make book``, or ``MLNOTES_BOOK_HTML``;
-built here if absent) and each width this asserts:
+built here if absent) and each width this asserts what follows. Each page is loaded once (every
+formula typeset, the costly part) and checked at the width it loads at, then resized to the other
+width and, once it has laid itself out again (formulas re-broken for the new column, boxes and
+figures re-marked: ``browser_support.resize``), checked again. Every other page loads on a phone
+first (``FIRST_WIDTH``), so across the book both widths are checked on a fresh load and after a
+resize (a phone turned, a window narrowed), as readers see them.
 
 * it is self-contained: no request leaves the local server, none fails, no console error;
 * math is typeset by the bundled MathJax with no error; every image loaded; every explorer cell
-  shows its static figure;
+  shows its static figure and, at 1366 px, the static explorer (book/_static/explorer.js)
+  becomes ready and draws a picture (``_check_explorers_drawn``);
 * navigation works: on a phone the hamburger opens the chapter list and "Contents" opens the
   page's table of contents; on a laptop the hamburger hides and shows the sidebar; there is no
   second header bar with a second search box;
@@ -49,6 +55,7 @@ from browser_support import (
     RAW_TEX,
     ROOT,
     TYPESET_ALL,
+    resize,
     serve_directory,
     toc_files,
     wait_until,
@@ -352,6 +359,7 @@ SIDEBAR_SETTLED_JS = """([sel, shown]) => { const e = document.querySelector(sel
                 && r.right > 0 && r.left < innerWidth;
     const key = r.left + ',' + r.width; const still = e.dataset.lastBox === key;
     e.dataset.lastBox = key; return now === shown && still; }"""
+NO_SLIDE_CSS = ".bd-sidebar-primary { transition: none !important; }"
 MODAL_OPEN_JS = """sel => { const d = document.querySelector(sel); if (!d || !d.open) return false;
     return Array.from(d.querySelectorAll('a')).some(a => { const r = a.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && r.left >= 0 && r.left < innerWidth
@@ -402,12 +410,17 @@ def _check_navigation(pw_page, width):
         before = _box(pw_page, "#pst-primary-sidebar")
         if not (before and before["shown"]):
             problems.append("the chapter list is not shown on a laptop")
+        # where the sidebar ends up is checked, not how it slides: the theme's 0.4 s slide
+        # changes the column's width on every frame, and the page (every formula re-fitted,
+        # mlnotes-mathjax.js) is laid out again each time: most of this check's CPU
+        no_slide = pw_page.add_style_tag(content=NO_SLIDE_CSS)
         hamburger.first.click()
         if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False]):
             problems.append("the hamburger does not hide the sidebar")
         hamburger.first.click()
         if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True]):
             problems.append("a second click on the hamburger does not bring the sidebar back")
+        no_slide.evaluate("e => e.remove()")
     return problems
 
 
@@ -460,9 +473,11 @@ def _check_explorers_drawn(pw_page):
     """Every cell that calls an explorer shows its static rendering where no kernel runs: no
     widget view (it would render as an empty box), and the static explorer
     (book/_static/explorer.js), drawn on canvas once it is near the screen, draws a picture.
-    (Its moving controls are tested in test_browser_explorers.) Checked in the 1366 px load
-    of every page whose HTML calls an explorer: ``test_every_built_page_is_checked`` makes
-    that every such page of the build."""
+    (Its moving controls are tested in test_browser_explorers.) Checked at 1366 px (as loaded,
+    or after the resize from 390 px) on every page whose HTML calls an explorer:
+    ``test_every_built_page_is_checked`` makes that every such page of the build. In the page
+    load the other checks need anyway, it costs only the explorers' own drawing (a separate
+    test cost a load of each explorer page)."""
     problems = []
     if pw_page.locator("script[type='application/vnd.jupyter.widget-view+json']").count():
         problems.append("a widget view (an empty box) was rendered")
@@ -520,9 +535,68 @@ def _small_tick_labels(pw_page):
     return small
 
 
-@pytest.mark.parametrize("width", [PHONE, LAPTOP], ids=["390px", "1366px"])
+# Each page is loaded once and checked at both widths: at the width it loads at, then resized to
+# the other (the page lays itself out again: browser_support.resize). Every other page loads on
+# a phone first, so both a fresh load and a resize are checked at each width across the book.
+FIRST_WIDTH = {page: (PHONE, LAPTOP)[k % 2] for k, page in enumerate(PAGES)}
+
+
+def _check_at(pw_page, page, width):
+    """Everything ``test_page`` checks on the page as it is now, ``width`` px wide."""
+    problems = _wait_for_math(pw_page, page) + _wait_laid_out(pw_page)
+
+    broken = pw_page.evaluate(
+        "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))"
+        ".map(i => i.src)")
+    if broken:
+        problems.append(f"images that did not load: {broken[:5]}")
+
+    # Explorer cells (``ml.widgets.*_explorer(...)``) must show their static rendering
+    # here, where no kernel runs: a loaded image of real size, never an empty box.
+    explorers = pw_page.evaluate(EXPLORER_OUTPUTS_JS)
+    for cell in explorers:
+        if not (cell["images"] > 0 and cell["height"] > 150):
+            problems.append(f"explorer cell `{cell['source'][:60]}` shows no static figure")
+    if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS and not explorers:
+        problems.append("the chapter has no explorer cell")
+
+    layout = pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
+    for kind, found in layout.items():
+        problems += [f"{kind}: {item}" for item in found[:6]]
+        if len(found) > 6:
+            problems.append(f"{kind}: ... and {len(found) - 6} more")
+
+    # the screenshots are there to be looked at: each page's must be written
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"
+    shot.unlink(missing_ok=True)
+    pw_page.screenshot(path=str(shot))
+    if not (shot.exists() and shot.stat().st_size > 1000):
+        problems.append(f"no screenshot written to {shot}")
+
+    problems += [f"navigation: {p}" for p in _check_navigation(pw_page, width)]
+    if width == LAPTOP and "_explorer" in (HTML / page).read_text(encoding="utf-8"):
+        problems += [f"explorers: {p}" for p in _check_explorers_drawn(pw_page)]
+    if width == PHONE:
+        problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
+        problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
+        small = _small_tick_labels(pw_page)
+        problems += [f"tick labels too small on a phone: {p}" for p in small[:6]]
+    return [f"{width}px: {p}" for p in problems]
+
+
+def _leave_alone(pw_page):
+    """The reader lets go before the window changes width: no button keeps the focus or the
+    pointer (a header button's tooltip, shown on focus and hover, would otherwise stay over the
+    other width's header and take its clicks, which a fresh load never has)."""
+    pw_page.keyboard.press("Escape")
+    pw_page.evaluate("document.activeElement && document.activeElement.blur()")
+    pw_page.mouse.move(1, pw_page.viewport_size["height"] - 1)
+    wait_until(pw_page, "() => !document.querySelector('.tooltip.show')")
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_page(page, width, site, browser):
+def test_page(page, site, browser):
     target = _redirect_target(page)
     if target:
         assert (HTML / pathlib.PurePosixPath(page).parent / target).exists(), (
@@ -530,7 +604,8 @@ def test_page(page, width, site, browser):
         return
     host = urlparse(site).netloc
     outside, failed, console_errors = [], [], []
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    first = FIRST_WIDTH[page]
+    context = browser.new_context(viewport={"width": first, "height": 900})
     context.add_init_script(TYPESET_ALL)  # every formula measured, not only those on screen
     pw_page = context.new_page()
 
@@ -556,45 +631,11 @@ def test_page(page, width, site, browser):
     try:
         response = pw_page.goto(f"{site}/{page}", wait_until="load")
         assert response is not None and response.ok, f"{page}: HTTP {response and response.status}"
-        problems = _wait_for_math(pw_page, page) + _wait_laid_out(pw_page)
-
-        broken = pw_page.evaluate(
-            "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))"
-            ".map(i => i.src)")
-        if broken:
-            problems.append(f"images that did not load: {broken[:5]}")
-
-        # Explorer cells (``ml.widgets.*_explorer(...)``) must show their static rendering
-        # here, where no kernel runs: a loaded image of real size, never an empty box.
-        explorers = pw_page.evaluate(EXPLORER_OUTPUTS_JS)
-        for cell in explorers:
-            if not (cell["images"] > 0 and cell["height"] > 150):
-                problems.append(f"explorer cell `{cell['source'][:60]}` shows no static figure")
-        if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS and not explorers:
-            problems.append("the chapter has no explorer cell")
-
-        layout = pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
-        for kind, found in layout.items():
-            problems += [f"{kind}: {item}" for item in found[:6]]
-            if len(found) > 6:
-                problems.append(f"{kind}: ... and {len(found) - 6} more")
-
-        # the screenshots are there to be looked at: each page's must be written
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"
-        shot.unlink(missing_ok=True)
-        pw_page.screenshot(path=str(shot))
-        if not (shot.exists() and shot.stat().st_size > 1000):
-            problems.append(f"no screenshot written to {shot}")
-
-        problems += [f"navigation: {p}" for p in _check_navigation(pw_page, width)]
-        if width == LAPTOP and "_explorer" in (HTML / page).read_text(encoding="utf-8"):
-            problems += [f"explorers: {p}" for p in _check_explorers_drawn(pw_page)]
-        if width == PHONE:
-            problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
-            problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
-            small = _small_tick_labels(pw_page)
-            problems += [f"tick labels too small on a phone: {p}" for p in small[:6]]
+        problems = _check_at(pw_page, page, first)
+        second = LAPTOP if first == PHONE else PHONE
+        _leave_alone(pw_page)
+        resize(pw_page, second)
+        problems += _check_at(pw_page, page, second)
         # every request the page made (fonts and scripts MathJax loads late included) is in
         # and recorded above before the page closes
         pw_page.wait_for_load_state("networkidle")
@@ -610,7 +651,7 @@ def test_page(page, width, site, browser):
         problems.append(f"failed requests: {failed[:5]}")
     if console_errors:
         problems.append(f"console errors: {console_errors[:5]}")
-    assert not problems, f"{page} at {width}px:\n  " + "\n  ".join(problems)
+    assert not problems, f"{page}, loaded at {first}px:\n  " + "\n  ".join(problems)
 
 
 def test_search_snippets_are_readable(site, browser):

@@ -8,6 +8,11 @@ theorems, outputs and an explorer, the notation appendix, a chapter with exercis
   statement; the per-page list goes to ``tests/artifacts/phone/equations-390.json``;
 * every "Learning objectives" box has one colour in all chapters; section headings (h2) weigh
   more than subsections (h3);
+* (``test_header_boxes_and_outputs``: each sample page loaded once on a phone and once on a
+  laptop, every formula typeset; each load checked in the mode it loads in, then switched light
+  <-> dark as the theme button does, and the laptop's resized from 1366 to 1440 px: all six
+  width and mode pairs checked on two loads a page instead of six; every other page loads
+  dark, so each mode is checked both as loaded and as switched to)
 * no scroll-shadow covers inside theorem and proof boxes: a display equation that fits has no
   background, one that scrolls is covered in its box's own colour (light and dark);
 * output text with aligned columns keeps its layout; the notation table becomes blocks on a
@@ -36,6 +41,8 @@ import pytest
 from browser_support import (
     ROOT,
     TYPESET_ALL,
+    resize,
+    settle,
     toc_files,
     wait_until,
 )
@@ -44,7 +51,6 @@ pytestmark = pytest.mark.browser
 
 ARTIFACTS = ROOT / "tests" / "artifacts" / "phone"
 PHONE, LAPTOP, WIDE = 390, 1366, 1440
-WIDTHS = [PHONE, LAPTOP, WIDE]
 MODES = ["light", "dark"]
 MAX_SCROLLING_EQUATIONS = 10
 # sphinx-proof boxes whose text is a statement (a proof may scroll; a statement may not)
@@ -57,13 +63,17 @@ def _toc_pages():
     return [f"{f}.html" for f in files]
 
 
-def _open(browser, site, page, width, mode="light", touch=None):
+def _open(browser, site, page, width, mode="light", touch=None, whole=True):
+    """``page`` in a new context (a touch screen under 600 px) in ``mode``; with ``whole``
+    every formula is typeset at load (``TYPESET_ALL``: the checks that read every formula),
+    else only those near the screen, as for a reader (cheaper: the checks of the header)."""
     touch = width < 600 if touch is None else touch
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900},
                                   has_touch=touch, is_mobile=touch,
                                   color_scheme="dark" if mode == "dark" else "light")
     context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
-                            f"localStorage.setItem('theme', '{mode}');" + TYPESET_ALL)
+                            f"localStorage.setItem('theme', '{mode}');"
+                            + (TYPESET_ALL if whole else ""))
     pw_page = context.new_page()
     pw_page.goto(f"{site}/{page}", wait_until="load")
     # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
@@ -274,46 +284,75 @@ HEADER_JS = r"""
 """
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("width", WIDTHS, ids=[f"{w}px" for w in WIDTHS])
-def test_header_boxes_and_outputs(width, mode, site, browser):
+def _header_boxes_and_outputs(pw_page, page, width, mode):
+    """The problems ``test_header_boxes_and_outputs`` finds on ``page`` as it is now."""
     problems = []
-    for page in SAMPLE_PAGES:
-        context, pw_page = _open(browser, site, page, width, mode)
+    if pw_page.evaluate("document.documentElement.dataset.theme") != mode:
+        problems.append(f"{page}: not in {mode} mode")
+    header = pw_page.evaluate(HEADER_JS)
+    if not header["search"] or min(header["search"]) > 80:
+        problems.append(f"{page}: no search button in the header")
+    if header["beyond"]:
+        problems.append(f"{page}: header buttons off the screen: {header['beyond']}")
+    if width == PHONE and header["small"]:
+        problems.append(f"{page}: header targets under 44 px: {header['small']}")
+    problems += [f"{page}: {p}" for p in pw_page.evaluate(COVERS_JS)[:3]]
+    # formulas: not each a stop of the Tab key, and each readable by a screen reader
+    # (MathJax's assistive MathML)
+    maths = pw_page.evaluate(
+        "(() => { const all = Array.from(document.querySelectorAll('.bd-article mjx-container'));"
+        " return {n: all.length, tab: all.filter(e => e.tabIndex >= 0).length,"
+        " mute: all.filter(e => !e.querySelector('mjx-assistive-mml math')"
+        " && !e.getAttribute('aria-label')).length}; })()")
+    if maths["tab"]:
+        problems.append(f"{page}: {maths['tab']} of {maths['n']} formulas are tab stops")
+    if maths["mute"]:
+        problems.append(f"{page}: {maths['mute']} formulas without text for screen readers")
+    for out in pw_page.evaluate(ALIGNED_JS):
+        if out["ws"] != "pre" or out["ox"] not in ("auto", "scroll"):
+            problems.append(f"{page}: aligned output wraps ({out['ws']}): {out['text']}")
+    if page.endswith("appendix_notation.html"):
+        problems += [f"{page}: {p}" for p in _notation_table(pw_page, width)]
+    if width == PHONE:
+        problems += [f"{page}: {p}" for p in _phone_details(pw_page)]
+        pw_page.evaluate("window.scrollTo(0, 0)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pw_page.screenshot(path=str(ARTIFACTS / f"{page.split('/')[-1]}.{width}.{mode}.png"))
+    return [f"at {width}px, {mode}: {p}" for p in problems]
+
+
+def _switch_mode(pw_page, mode):
+    """Light <-> dark as the theme button does (mlnotes.js), and the page re-marked for it."""
+    settle(pw_page, lambda: pw_page.evaluate("m => mlnotesSetMode(m)", mode))
+
+
+# Each sample page is loaded once at a phone's width (a touch screen) and once at a laptop's,
+# each in one mode and then switched to the other (as the theme button does); the laptop's is
+# then resized to 1440 px and checked in both modes again. Every other page loads in dark mode,
+# so both modes are checked as loaded and as switched to.
+def _modes(k):
+    return MODES if k % 2 == 0 else MODES[::-1]
+
+
+@pytest.mark.parametrize("width", [PHONE, LAPTOP], ids=["390px", "1366px-1440px"])
+def test_header_boxes_and_outputs(width, site, browser):
+    """Header, boxes and outputs at 390, 1366 and 1440 px, light and dark (module docstring)."""
+    problems = []
+    for k, page in enumerate(SAMPLE_PAGES):
+        first, second = _modes(k)
+        context, pw_page = _open(browser, site, page, width, first)
         try:
-            if pw_page.evaluate("document.documentElement.dataset.theme") != mode:
-                problems.append(f"{page}: not in {mode} mode")
-            header = pw_page.evaluate(HEADER_JS)
-            if not header["search"] or min(header["search"]) > 80:
-                problems.append(f"{page}: no search button in the header")
-            if header["beyond"]:
-                problems.append(f"{page}: header buttons off the screen: {header['beyond']}")
-            if width == PHONE and header["small"]:
-                problems.append(f"{page}: header targets under 44 px: {header['small']}")
-            problems += [f"{page}: {p}" for p in pw_page.evaluate(COVERS_JS)[:3]]
-            # formulas: not each a stop of the Tab key, and each readable by a screen reader
-            # (MathJax's assistive MathML)
-            maths = pw_page.evaluate(
-                "(() => { const all = Array.from(document.querySelectorAll('.bd-article mjx-container'));"
-                " return {n: all.length, tab: all.filter(e => e.tabIndex >= 0).length,"
-                " mute: all.filter(e => !e.querySelector('mjx-assistive-mml math')"
-                " && !e.getAttribute('aria-label')).length}; })()")
-            if maths["tab"]:
-                problems.append(f"{page}: {maths['tab']} of {maths['n']} formulas are tab stops")
-            if maths["mute"]:
-                problems.append(f"{page}: {maths['mute']} formulas without text for screen readers")
-            for out in pw_page.evaluate(ALIGNED_JS):
-                if out["ws"] != "pre" or out["ox"] not in ("auto", "scroll"):
-                    problems.append(f"{page}: aligned output wraps ({out['ws']}): {out['text']}")
-            if page.endswith("appendix_notation.html"):
-                problems += [f"{page}: {p}" for p in _notation_table(pw_page, width)]
-            if width == PHONE:
-                problems += [f"{page}: {p}" for p in _phone_details(pw_page)]
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            pw_page.screenshot(path=str(ARTIFACTS / f"{page.split('/')[-1]}.{width}.{mode}.png"))
+            problems += _header_boxes_and_outputs(pw_page, page, width, first)
+            _switch_mode(pw_page, second)
+            problems += _header_boxes_and_outputs(pw_page, page, width, second)
+            if width == LAPTOP:
+                resize(pw_page, WIDE)
+                problems += _header_boxes_and_outputs(pw_page, page, WIDE, second)
+                _switch_mode(pw_page, first)
+                problems += _header_boxes_and_outputs(pw_page, page, WIDE, first)
         finally:
             context.close()
-    assert not problems, f"at {width}px, {mode}:\n  " + "\n  ".join(problems)
+    assert not problems, "\n  ".join(problems)
 
 
 def _notation_table(pw_page, width):
@@ -423,7 +462,7 @@ def _phone_details(pw_page):
 
 @pytest.mark.parametrize("width", [PHONE, WIDE], ids=["390px", "1440px"])
 def test_theme_button_switches_on_the_first_tap(width, site, browser):
-    context, pw_page = _open(browser, site, "book/pca.html", width, "light")
+    context, pw_page = _open(browser, site, "book/pca.html", width, "light", whole=False)
     try:
         assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
         pw_page.locator(".bd-header-article .theme-switch-button").first.click()
@@ -466,7 +505,7 @@ def _search(pw_page, site, query):
 
 
 def test_search_finds_both_spellings_and_quotes_text(site, browser):
-    context, pw_page = _open(browser, site, "book/intro.html", LAPTOP)
+    context, pw_page = _open(browser, site, "book/intro.html", LAPTOP, whole=False)
     try:
         british = _search(pw_page, site, "double+centring")
         american = _search(pw_page, site, "double+centering")
