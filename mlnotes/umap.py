@@ -720,6 +720,8 @@ def _epoch_rounds(heads, tails, per_sample, n_epochs, n_points, rng):
     sizes = np.array([due.size for due in dues])
     epoch_of = np.repeat(np.arange(n_epochs), sizes)
     due = np.concatenate(dues)
+    if not due.size:  # too few epochs for any edge to be due
+        return [(due, np.zeros(1, dtype=np.intp))] * n_epochs
     keys, key_of = np.unique(epoch_of * np.int64(pairs.size) + pair_of[due], return_inverse=True)
     at = keys // pairs.size * n_points  # the epoch's first (epoch, point) vertex
     first = pairs[keys % pairs.size]
