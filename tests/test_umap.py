@@ -212,6 +212,32 @@ def test_no_point_is_an_end_of_two_edges_in_a_round(digits):
         matching_rounds([0, 1], [0, 0], 2)
 
 
+def test_a_small_graph_deals_each_epochs_due_edges_into_matchings(digits):
+    # below SMALL_GRAPH_EDGES edges the optimiser deals each epoch's due edges into rounds of
+    # their own: every due edge once, no point twice in a round, the two directions of a pair
+    # in different rounds, and about as few rounds as the busiest point has due edge ends
+    X, _ = digits
+    P = fuzzy_graph(X[:40], 15)[0].tocoo()
+    keep = P.row != P.col
+    heads, tails = P.row[keep], P.col[keep]
+    assert heads.size <= umap_module.SMALL_GRAPH_EDGES
+    per_sample = umap_module.epochs_per_sample(P.data[keep], 30)
+    plan = umap_module._epoch_rounds(heads, tails, per_sample, 30, 40, np.random.default_rng(0))
+    next_sample = per_sample.copy()
+    for epoch, (by_round, cut) in enumerate(plan):
+        due = np.flatnonzero(next_sample <= epoch)
+        next_sample[due] += per_sample[due]
+        assert np.array_equal(np.sort(by_round), np.arange(due.size))
+        if not due.size:  # the first epoch: no edge is due yet
+            continue
+        busiest = np.bincount(np.concatenate([heads[due], tails[due]])).max()
+        rounds = [due[by_round[lo:hi]] for lo, hi in zip(cut[:-1], cut[1:], strict=True)]
+        for e in rounds:
+            ends = np.concatenate([heads[e], tails[e]])
+            assert np.unique(ends).size == ends.size
+        assert busiest <= sum(e.size > 0 for e in rounds) < 1.5 * busiest
+
+
 def test_hubs_share_rounds_and_their_moves_add_up(digits):
     # the optimiser caps the colours at HUB_FACTOR times the median point's number of pairs;
     # a hub's pairs beyond go into the rounds again, and there its pulls are added up
