@@ -133,28 +133,38 @@ def run_lab(root, *extra_args, settings=None):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A running JupyterLab on a folder holding one small explorer notebook."""
-    root = tmp_path_factory.mktemp("lab")
-    notebook = {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
-                   "metadata": {}, "outputs": [], "source": CELL_SOURCE},
-                  {"cell_type": "code", "execution_count": None, "id": "mutant",
-                   "metadata": {}, "outputs": [], "source": MUTANT_SOURCE}],
+def _notebook(cells):
+    """A notebook of code cells {id: source}, with the kernelspec JupyterLab writes."""
+    return json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "id": key, "metadata": {},
+                   "outputs": [], "source": source} for key, source in cells.items()],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                     "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }
-    (root / "explorer.ipynb").write_text(json.dumps(notebook))
+        "nbformat": 4, "nbformat_minor": 5})
+
+
+@pytest.fixture(scope="module")
+def live_lab(tmp_path_factory):
+    """One running JupyterLab for the live explorer tests (a kernel each): a folder holding
+    the PCA explorer's notebook and kernel PCA's."""
+    root = tmp_path_factory.mktemp("lab")
+    (root / "explorer.ipynb").write_text(_notebook({"explorer": CELL_SOURCE,
+                                                    "mutant": MUTANT_SOURCE}))
+    (root / "kpca.ipynb").write_text(_notebook({"explorer": KPCA_SOURCE}))
     with run_lab(root) as running:
         yield running
 
 
-def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
+# the live explorer tests share one JupyterLab (xdist sends them to one worker); each opens its
+# notebook in a workspace of its own, so the other's notebook is not restored beside it
+LIVE = pytest.mark.xdist_group("jupyterlab-live")
+
+
+@LIVE
+def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    base, token = lab
+    base, token = live_lab
     host = urlparse(base).netloc
     outside, page_errors = [], []
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -167,7 +177,7 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, lab):
     page.on("pageerror", lambda e: page_errors.append(str(e)))
     page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
     try:
-        page.goto(f"{base}/lab/tree/explorer.ipynb?token={token}")
+        page.goto(f"{base}/lab/workspaces/explorer/tree/explorer.ipynb?token={token}")
 
         # wait until the kernel is idle, then run the cell from its editor (again if the
         # first key press came before the notebook was connected to the kernel)
@@ -589,34 +599,20 @@ def equations_off(path):
 KPCA_SOURCE = "import mlnotes as ml\nml.widgets.kernel_pca_explorer(n_samples=120)"
 
 
-@pytest.fixture(scope="module")
-def kpca_lab(tmp_path_factory):
-    root = tmp_path_factory.mktemp("kpca_lab")
-    notebook = {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "explorer",
-                   "metadata": {}, "outputs": [], "source": KPCA_SOURCE}],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                    "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }
-    (root / "kpca.ipynb").write_text(json.dumps(notebook))
-    with run_lab(root) as running:
-        yield running
-
-
+@LIVE
 def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason(browser,
-                                                                                 kpca_lab):
+                                                                                 live_lab):
     """Kernel PCA's explorer in JupyterLab: a figure as soon as the cell runs (no static
     fallback), gamma and the data set redraw it; the linear kernel disables gamma and the
     degree and says why; the poly kernel enables the degree, which redraws it."""
-    base, token = kpca_lab
+    base, token = live_lab
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     host = urlparse(base).netloc
     page.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
     out = page.locator(".jp-OutputArea-output").first
     image = out.locator("img.widget-image")
     try:
-        page.goto(f"{base}/lab/tree/kpca.ipynb?token={token}")
+        page.goto(f"{base}/lab/workspaces/kpca/tree/kpca.ipynb?token={token}")
         page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
         for _ in range(3):
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
