@@ -13,7 +13,8 @@ import json
 import pytest
 from test_browser_lab import ARTIFACTS, run_lab
 
-pytestmark = pytest.mark.browser
+# both tests share one JupyterLab (a module fixture): xdist sends them to one worker
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("jupyterlab-replay")]
 
 N_FRAMES = 31  # max_iter=300, a snapshot every 10 iterations and the start
 CELL = ("import mlnotes as ml\n"
