@@ -151,10 +151,13 @@ def serve_mutant(context, static_name, mutant):
 
 
 # A page resized (or switched light <-> dark) re-lays itself out: book/_static/mlnotes.js marks
-# scroll boxes and shrunk figures again 150 ms after the last resize event, and
-# mlnotes-mathjax.js typesets again the display formulas whose column changed (a ResizeObserver;
-# MathJax may fetch a font). Neither says when it is done, so the test waits until the page
-# has been still for ``QUIET_MS``: no node added, removed or changed under <html>.
+# scroll boxes and shrunk figures again 150 ms after the last resize event (and then records
+# the width it marked for, ``data-mlnotes-laid-out-width`` on <html>), and mlnotes-mathjax.js
+# typesets again the display formulas whose column changed (a ResizeObserver; MathJax may fetch
+# a font), which says nothing when it is done. So the test waits for both: the marks made for
+# the new width, then the page still for ``QUIET_MS``: no node added, removed or changed under
+# <html>. (Waiting for stillness alone read a page whose marks were not yet made when a busy
+# machine held mlnotes.js's 150 ms timer back past ``QUIET_MS``.)
 QUIET_MS = 700
 _WATCH_JS = """() => {
   window.mlnotesTestLastChange = performance.now();
@@ -165,18 +168,21 @@ _WATCH_JS = """() => {
       {childList: true, subtree: true, attributes: true, characterData: true});
   }
 }"""
-_STILL_JS = """quiet => document.fonts.status === 'loaded'
+_STILL_JS = """([quiet, width]) => document.fonts.status === 'loaded'
+  && (width === null || document.documentElement.dataset.mlnotesLaidOutWidth === String(width))
   && performance.now() - window.mlnotesTestLastChange > quiet"""
 
 
-def settle(pw_page, change, timeout=30_000):
+def settle(pw_page, change, timeout=30_000, width=None):
     """Run ``change`` (a function of no arguments: a resize, a theme switch), then wait until the
-    page's own re-layout after it is over (``QUIET_MS`` without a change to the document)."""
+    page's own re-layout after it is over (``QUIET_MS`` without a change to the document; for a
+    resize to ``width``, after mlnotes.js has marked the page for that width)."""
     pw_page.evaluate(_WATCH_JS)
     change()
-    pw_page.wait_for_function(_STILL_JS, arg=QUIET_MS, timeout=timeout, polling=100)
+    pw_page.wait_for_function(_STILL_JS, arg=[QUIET_MS, width], timeout=timeout, polling=100)
 
 
 def resize(pw_page, width, height=900):
     """Give the page a viewport ``width`` px wide and wait until it has laid itself out again."""
-    settle(pw_page, lambda: pw_page.set_viewport_size({"width": width, "height": height}))
+    settle(pw_page, lambda: pw_page.set_viewport_size({"width": width, "height": height}),
+           width=width)

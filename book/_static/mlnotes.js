@@ -387,6 +387,13 @@ function mlnotesRefreshLayout() {
   mlnotesMarkWideInlineMath();
   mlnotesMarkZoomableFigures();
   mlnotesMarkScrollBoxes();
+  mlnotesLaidOutAt();
+}
+
+// the window width the marks above were last made for: tools that resize the page and then
+// read it wait for this to be their width
+function mlnotesLaidOutAt() {
+  document.documentElement.dataset.mlnotesLaidOutWidth = String(window.innerWidth);
 }
 
 function mlnotesAfterMathJax(callback) {
@@ -431,12 +438,32 @@ window.addEventListener("load", () => {
     mlnotesMarkScrollBoxes();
     // everything above is marked: tools that read the laid-out page wait for this flag
     document.documentElement.dataset.mlnotesLaidOut = "1";
+    mlnotesLaidOutAt();
   });
 });
+/* `callback` once the page's layout has stopped moving: when a window widens past a phone's,
+   the theme slides its sidebar in (a 0.25 s transition of its margin), and until it ends the
+   article is wider than it will be, so a code box marked then loses its scroll cue when the
+   column narrows (mlnotes-mathjax.js waits the same way before it measures a display's
+   column). Only transitions of the layout are waited for, at most 1 s. */
+function mlnotesAfterLayoutMoves(callback) {
+  const layout = /^(margin|padding|width|max-width|min-width|left|right|inset|flex|grid|transform)/;
+  const moving = (document.getAnimations ? document.getAnimations() : []).filter((a) =>
+    a.playState === "running" && layout.test(a.transitionProperty || ""));
+  if (!moving.length) {
+    callback();
+    return;
+  }
+  Promise.race([
+    Promise.all(moving.map((a) => a.finished.catch(() => null))),
+    new Promise((resolve) => setTimeout(resolve, 1000)),
+  ]).then(() => requestAnimationFrame(callback));
+}
+
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(mlnotesResizeTimer);
-  mlnotesResizeTimer = setTimeout(mlnotesRefreshLayout, 150);
+  mlnotesResizeTimer = setTimeout(() => mlnotesAfterLayoutMoves(mlnotesRefreshLayout), 150);
 });
 // Formulas typeset later, as the reader scrolls (lazy typesetting, mlnotes-mathjax.js): the
 // wide ones and the scroll boxes among them are marked once a burst of typesetting is over.
