@@ -134,17 +134,22 @@ def test_a_snapshot_drawn_into_the_last_ones_figure_is_the_snapshot_drawn_anew(m
         assert _core.figure_png(fig) == _core.figure_png(draw_anew(**{**params, "frame": frame}))
 
 
-@pytest.mark.parametrize("make, run, changes, args", [
+@pytest.mark.parametrize("make, run, changes, args, snapshot", [
     (lambda: mw.smacof_explorer(n_samples=60, max_iter=20), smacof_run,
-     {"dissimilarity": "cityblock", "init": "classical"}, ("cityblock", "classical", 60, 20)),
+     {"dissimilarity": "cityblock", "init": "classical"}, ("cityblock", "classical", 60, 20), 1),
     (lambda: mw.autoencoder_explorer(n_samples=120), autoencoder_runs, {"bottleneck": 3},
-     (3, 120)),
-], ids=["smacof", "autoencoder"])
+     (3, 120), 1),
+    (lambda: mw.tsne_explorer(n_samples=60, max_iter=260), tsne_run,
+     {"perplexity": 5.0, "learning_rate": 50.0, "exaggeration": 1.0},
+     ("two_clusters", 5.0, 50.0, 1.0, 60, 260), 3),
+], ids=["smacof", "autoencoder", "tsne"])
 def test_another_runs_snapshot_drawn_into_the_last_runs_figure_is_drawn_anew(make, run, changes,
-                                                                            args):
-    """Metric MDS's and the autoencoder's snapshots of any run on one data set, ended or under
-    way, are drawn into the last run's figure (``figure_of``): byte for byte the picture drawn
-    anew (the curves, their range, the code panel's title, the titles)."""
+                                                                            args, snapshot):
+    """Metric MDS's, the autoencoder's and t-SNE's snapshots of any run on one data set (one
+    case), ended or under way, are drawn into the last run's figure (``figure_of``): byte for
+    byte the picture drawn anew (the curves, their range and shading, the code panel's title,
+    the titles; t-SNE with and without early exaggeration), and so is the live explorer's kept
+    figure of a run under way."""
     ex = make()
     base = {k: v for k, v in ex.params.items() if k != "frame"}
     draw_anew = ex.draw.__wrapped__
@@ -162,7 +167,7 @@ def test_another_runs_snapshot_drawn_into_the_last_runs_figure_is_drawn_anew(mak
             # the live explorer's kept figure (its changing artists over the rest's pixels)
             np.testing.assert_array_equal(ex._rgba({**setting, "frame": -1}, partial=True),
                                           _core.figure_rgba(draw_anew(**setting, frame=-1)))
-    for frame, params in [(-1, setting), (1, setting), (-1, base), (0, base)]:
+    for frame, params in [(-1, setting), (snapshot, setting), (-1, base), (0, base)]:
         fig = ex.draw(**{**params, "frame": frame})
         assert fig is figure  # the same figure, updated
         assert _core.figure_png(fig) == _core.figure_png(draw_anew(**params, frame=frame))
@@ -211,27 +216,3 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
             assert first == _core.figure_png(mw.draw_umap(**{**ex.params, "min_dist": 0.5}))
 
 
-def test_a_tsne_snapshot_drawn_into_another_runs_figure_is_the_snapshot_drawn_anew():
-    """t-SNE's snapshots of any run on one case, ended or under way, are drawn into the last
-    run's figure (``figure_of``): byte for byte the picture drawn anew (the KL curve, its
-    range and shading, the titles), with and without early exaggeration."""
-    from mlnotes.widgets.tsne import tsne_run
-
-    ex = mw.tsne_explorer(n_samples=60, max_iter=260)
-    base = {k: v for k, v in ex.params.items() if k != "frame"}
-    draw_anew = ex.draw.__wrapped__
-    figure = ex.draw(**{**base, "frame": -1})
-    run = ("two_clusters", 5.0, 50.0, 1.0, 60, 260, base["random_state"])
-    tsne_run._done.pop(run, None)
-    setting = {**base, "perplexity": 5.0, "learning_rate": 50.0, "exaggeration": 1.0}
-    with contextlib.closing(iter(tsne_run.stream(*run))) as steps:
-        next(steps)
-        next(steps)
-        with _stream.partial_results():  # the new run under way, in the last run's figure
-            fig = ex.draw(**{**setting, "frame": -1})
-            assert fig is figure
-            assert _core.figure_png(fig) == _core.figure_png(draw_anew(**setting, frame=-1))
-    for frame, params in [(-1, setting), (3, setting), (-1, base), (0, base)]:
-        fig = ex.draw(**{**params, "frame": frame})
-        assert fig is figure  # the same figure, updated
-        assert _core.figure_png(fig) == _core.figure_png(draw_anew(**params, frame=frame))
