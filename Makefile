@@ -98,9 +98,12 @@ test-pdf: book
 # under any kernel) and cost 3 minutes: `make test-notebooks` still runs it.
 # The pass hands out the longest notebook first (tests/nbval_order.py; xdist's own order, most
 # cells first, could leave the longest running alone at the end).
-# The book builds (on one core) beside the nbval pass ($(call beside,...): the step beside
-# writes to a log printed when both are done; either failing fails `make test`). The browser
-# tests run alone: beside the notebooks on the two-core machine both were slower.
+# The book builds (on one core, about 50 s from scratch) beside the unit and nbval phases
+# ($(call beside,...): the step beside writes to a log printed when both are done; either failing
+# fails `make test`), where it fills the unit phase's waits (a test waiting for a time limit holds
+# a worker but no core). Only the browser phase needs it: a test that reads the built book without
+# a browser is marked built_book and runs there too. The browser tests run alone: beside the
+# notebooks on the two-core machine both were slower.
 # The browser tests run on BROWSER_WORKERS workers, each with its own Chromium (loadgroup: a
 # file marked with an xdist_group runs on one worker, so a fixture it builds is built once).
 BROWSER_WORKERS ?= 3
@@ -112,8 +115,10 @@ NBVAL_KERNEL = OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD
   MLNOTES_BLAS_THREADS=2
 NBVAL = $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax \
   -p tests.nbval_order
+UNIT_TESTS = $(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser and not built_book" \
+  tests
 BROWSER_TESTS = $(BIN)/python -m pytest -n $(BROWSER_WORKERS) --dist loadgroup \
-  -m "browser and not pdf" tests
+  -m "(browser or built_book) and not pdf" tests
 # $(call beside,NAME,COMMAND,FOREGROUND): COMMAND (named NAME) runs in the background, its
 # output in a log printed after FOREGROUND ends; fails when either fails.
 beside = set -u; log="$$(mktemp)"; \
@@ -126,8 +131,8 @@ beside = set -u; log="$$(mktemp)"; \
 test: setup
 	$(BIN)/ruff check mlnotes tests benchmarks book
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
-	@$(call beside,make book,$(MAKE) --no-print-directory book,$(NBVAL_KERNEL) $(NBVAL) -p tests.nbval_mutants book)
+	@$(call beside,make book,$(MAKE) --no-print-directory book,$(UNIT_TESTS) \
+	  && $(NBVAL_KERNEL) $(NBVAL) -p tests.nbval_mutants book)
 	$(BROWSER_TESTS)
 
 # The peers' own test suites (scikit-learn's, openTSNE's, umap-learn's upstream test files,
@@ -150,7 +155,7 @@ test-install: setup
 	  tests/test_packaging.py::test_a_chapter_runs_against_the_installed_wheel
 
 test-unit: setup
-	$(BIN)/python -m pytest -n 2 -p tests.unit_order -m "not browser" tests
+	$(UNIT_TESTS)
 
 # The notebooks through nbval with the mutants under the machine's own BLAS kernel, one thread
 # (what `make notebooks` writes the outputs with).
