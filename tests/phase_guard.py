@@ -1,8 +1,8 @@
 """Which test files ``make test``'s browser phase collects, and a guard that none is missed.
 
 Collecting the whole ``tests`` folder imports every test module (scikit-learn, umap-learn,
-hypothesis, nbformat...): about 14 s of CPU in each of the browser phase's four processes (the
-controller and three workers) to keep 93 of 3 500 tests. The browser phase therefore collects
+hypothesis, nbformat...): about 14 s of CPU in each of the browser phase's three xdist workers (each
+collects), to keep 93 of 3 500 tests; its own files cost about 6 s. The browser phase therefore collects
 only the files that hold its tests: ``python -m tests.phase_guard`` prints them, and the Makefile
 hands them to pytest.
 
