@@ -116,8 +116,9 @@ NBVAL_KERNEL = OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD
 NBVAL = $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax \
   -p tests.nbval_order
 # The browser phase collects only its own files (tests/phase_guard.py prints them; collecting
-# every test module costs about 14 s of CPU in each of its three workers, its own files 6 s); the unit phase's
-# plugin of the same name fails a run in which a test marked for the browser phase lives elsewhere.
+# every test module costs about 14 s of CPU in each of its three workers, its own files 6 s);
+# the unit phase's plugin of the same name fails a run in which a test marked for the browser
+# phase lives elsewhere.
 UNIT_TESTS = $(BIN)/python -m pytest -n 2 -p tests.unit_order -p tests.phase_guard \
   -m "not browser and not built_book" tests
 BROWSER_TESTS = $(BIN)/python -m pytest -n $(BROWSER_WORKERS) --dist loadgroup \

@@ -1,10 +1,10 @@
 """Which test files ``make test``'s browser phase collects, and a guard that none is missed.
 
 Collecting the whole ``tests`` folder imports every test module (scikit-learn, umap-learn,
-hypothesis, nbformat...): about 14 s of CPU in each of the browser phase's three xdist workers (each
-collects), to keep 93 of 3 500 tests; its own files cost about 6 s. The browser phase therefore collects
-only the files that hold its tests: ``python -m tests.phase_guard`` prints them, and the Makefile
-hands them to pytest.
+hypothesis, nbformat...): about 14 s of CPU in each of the browser phase's three xdist workers
+(each collects), to keep 93 of 3 500 tests; its own files cost about 6 s. The browser phase
+therefore collects only the files that hold its tests: ``python -m tests.phase_guard`` prints
+them, and the Makefile hands them to pytest.
 
 A test marked ``browser`` or ``built_book`` in any other file would then run in neither phase
 (the unit phase deselects those marks). The unit phase loads this module as a plugin
