@@ -177,7 +177,8 @@ window.mlnotesDeferredWhat = null;
       window.mlnotesDeferredWhat = records.map((r) => `${r.attributeName} of ${r.target.nodeName}`
                                                + `.${r.target.className}`).slice(0, 2);
     }
-  }).observe(document, {subtree: true, attributes: true, attributeFilter: ['class', 'tabindex', 'data-mlnotes-laid-out']});
+  }).observe(document, {subtree: true, attributes: true,
+                        attributeFilter: ['class', 'tabindex', 'data-mlnotes-laid-out']});
 })();
 """
 
