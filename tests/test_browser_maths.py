@@ -164,14 +164,16 @@ window.mlnotesDeferredWhat = null;
   // mlnotes.js's own flag: every page-wide mark made (data-mlnotes-laid-out on <html>)
   new MutationObserver((records) => {
     if (window.mlnotesDeferredAt !== null) return;
-    if (records.some((r) => (r.attributeName === 'tabindex' && !r.target.nodeName.startsWith('MJX')
-                             && r.target.closest('.bd-article'))
+    const early = records.find((r) => (r.attributeName === 'tabindex'
+                                       && !r.target.nodeName.startsWith('MJX')
+                                       && r.target.closest('.bd-article'))
                       || (r.attributeName === 'class'
                           && DEFERRED.some((c) => r.target.classList.contains(c)))
-                      || r.attributeName === 'data-mlnotes-laid-out')) {
+                      || r.attributeName === 'data-mlnotes-laid-out');
+    if (early) {
       window.mlnotesDeferredAt = performance.now();
-      window.mlnotesDeferredWhat = records.map((r) => `${r.attributeName} of ${r.target.nodeName}`
-                                               + `.${r.target.className}`).slice(0, 2);
+      window.mlnotesDeferredWhat = `${early.attributeName} of ${early.target.nodeName}`
+        + `.${early.target.className}`;
     }
   }).observe(document, {subtree: true, attributes: true,
                         attributeFilter: ['class', 'tabindex', 'data-mlnotes-laid-out']});
