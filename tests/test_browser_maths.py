@@ -75,8 +75,9 @@ FIRST_SCREEN_TARGET_S = 3.0
 FIRST_SCREEN_S = 15.0
 # The page's main-thread CPU time (Performance.getMetrics ThreadTime; the throttling keeps the
 # thread busy, so it counts the CPU_SLOWDOWN) from navigation start to the first screen's maths
-# at the link: 3.0-4.6 s on this shared machine at load averages 16-29, where the page before
-# its changes took 5.2-8.0 s and a typesetter working down from the page's top 8.5 s. A
+# at the link: 3.0-4.6 s on this shared machine at load averages 16-29 (5.2 s at 38), where
+# the page before its changes took 5.2-8.0 s and a typesetter working down from the page's top
+# 8.2-8.5 s (at full speed the page's work is 0.6 s: benchmarks/results-first-paint.md). A
 # machine's load makes it grow (the throttling's pauses are timed by the wall clock), far less
 # than wall-clock times.
 FIRST_SCREEN_CPU_S = 7.0
