@@ -35,17 +35,22 @@ What the page does about it (issue 32): the explorers' data is not in the page's
 build moves it to ``_static/explorer-data/``, loaded when an explorer comes near the screen:
 book/_ext/explorers.py); code cells and the API's entries are laid out only near the screen
 (``content-visibility: auto``, book/_static/mlnotes.css and apidocs.css: a whole-page layout was
-the largest item of a trace, before the first paint and again after each batch of formulas); the
-page-wide marks of mlnotes.js (scroll cues, wide formulas, figures) wait until the first
-screen's maths is drawn; MathJax typesets only the formulas near the screen
+the largest item of a trace, before the first paint and again after each batch of formulas), and
+so are the text blocks of a page typeset lazily; the page-wide marks of mlnotes.js (scroll cues
+and tab stops, wide formulas, figures) wait until the first screen's maths is drawn, and the
+theme's own load-time tab stops (which measured every code block, 1.0-1.7 s of the main thread
+at 4x) are not made; MathJax typesets only the formulas near the screen
 (book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
 typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
 formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).
 Two builds are compared with ``--compare lazy=DIR --compare top=DIR``: every case is measured in each in
 turn, run after run, so both see the same load; the table gives the medians side by side and the
-machine's load average over the runs. The check below forces a layout only when a formula has
-been typeset or a font has loaded since its last look (checked on every frame, it took up to
-0.8 s of the main thread, which the page's own work then waited for).
+machine's load average over the runs. The check below reads the formulas on the screen from an
+IntersectionObserver, reads nothing while the page is parsed, and looks again only when a
+formula has been typeset, a font has loaded or the observer has reported since its last look:
+a check that measured every formula on every frame forced the layout of every part of the page
+laid out only near the screen, and was most of the main thread's time it reported (5.8 of 13 s
+at a link into the API page).
 
 ``rows()`` gives the same medians to ``benchmarks/run.py`` (``make bench``) when
 ``MLNOTES_BENCH_FIRST_PAINT=1`` is set and a built book and Chromium are there.
@@ -82,8 +87,35 @@ WATCH_JS = """
 window.mlnotesFirstScreen = null;
 (function () {
   const check = CHECK;
+  // The formulas intersecting the screen are kept by an IntersectionObserver, computed with
+  // the page's own rendering (no forced layout): measuring every formula's box at each check
+  // forced the layout of every part of the page not yet laid out (content-visibility: auto),
+  // up to 5.8 s of the 13 s of main-thread time counted on the API page.
+  window.mlnotesOnScreen = new Set();
+  window.mlnotesOnScreenVersion = 0;
+  const seen = (entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) window.mlnotesOnScreen.add(e.target);
+      else window.mlnotesOnScreen.delete(e.target);
+    }
+    window.mlnotesOnScreenVersion += 1;
+  };
+  const io = new IntersectionObserver(seen);
+  let observed = false;
+  let lastScroll = null;
   const tick = () => {
-    const found = check(ANCHOR);
+    // nothing is read while the page is parsed (scrollY alone forces a layout)
+    if (document.readyState === 'loading') { requestAnimationFrame(tick); return; }
+    if (!observed) {
+      document.querySelectorAll('.bd-article .math').forEach((e) => io.observe(e));
+      observed = true;
+    }
+    const records = io.takeRecords();
+    if (records.length) seen(records);
+    // the observer's view is a frame old: not judged on a frame in which the page scrolled
+    const still = observed && scrollY === lastScroll;
+    lastScroll = scrollY;
+    const found = still && check(ANCHOR);
     if (found) window.mlnotesFirstScreen = found; else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -103,6 +135,7 @@ FIRST_SCREEN_JS = r"""
   // a page typeset at build time holds its formulas from the start: its state changes with the
   // page's (readyState, the fonts, the scroll) and every half second (layout goes on)
   const state = typeset + '/' + document.fonts.status + '/' + scrollY + '/' + document.readyState
+    + '/' + window.mlnotesOnScreenVersion
     + '/' + Math.floor(performance.now() / 500);
   const loaded = document.readyState === 'complete';
   if ((!typeset && !loaded) || state === window.mlnotesFirstScreenState) return false;
@@ -113,7 +146,7 @@ FIRST_SCREEN_JS = r"""
     const top = target.getBoundingClientRect().top;
     if (top < -50 || top > 100) return false;
   }
-  const shown = Array.from(document.querySelectorAll('.bd-article .math')).filter(e => {
+  const shown = Array.from(window.mlnotesOnScreen).filter(e => {
     const r = e.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
   }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));

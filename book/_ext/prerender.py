@@ -16,10 +16,9 @@ equation number: what MathJax measures at 1366 px); em, ex and the maths' scale 
 MathJax measures in the browser there.
 
 ``MLNOTES_PRERENDER_MATHS`` (and ``node`` on the PATH) says what is typeset: ``top`` only the
-formulas of each page's first screens (``TOP_CHARS``, ``TOP_FORMULAS``; with
-``MLNOTES_PRERENDER_ANCHORS=1`` also the screen below each place a link lands on,
-``ANCHOR_CHARS``, ``ANCHOR_FORMULAS``: measured slower on the heaviest pages, even at those
-links, as their CHTML's parsing and layout cost more than MathJax's start-up saved,
+formulas of each page's first screens (``TOP_CHARS``, ``TOP_FORMULAS``; the screens below
+the places a link lands on were typeset too in a trial, which measured slower on the heaviest
+pages, even at those links, as their CHTML's parsing cost more than MathJax's start-up saved,
 benchmarks/results-first-paint.md): the page keeps its
 MathJax script, whose lazy typesetter does the rest and skips these (``data-mlnotes-built``);
 ``1`` every formula: about 90 000 elements on t-SNE's page, whose parsing and layout cost more
@@ -57,13 +56,6 @@ COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
 # 390x844 phone's first screen shows about 1 500 characters of text, a 1366x768 laptop's about
 # 2 500; the rest stays TeX for the page's lazy typesetter (book/_static/mlnotes-mathjax.js).
 TOP_CHARS, TOP_FORMULAS = 4000, 80
-# MLNOTES_PRERENDER_ANCHORS=1: also the screen below each place a link lands on (a section: a
-# heading or an API module; a statement; a numbered equation; a label's target; not each API
-# entry): the formulas of its first ANCHOR_CHARS characters, at most ANCHOR_FORMULAS (a
-# laptop's screen below it).
-# It typesets 2/3 to 9/10 of a heavy page's formulas (t-SNE 535 of 575, the API 436 of 1 108),
-# and measured slower than "top" at those links too (benchmarks/results-first-paint.md).
-ANCHOR_CHARS, ANCHOR_FORMULAS = 2500, 40
 MODES = {"0": None, "top": "top", "1": "all", "all": "all"}
 DEFAULT_MODE = "top"  # the first screens (book/_static/mathjax4/README.md)
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
@@ -147,10 +139,7 @@ def prerender(app, exception):
                "ex": EX_PX, "scale": SCALE, "fontURL": FONT_URL,
                "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages],
                "budget": (None if mode == "all" else
-                          {"chars": TOP_CHARS, "formulas": TOP_FORMULAS,
-                           **({"anchors": ANCHOR_CHARS, "anchorFormulas": ANCHOR_FORMULAS}
-                              if os.environ.get("MLNOTES_PRERENDER_ANCHORS") == "1"
-                              else {})})}
+                          {"chars": TOP_CHARS, "formulas": TOP_FORMULAS})}
         job_file = pathlib.Path(tmp) / "job.json"
         job_file.write_text(json.dumps(job), encoding="utf-8")
         run = subprocess.run([node, str(SCRIPT), str(job_file)], capture_output=True, text=True,

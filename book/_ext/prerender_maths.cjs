@@ -62,46 +62,24 @@ const DISPLAY = /(<div class="math notranslate nohighlight"(?: id="[^"]*")?)>\n?
 // a formula typeset here (by this build or the one that wrote the page)
 const BUILT = /<mjx-container [^>]*data-mlnotes-built/;
 
-// A place a link lands on inside the article: a section (a heading; an API module), a
-// statement (theorem, definition, exercise), a numbered equation, a label's target (<span id>).
-// Not each API entry (<dt id>): the API page's 292 would typeset nearly all its 1 108 formulas,
-// and the whole page's CHTML made its first screen later, not sooner
-// (benchmarks/results-first-paint.md).
-const ANCHOR = /<(?:section|div|span)\b[^>]*?\sid="[^"]+"/g;
-
-/* The formulas of ``found`` (sorted by offset) on the first screens: from the article's start,
-   and with budget.anchors from each anchor of the article, the formulas before that many
-   characters of text (tags dropped; a formula counts half its TeX) and at most that many
-   formulas (budget.chars and budget.formulas for the top, budget.anchors and
-   budget.anchorFormulas below an anchor). In the page's order, each once. */
+/* The formulas of ``found`` (sorted by offset) on the article's first screens: those before
+   budget.chars characters of its text (tags dropped; a formula counts half its TeX), at most
+   budget.formulas of them, in the page's order. */
 function firstScreens(html, found, budget) {
   const start = html.indexOf('<article class="bd-article"');
   if (start < 0) return [];
-  const end = html.indexOf("</article>", start);
-  const chosen = new Set();
-  function from(at, chars, formulas) {
-    let text = 0;
-    let kept = 0;
-    let k = found.findIndex((f) => f.offset >= at);
-    if (k < 0) return;
-    for (; k < found.length; k++) {
-      const f = found[k];
-      text += html.slice(at, f.offset).replace(/<[^>]*>/g, "").replace(/\s+/g, " ").length;
-      if (text >= chars || kept >= formulas) break;
-      chosen.add(f);
-      kept += 1;
-      text += f.tex.length / 2;
-      at = f.offset + f.m.length;
-    }
+  const chosen = [];
+  let at = start;
+  let text = 0;
+  for (const f of found) {
+    if (f.offset < start) continue;
+    text += html.slice(at, f.offset).replace(/<[^>]*>/g, "").replace(/\s+/g, " ").length;
+    if (text >= budget.chars || chosen.length >= budget.formulas) break;
+    chosen.push(f);
+    text += f.tex.length / 2;
+    at = f.offset + f.m.length;
   }
-  from(start, budget.chars, budget.formulas);
-  if (budget.anchors) {
-    const body = html.slice(start, end < 0 ? html.length : end);
-    for (const m of body.matchAll(ANCHOR)) {
-      from(start + m.index, budget.anchors, budget.anchorFormulas || budget.formulas);
-    }
-  }
-  return found.filter((f) => chosen.has(f));
+  return chosen;
 }
 
 async function main() {
@@ -141,8 +119,7 @@ async function main() {
       continue;
     }
     if (job.budget) {
-      // the first screens: the article's top, and (budget.anchors) the screens below each
-      // place a link can land on, each within its budget
+      // the first screens: the article's top, within its budget
       const top = firstScreens(html, found, job.budget);
       summary[file] = { typeset: 0, left: found.length };
       if (!top.length) continue;

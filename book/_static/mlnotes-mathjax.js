@@ -53,6 +53,14 @@
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
   const root = document.documentElement;
   root.classList.add("mlnotes-maths-pending");
+  // resolved with the mark "mlnotes-typeset-end": mlnotes.js starts its page-wide work then
+  // (MathJax's startup.promise resolved before the first screen's last batch); also once the
+  // page has loaded without MathJax (its script not loaded)
+  let mathsReady = null;
+  window.mlnotesMathsReady = new Promise((resolve) => { mathsReady = resolve; });
+  window.addEventListener("load", () => {
+    if (!window.MathJax || !window.MathJax.startup) mathsReady();
+  });
   let all = false;
   try {
     all = localStorage.getItem("mlnotes-typeset") === "all";
@@ -122,18 +130,26 @@
     let firstScreen = null;
     const firstDone = new Promise((resolve) => { firstScreen = resolve; });
     const done = new Set();
-    const seen = (entries) => {
+    const take = (entries) => {
       for (const entry of entries) {
         if (done.has(entry.target)) continue;
         if (entry.isIntersecting) waiting.add(entry.target); else waiting.delete(entry.target);
       }
+    };
+    const seen = (entries) => {
+      take(entries);
       if (!running) running = next();
     };
     // The first batch is the screen itself (FIRST_MARGIN), so a reader waits for no formula
     // below it; then the observer looks LAZY_MARGIN around the screen.
     let observer = new IntersectionObserver(seen, { rootMargin: FIRST_MARGIN });
-    // batches run one after the other; formulas arriving during one wait for the next
+    // batches run one after the other; formulas arriving during one wait for the next. The
+    // first screen is done once a batch is drawn and no formula came near the screen since
+    // (typeset, formulas are shorter than their hidden TeX: those below move up into the
+    // screen, and are typeset before the page-wide work of mlnotes.js and the wider margin
+    // begin, not in a batch of the 1200 px around the screen after them).
     function next() {
+      take(observer.takeRecords());  // what the frame just drawn brought near the screen
       if (!waiting.size) {
         firstScreen();
         return null;
@@ -143,7 +159,6 @@
       batch.forEach((el) => { observer.unobserve(el); done.add(el); });
       return MathJax.typesetPromise(batch).catch((error) => console.error(error)).then(() => {
         watchTypeset(batch);
-        firstScreen();
         return painted();
       }).then(() => {
         running = next();
@@ -154,8 +169,9 @@
     const formulas = Array.from(document.querySelectorAll(".math")).filter(asTeX)
       .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
     formulas.forEach((el) => observer.observe(el));
-    firstDone.then(() => {
-      // the table of contents in the next batch, after the first screen is drawn
+    firstDone.then(frame).then(() => {
+      // the table of contents in the next batch, after the first screen is drawn (a frame
+      // with it done: the next batch, 1200 px around the screen, is a long task)
       document.querySelectorAll(ALWAYS).forEach((el) => waiting.add(el));
       observer.disconnect();
       observer = new IntersectionObserver(seen, { rootMargin: LAZY_MARGIN });
@@ -602,8 +618,7 @@
      class "mlnotes-maths-pending" as on a lazy page), the others as they come near.
      localStorage "mlnotes-typeset" = "all" does all of them before the first screen is done. */
   function builtPage() {
-    let finish = null;
-    window.mlnotesMathsReady = new Promise((resolve) => { finish = resolve; });
+    const finish = mathsReady;
     const firstScreen = () => {
       performance.mark("mlnotes-typeset-start");
       // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
@@ -670,6 +685,7 @@
       .then((value) => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");  // the first screen's formulas are typeset
+        mathsReady();
         return value;
       });
   };

@@ -353,14 +353,41 @@ document.addEventListener("contentvisibilityautostatechange", (event) => {
   mlnotesMarkZoomableFigures(event.target);
 }, true);
 
+/* The theme (pydata-sphinx-theme) makes each code block, output and table that scrolls a stop
+   of the Tab key, so a keyboard can scroll it: at the "load" event it measures every one of the
+   page's (scrollWidth), which lays out every code cell, also those far from the screen
+   (content-visibility: auto, mlnotes.css), and again 0.3 s after any change in the article
+   (each batch of formulas). On a 4x slower phone that was 1.0-1.7 s of the main thread before
+   the first screen's maths at a link into t-SNE's page or the API page, and 0.6-0.9 s after
+   each batch. Its handler is not registered (this script runs before the theme's: both are
+   deferred, in that order); the boxes get the same tab stops here, measured with the scroll
+   cues (mlnotesMarkScrollBoxes): after the first screen's maths, and each cell as the browser
+   lays it out. */
+const MLNOTES_TAB_STOPS = "pre, .nboutput > .output_area, .cell_output > .output, " +
+  ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+const mlnotesAddListener = window.addEventListener;
+window.addEventListener = function (type, listener, options) {
+  const text = typeof listener === "function" ? String(listener) : "";
+  if (type === "load" && text.includes(".pst-scrollable-table-container") && text.includes("tabIndex")) {
+    return undefined;  // the theme's tab stops (above)
+  }
+  return mlnotesAddListener.call(this, type, listener, options);
+};
+document.addEventListener("DOMContentLoaded", () => {
+  window.addEventListener = mlnotesAddListener;  // every deferred script has run
+});
+
 /* Every box is measured first, then marked: a mark written between two measurements would make
    the browser lay the page out again for each box (seconds on a phone's CPU for a long page). */
 function mlnotesMarkScrollBoxes(root = document) {
   const found = Array.from(root.querySelectorAll(MLNOTES_SCROLL_BOXES)).filter(mlnotesLaidOut);
+  const stops = Array.from(root.querySelectorAll(MLNOTES_TAB_STOPS)).filter(mlnotesLaidOut)
+    .map((el) => [el, el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1]);
   const boxes = found.map((el) => {
     const overflows = el.scrollWidth > el.clientWidth + 1;
     return [el, overflows, overflows ? mlnotesBackdrop(el) : null];
   });
+  stops.forEach(([el, tab]) => { if (el.tabIndex !== tab) el.tabIndex = tab; });
   boxes.forEach(([el, overflows, cover]) => {
     el.classList.toggle("mlnotes-overflows", overflows);
     if (overflows) {
@@ -399,8 +426,8 @@ function mlnotesLaidOutAt() {
 function mlnotesAfterMathJax(callback) {
   const mj = window.MathJax;
   if (window.mlnotesMathsReady) {
-    // typeset at build time: the displays a narrow screen breaks again near the screen
-    // (mlnotes-mathjax.js)
+    // the first screen's formulas typeset (mlnotes-mathjax.js: its last batch drawn, or, typeset
+    // at build time, the displays a narrow screen breaks again near it)
     window.mlnotesMathsReady.then(callback);
   } else if (mj && mj.startup && mj.startup.promise) {
     mj.startup.promise.then(callback);
