@@ -93,9 +93,11 @@ ATTACKS = {
                             "    np.eye(len(D2)) - 1 / len(D2))\n") + "def oops(:\n    pass\n"}),
         1, 1, "does not parse"),
     # a sleeping line: stopped by the backstop twice, the second time with more patience
-    # (beside the others, which never wait for it), then skipped
-    "slow_top_level": (appended("import time\nslow = [time.sleep(0.01) for _ in range(10**6)]\n"),
-                       1, 1, "the second time with a longer backstop"),
+    # (beside the others, which never wait for it), then skipped; named to be graded first
+    # (the class is graded in name order): its 22 s of waiting overlap the others' work
+    "a_sleeping_top_level_line": (
+        appended("import time\nslow = [time.sleep(0.01) for _ in range(10**6)]\n"),
+        1, 1, "the second time with a longer backstop"),
     "endless_top_level": (appended("while True:\n    pass\n",
                                    "count = 0\nwhile_true = [0 for _ in iter(int, 1)]\n"),
                           1, 1, "s of CPU time"),

@@ -434,8 +434,10 @@ hooked = sys.meta_path.insert(0, Stall())
 def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     """The hook stalls the first import of scipy; the first question's function crashes its
     process: the fresh one for the second question skips the stalled import at once. (Shorter
-    backstops than the grader's, to keep the test short.)"""
-    monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 1.0)
+    backstops than the grader's, 3 s then 5 s instead of 12 s then 34 s, to keep the test
+    short: the waits are all it costs.)"""
+    monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 0.5)
+    monkeypatch.setattr(sandbox, "WALL_EXTRA", 0.5)
     monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
     fired, check = [], sandbox._Limits.check
 
@@ -443,7 +445,7 @@ def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
         try:
             check(limits, child)
         except sandbox._Failure as exc:
-            fired.append(exc.kind)
+            fired.append((exc.kind, limits.wall))
             raise
 
     monkeypatch.setattr(sandbox._Limits, "check", counted)
@@ -458,9 +460,11 @@ def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     assert points == {"kernels.double_center": 0, "eigenmaps.laplacian": 1}, feedback
     assert "was run again with a" in feedback and "import scipy.linalg" in feedback
     assert "exit code 3" in feedback
-    # two backstops of the import (the second longer), not one per process: counted, not
-    # timed (a busy machine stretches every process's start, never the backstops' number)
-    assert fired == ["wall", "wall"], fired
+    # two backstops of the import (the second ALONE_PATIENCE times longer), not one per
+    # process: counted and read from the limits, not timed (a busy machine stretches every
+    # process's start, never the backstops' number or length)
+    first, second = (sandbox.backstop(0.5, p) + sandbox.CPU_GRACE for p in (1.0, 2.0))
+    assert fired == [("wall", pytest.approx(first)), ("wall", pytest.approx(second))], fired
 
 
 # --- 6. reports that cannot mislead ----------------------------------------------------------
