@@ -4,9 +4,9 @@ can reach.
 The fingerprints of the key are the pairs of consecutive lines of its decrypted source that
 carry a formula; none may appear in a file tracked by git (notebooks included: what the
 book's download button serves), in the wheel or the sdist, or in the built book where there is
-one. Without the passphrase these tests are skipped (and say why), except the ones that need no
-key: an editable install without the passphrase opens nothing, and the committed key is
-encrypted. A failing test names files and counts, never the key's text.
+one (tests/test_built_book.py). Without the passphrase these tests are skipped (and say why),
+except the ones that need no key: an editable install without the passphrase opens nothing, and
+the committed key is encrypted. A failing test names files and counts, never the key's text.
 """
 
 import os
@@ -19,8 +19,6 @@ import pytest
 from test_homework_graded import NO_PASSPHRASE, ROOT, passphrase_file
 
 from mlnotes.homework import keys
-
-from browser_support import BOOK_HTML, browser_required
 
 MIN_FINGERPRINT = 40
 
@@ -96,23 +94,6 @@ def test_the_wheel_and_the_sdist_hold_no_line_of_the_key(fingerprints, tmp_path)
                 hits = _hits(data, fingerprints)
                 found.update({f"sdist:{member.name}": hits} if hits else {})
     assert not found, f"lines of the graded key in the distributions: {found}"
-
-
-@pytest.mark.built_book  # make test runs it after the book is built (its browser phase)
-def test_the_built_book_holds_no_line_of_the_key(fingerprints):
-    site = BOOK_HTML
-    if not (site / "index.html").is_file():
-        why = (f"no built book at {site} (_build/html, or $MLNOTES_BOOK_HTML): build it with "
-               "`make book` to test it")
-        if browser_required():  # in CI the book is built first: absent, it is an error
-            pytest.fail(why + " (required because CI / MLNOTES_REQUIRE_BROWSER is set)")
-        pytest.skip(why)
-    found = {}
-    for path in site.rglob("*"):
-        if path.is_file() and path.suffix in (".html", ".ipynb", ".txt", ".js", ".md", ".py"):
-            hits = _hits(path.read_text(errors="replace"), fingerprints)
-            found.update({str(path.relative_to(site)): hits} if hits else {})
-    assert not found, f"lines of the graded key in the built book: {found}"
 
 
 def test_an_install_without_the_passphrase_opens_no_key(tmp_path):
