@@ -22,7 +22,9 @@ mutant that is not plain Python (a magic) falls back to a fork before the cell, 
 mutant whole. The notebook thus runs once, by nbval; the mutants cost only what they change.
 
 The terminal summary counts the check cells (code cells with an ``assert``) nbval ran, those
-that declare mutants, the mutants and the killed ones (the README states the book's total).
+that declare mutants, the mutants and the killed ones (the README states the book's total), and
+adds up the CPU time of each notebook's kernel and of its mutants' forks (read in the kernel
+after its last cell), naming the costliest notebooks: where the pass's time goes.
 """
 
 import ast
@@ -95,6 +97,14 @@ def _mlnotes_arm(source, plan, timeout):
     ip.ast_transformers.append(transformer)
     globals()["_mlnotes_at"], globals()["_mlnotes_collect"] = at, collect
 ''' % RESULTS_TAG
+
+
+# Run in the kernel after a notebook's last cell: its own CPU time and its ended children's
+# (the mutants' forks), user + system, in seconds; it leaves no name behind.
+CPU_TAG = "MLNOTES-KERNEL-CPU "
+CPU_PROBE = ('print(%r + __import__("json").dumps([sum(__import__("resource").getrusage(who)[:2])'
+             ' for who in (0, -1)]))' % CPU_TAG)  # RUSAGE_SELF, RUSAGE_CHILDREN
+_CPU_KEY = "mlnotes_kernel_cpu"
 
 
 def _statement_start(source, stmt):
@@ -239,6 +249,24 @@ def pytest_runtest_call(item):
     return result
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a notebook's last cell (before nbval stops its kernel): the kernel's CPU time."""
+    if not _is_cell(item) or (nextitem is not None and nextitem.parent is item.parent):
+        return
+    kernel = item.parent.kernel
+    if item.parent.timed_out or kernel is None or not kernel.is_alive():
+        return
+    try:
+        text = _run_hidden(kernel, CPU_PROBE, 60)
+    except Empty:
+        return
+    for line in text.splitlines():
+        if line.startswith(CPU_TAG):
+            own, forks = json.loads(line[len(CPU_TAG):])
+            item.user_properties.append((_CPU_KEY, (item.parent.nodeid, own, forks)))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
@@ -250,15 +278,17 @@ def pytest_runtest_makereport(item, call):
 # Check cells run, those with mutants, mutants, killed mutants, summed over the reports (from
 # every xdist worker).
 _totals = [0, 0, 0, 0]
+# notebook -> (its kernel's CPU seconds, its mutants' forks')
+_cpu = {}
 
 
 def pytest_runtest_logreport(report):
-    if report.when != "call":
-        return
     for key, value in report.user_properties:
-        if key == _KEY:
+        if key == _KEY and report.when == "call":
             for k in range(4):
                 _totals[k] += value[k]
+        elif key == _CPU_KEY and report.when == "teardown":
+            _cpu[value[0]] = tuple(value[1:])
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -268,3 +298,10 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(
         f"mutants (tests/nbval_mutants.py): {cells} check cells run, {mutated} with mutants, "
         f"{count} mutants, {killed} killed")
+    if _cpu:
+        costliest = sorted(_cpu.items(), key=lambda kv: -sum(kv[1]))[:5]
+        terminalreporter.write_line(
+            f"kernel CPU (tests/nbval_mutants.py): {sum(own for own, _ in _cpu.values()):.0f} s "
+            f"in {len(_cpu)} notebooks, their mutants' forks "
+            f"{sum(forks for _, forks in _cpu.values()):.0f} s; most: "
+            + ", ".join(f"{name} {own:.0f} s + {forks:.0f} s" for name, (own, forks) in costliest))

@@ -11,6 +11,7 @@ summary counts them.
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -65,3 +66,6 @@ def test_plugin_kills_reports_and_hides_mutants(tmp_path):
             "BROKEN") in out, out
     assert "killed: x is not 99" not in out and "mutant 99" not in out, out
     assert "4 check cells run, 4 with mutants, 5 mutants, 3 killed" in out, out
+    cpu = re.search(r"kernel CPU \(tests/nbval_mutants.py\): (\d+) s in 1 notebooks, their "
+                    r"mutants' forks (\d+) s; most: \S*tiny.ipynb (\d+) s \+ (\d+) s", out)
+    assert cpu and cpu[1] == cpu[3] and cpu[2] == cpu[4], out
