@@ -10,7 +10,8 @@ end. The cells of a notebook keep their order.
 
 The expected run time is read from the notebook itself: each executed cell stores when it
 started and ended (``metadata.execution``); a cell with mutants (``tests/nbval_mutants.py``)
-counts once more per mutant when that plugin is loaded, since each mutant runs the cell again.
+counts once more per mutant when that plugin is loaded (a bound: each mutant runs the cell again
+from the first statement it changes).
 A notebook without stored timings counts as :data:`UNTIMED_S` per code cell. Only the order
 changes: every cell is still run and checked.
 """

@@ -2,11 +2,16 @@
 
 A three-cell notebook runs through pytest with the plugin: one check cell whose only mutant is
 killed (it also prints and assigns, which must reach neither nbval's compared output nor the
-next cells), and one whose mutants survive (a weaker claim) and break (a ``NameError``). The
-first cell's item passes, the second's fails naming both mutants, and the summary counts them.
+next cells), one whose mutants survive (a weaker claim) and break (a ``NameError``), and one
+whose mutant changes its last statement only: its fork is made there, in the state the cell's
+first statements left (they write a line to a file: once, not once more for the mutant), and
+one that is not plain Python (a magic), whose mutant runs whole in a fork before it. The
+first, third and fourth cells' items pass, the second's fails naming both mutants, and the
+summary counts them.
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -33,6 +38,13 @@ def test_plugin_kills_reports_and_hides_mutants(tmp_path):
         _cell("assert x == 2", 3,
               mutants=[("x == 2", "x > 0", "SURVIVES: a weaker claim"),
                        ("x == 2", "y == 2", "BROKEN: a name the notebook lacks")]),
+        _cell('with open("runs.txt", "a") as f:\n    f.write("ran\\n")\nruns = 10 * len('
+              'open("runs.txt").readlines())\nx = 3\nassert runs == 10 and x == 3', 4,
+              mutants=[("x = 3", "x = 4\nruns = 20", "killed: late, with the prefix's state")]),
+        _cell('# NBVAL_CHECK_OUTPUT\nprint(runs, x)', 5,
+              [nbformat.v4.new_output("stream", name="stdout", text="10 3\n")]),
+        _cell("%time y = x\nassert y == 3", 6,
+              mutants=[("y == 3", "y == 5", "killed: run whole, the cell has a magic")]),
     ]
     path = tmp_path / "tiny.ipynb"
     nbformat.write(nb, path)
@@ -46,8 +58,14 @@ def test_plugin_kills_reports_and_hides_mutants(tmp_path):
     assert "Cell 0 PASSED" in out, out
     assert "Cell 1 PASSED" in out, out  # killed; its output "real 2" is compared and matches
     assert "Cell 2 FAILED" in out and "exception" not in out, out  # the real x is still 2
+    # the mutant forked before "x = 4" ran in the fork only, after the file's one line
+    assert "Cell 3 PASSED" in out and "Cell 4 PASSED" in out and "Cell 5 PASSED" in out, out
+    assert (tmp_path / "runs.txt").read_text() == "ran\n"
     assert "code cell 2" in out and "the mutant passes: SURVIVES: a weaker claim" in out, out
     assert ("the mutant fails with NameError: name 'y' is not defined, not an AssertionError: "
             "BROKEN") in out, out
     assert "killed: x is not 99" not in out and "mutant 99" not in out, out
-    assert "2 check cells run, 2 with mutants, 3 mutants, 1 killed" in out, out
+    assert "4 check cells run, 4 with mutants, 5 mutants, 3 killed" in out, out
+    cpu = re.search(r"kernel CPU \(tests/nbval_mutants.py\): (\d+) s in 1 notebooks, their "
+                    r"mutants' forks (\d+) s; most: \S*tiny.ipynb (\d+) s \+ (\d+) s", out)
+    assert cpu and cpu[1] == cpu[3] and cpu[2] == cpu[4], out
