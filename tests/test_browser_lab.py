@@ -420,7 +420,7 @@ BATCH_JS = """() => {
     const proto = Object.getPrototypeOf(cell);
     if (patched !== proto) {
       if (!(typeof proto.render === 'function' && typeof proto.updateFragmentMDAST === 'function'
-            && cell._mystWidget && cell.inputArea)) {
+            && cell._mystWidget)) {
         window.mlxBatchBroken = `not jupyterlab-myst's cell: ${proto.constructor.name}`;
         return cell;
       }
@@ -562,7 +562,7 @@ def myst_lab(browser, tmp_path_factory):
                 return None
             return page.evaluate(UNRESOLVED_JS)
 
-        yield SimpleNamespace(root=root, open=open_notebook, open_page=open_page, page=page)
+        yield SimpleNamespace(root=root, open=open_notebook, open_page=open_page)
         context.close()
 
 
