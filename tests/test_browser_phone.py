@@ -39,6 +39,7 @@ import re
 import pytest
 
 from browser_support import (
+    POLL_MS,
     ROOT,
     TYPESET_ALL,
     resize,
@@ -79,7 +80,7 @@ def _open(browser, site, page, width, mode="light", touch=None, whole=True):
     # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
     # then sets data-mlnotes-laid-out on the root
     pw_page.wait_for_function("() => document.documentElement.dataset.mlnotesLaidOut === '1'",
-                              timeout=30000)
+                              timeout=30000, polling=POLL_MS)
     return context, pw_page
 
 
@@ -198,7 +199,8 @@ def test_display_equations_fit_a_phone(site, browser):
             # typeset at build time; the displays too wide for a phone again in the browser
             # (book/_static/mlnotes-mathjax.js), every one before the class goes (TYPESET_ALL)
             pw_page.wait_for_function("() => !document.documentElement.classList.contains("
-                                      "'mlnotes-maths-pending')", timeout=60000)
+                                      "'mlnotes-maths-pending')", timeout=60000,
+                                      polling=POLL_MS)
             wide = pw_page.evaluate(EQUATIONS_JS, list(STATEMENT_KINDS))
             if wide:
                 found[page] = wide
@@ -470,7 +472,7 @@ def _phone_details(pw_page):
     if contents.count() and contents.first.is_visible():
         contents.first.tap()
         wait_until(pw_page, "() => (document.getElementById('pst-secondary-sidebar-modal')"
-                             " || {}).open")
+                             " || {}).open", polling=POLL_MS)
         pw_page.wait_for_timeout(300)  # the drawer slides in
         heights = pw_page.evaluate(
             "Array.from(document.querySelectorAll('#pst-secondary-sidebar-modal .toc-entry > a'))"
@@ -481,7 +483,8 @@ def _phone_details(pw_page):
         if link.count():
             link.tap()
             if not wait_until(pw_page, "() => !(document.getElementById("
-                                        "'pst-secondary-sidebar-modal') || {}).open"):
+                                        "'pst-secondary-sidebar-modal') || {}).open",
+                              polling=POLL_MS):
                 problems.append("the Contents drawer stays open after a tap on a section")
         pw_page.keyboard.press("Escape")
     # the chapter drawer's links too
@@ -523,7 +526,8 @@ def test_dark_mode_follows_the_system_until_the_reader_chooses(system, site, bro
         pw_page.goto(f"{site}/book/pca.html", wait_until="domcontentloaded")
         assert pw_page.evaluate("document.documentElement.dataset.theme") == system
         pw_page.locator(".bd-header-article .theme-switch-button").first.click()
-        assert wait_until(pw_page, "m => document.documentElement.dataset.theme === m", other)
+        assert wait_until(pw_page, "m => document.documentElement.dataset.theme === m", other,
+                          polling=POLL_MS)
         # the choice holds on the next page, whatever the system says
         pw_page.goto(f"{site}/book/isomap.html", wait_until="domcontentloaded")
         assert pw_page.evaluate("document.documentElement.dataset.theme") == other
@@ -536,7 +540,7 @@ def _search(pw_page, site, query):
     # results arrive one by one (each with its snippet); the status line says when all are in
     pw_page.wait_for_function(
         "/Search finished|did not match/i.test((document.querySelector('#search-results .search-summary')"
-        " || {}).textContent || '')", timeout=60000)
+        " || {}).textContent || '')", timeout=60000, polling=POLL_MS)
     return pw_page.evaluate(
         "Array.from(document.querySelectorAll('#search-results li')).map(li => ({"
         " href: li.querySelector('a').getAttribute('href').split('#')[0].split('?')[0],"
