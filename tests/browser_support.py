@@ -128,13 +128,21 @@ def serve_directory(path):
         server.server_close()
 
 
-def wait_until(pw_page, expression, arg=None, timeout=3000):
+# How often a test that waits for a state change looks again (ms). Playwright's default looks at
+# every animation frame, which makes the browser draw a frame each time: on a long page with every
+# formula typeset (test_browser_book) each frame costs milliseconds of CPU, and on a loaded machine
+# a wait of seconds cost a second of CPU.
+POLL_MS = 100
+
+
+def wait_until(pw_page, expression, arg=None, timeout=3000, polling="raf"):
     """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms:
-    a state change the test waits for, not a fixed pause."""
+    a state change the test waits for, not a fixed pause. ``polling``: "raf" (every animation
+    frame) or a period in ms (``POLL_MS``: far less CPU on a long page)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        pw_page.wait_for_function(expression, arg=arg, timeout=timeout)
+        pw_page.wait_for_function(expression, arg=arg, timeout=timeout, polling=polling)
         return True
     except PlaywrightTimeout:
         return False

@@ -52,6 +52,7 @@ import pytest
 
 from browser_support import (
     BOOK_HTML,
+    POLL_MS,
     RAW_TEX,
     ROOT,
     TYPESET_ALL,
@@ -315,36 +316,39 @@ def _redirect_target(page):
     return match and match.group(1)
 
 
-def _wait_for_math(pw_page, page):
-    n_math = pw_page.evaluate("document.querySelectorAll('.math, div.math, span.math').length")
-    if not n_math:
-        return []
-    # typeset at build time (book/_ext/prerender.py), or by MathJax in the browser
-    pw_page.wait_for_function(
-        "!document.documentElement.classList.contains('mlnotes-maths-pending')", timeout=30000)
-    pw_page.wait_for_function("document.querySelectorAll('mjx-container').length > 0",
-                              timeout=30000)
+# The page is ready to be read: its maths typeset (at build time, book/_ext/prerender.py, or by
+# MathJax in the browser: the class "mlnotes-maths-pending" goes when it is done, and a page with
+# maths has formulas), and book/_static/mlnotes.js has marked wide formulas, scroll boxes and
+# shrunk figures after the load event and the typesetting (``data-mlnotes-laid-out``).
+MATHS_DONE_JS = """() => !document.querySelector('.math')
+  || (!document.documentElement.classList.contains('mlnotes-maths-pending')
+      && !!document.querySelector('mjx-container'))"""
+LAID_OUT_JS = "() => document.documentElement.dataset.mlnotesLaidOut === '1'"
+
+
+def _wait_ready(pw_page):
+    """Wait until the page is typeset and laid out (polled every ``POLL_MS``); the problems."""
     problems = []
-    errors = pw_page.evaluate(
-        "Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error]'))"
-        ".map(e => e.getAttribute('data-mjx-error') || e.textContent)")
-    if errors:
-        problems.append(f"MathJax errors {errors[:5]}")
-    raw = pw_page.evaluate(
-        "Array.from(document.querySelectorAll('.math')).filter("
-        "e => !e.querySelector('mjx-container') && e.tagName !== 'MJX-CONTAINER').length")
-    if raw:
-        problems.append(f"{raw} math element(s) left untypeset")
+    if not wait_until(pw_page, MATHS_DONE_JS, timeout=30000, polling=POLL_MS):
+        problems.append("the maths was never typeset (mlnotes-maths-pending stayed, or no "
+                        "formula was typeset)")
+    if not wait_until(pw_page, LAID_OUT_JS, timeout=30000, polling=POLL_MS):
+        problems.append("the page was never marked laid out (mlnotes.js did not run to the end)")
     return problems
 
 
-def _wait_laid_out(pw_page):
-    """book/_static/mlnotes.js marks wide formulas, scroll boxes and shrunk figures after the
-    load event and the typesetting, then sets ``data-mlnotes-laid-out`` on the root."""
-    if not wait_until(pw_page, "() => document.documentElement.dataset.mlnotesLaidOut === '1'",
-                       timeout=30000):
-        return ["the page was never marked laid out (mlnotes.js did not run to the end)"]
-    return []
+# What one look at the page finds, in one round trip: MathJax's errors, formulas left as TeX,
+# images that did not load, the explorer cells' static outputs, and LAYOUT_JS's problems.
+STATE_JS = ("""([minRatio, maxStretch, texSource]) => ({
+  mathErrors: Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error]'))
+    .map(e => e.getAttribute('data-mjx-error') || e.textContent),
+  untypeset: Array.from(document.querySelectorAll('.math')).filter(
+    e => !e.querySelector('mjx-container') && e.tagName !== 'MJX-CONTAINER').length,
+  broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))
+    .map(i => i.src),
+  explorers: """ + EXPLORER_OUTPUTS_JS.strip() + """,
+  layout: (""" + LAYOUT_JS.strip() + """)([minRatio, maxStretch, texSource]),
+})""")
 
 
 BOX_JS = """sel => { const e = document.querySelector(sel); if (!e) return null;
@@ -373,9 +377,10 @@ def _box(pw_page, selector):
 def _click_opens(pw_page, button, modal):
     """Click ``button``; return whether ``modal`` opened, then close it with Escape."""
     button.click()
-    opened = wait_until(pw_page, MODAL_OPEN_JS, modal)
+    opened = wait_until(pw_page, MODAL_OPEN_JS, modal, polling=POLL_MS)
     pw_page.keyboard.press("Escape")
-    wait_until(pw_page, "sel => !(document.querySelector(sel) || {}).open", modal)
+    wait_until(pw_page, "sel => !(document.querySelector(sel) || {}).open", modal,
+               polling=POLL_MS)
     return opened
 
 
@@ -415,10 +420,12 @@ def _check_navigation(pw_page, width):
         # mlnotes-mathjax.js) is laid out again each time: most of this check's CPU
         no_slide = pw_page.add_style_tag(content=NO_SLIDE_CSS)
         hamburger.first.click()
-        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False]):
+        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", False],
+                          polling=POLL_MS):
             problems.append("the hamburger does not hide the sidebar")
         hamburger.first.click()
-        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True]):
+        if not wait_until(pw_page, SIDEBAR_SETTLED_JS, ["#pst-primary-sidebar", True],
+                          polling=POLL_MS):
             problems.append("a second click on the hamburger does not bring the sidebar back")
         no_slide.evaluate("e => e.remove()")
     return problems
@@ -453,7 +460,8 @@ def _check_figure_zoom(pw_page):
     problems = []
     figures.first.scroll_into_view_if_needed()
     figures.first.click()
-    wait_until(pw_page, "() => (document.getElementById('mlnotes-zoom') || {}).open")
+    wait_until(pw_page, "() => (document.getElementById('mlnotes-zoom') || {}).open",
+               polling=POLL_MS)
     state = pw_page.evaluate(
         "(() => { const d = document.getElementById('mlnotes-zoom'); if (!d || !d.open) return null;"
         " const i = d.querySelector('img'); return {w: i.getBoundingClientRect().width,"
@@ -463,7 +471,8 @@ def _check_figure_zoom(pw_page):
     elif state["w"] <= pw_page.viewport_size["width"] - 40:
         problems.append(f"the enlarged figure is only {state['w']:.0f}px wide")
     pw_page.keyboard.press("Escape")
-    if not wait_until(pw_page, "() => !(document.getElementById('mlnotes-zoom') || {}).open"):
+    if not wait_until(pw_page, "() => !(document.getElementById('mlnotes-zoom') || {}).open",
+                      polling=POLL_MS):
         problems.append("Escape does not close the enlarged figure")
     pw_page.evaluate("window.scrollTo(0, 0)")
     return problems
@@ -479,27 +488,41 @@ def _check_explorers_drawn(pw_page):
     load the other checks need anyway, it costs only the explorers' own drawing (a separate
     test cost a load of each explorer page)."""
     problems = []
-    if pw_page.locator("script[type='application/vnd.jupyter.widget-view+json']").count():
+    if pw_page.evaluate("!!document.querySelector("
+                        "\"script[type='application/vnd.jupyter.widget-view+json']\")"):
         problems.append("a widget view (an empty box) was rendered")
-    cells = pw_page.locator("div.cell", has_text="_explorer(")
-    if not cells.count():
-        return problems + ["no explorer cell found"]
-    for k in range(cells.count()):
-        cell = cells.nth(k)
-        explorer = cell.locator(".cell_output .mlnotes-explorer").first
-        try:
-            explorer.scroll_into_view_if_needed(timeout=10_000)
-            cell.locator(".cell_output .mlnotes-explorer.mlx-ready").first.wait_for(
-                timeout=15_000)
-        except Exception as error:  # noqa: BLE001 (Playwright's timeout, reported)
-            problems.append(f"explorer cell {k} never became ready: {str(error)[:120]}")
-            continue
-        drawn = explorer.evaluate("e => [...e.querySelectorAll('canvas')].filter("
-                                  "c => c.width > 100 && c.height > 50).length")
-        if drawn < 1:
+    found = pw_page.evaluate(EXPLORERS_DRAWN_JS, [POLL_MS, 15_000])
+    if not found:
+        problems.append("no explorer cell found")
+    for k, drawn in enumerate(found):
+        if drawn is None:
+            problems.append(f"explorer cell {k} has no explorer, or it never became ready")
+        elif drawn < 1:
             problems.append(f"explorer cell {k} drew no picture")
     pw_page.evaluate("window.scrollTo(0, 0)")
     return problems
+
+
+# Each explorer cell in turn scrolled to the middle of the screen (as a reader scrolls to it),
+# then, once its explorer is ready (class mlx-ready) or after ``timeout`` ms, the number of its
+# canvases with a picture (null: no explorer, or never ready). In the page, in one round trip.
+EXPLORERS_DRAWN_JS = """async ([poll, timeout]) => {
+  const cells = Array.from(document.querySelectorAll('div.cell'))
+    .filter(c => c.textContent.includes('_explorer('));
+  const found = [];
+  for (const cell of cells) {
+    const explorer = cell.querySelector('.cell_output .mlnotes-explorer');
+    if (!explorer) { found.push(null); continue; }
+    explorer.scrollIntoView({block: 'center'});
+    const end = performance.now() + timeout;
+    while (!cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
+           && performance.now() < end) await new Promise(r => setTimeout(r, poll));
+    found.push(cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
+      ? [...explorer.querySelectorAll('canvas')].filter(c => c.width > 100 && c.height > 50).length
+      : null);
+  }
+  return found;
+}"""
 
 
 # Figures as shown: each output image's source, shown width and own width (CSS px)
@@ -543,25 +566,25 @@ FIRST_WIDTH = {page: (PHONE, LAPTOP)[k % 2] for k, page in enumerate(PAGES)}
 
 def _check_at(pw_page, page, width):
     """Everything ``test_page`` checks on the page as it is now, ``width`` px wide."""
-    problems = _wait_for_math(pw_page, page) + _wait_laid_out(pw_page)
-
-    broken = pw_page.evaluate(
-        "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))"
-        ".map(i => i.src)")
-    if broken:
-        problems.append(f"images that did not load: {broken[:5]}")
+    problems = _wait_ready(pw_page)
+    state = pw_page.evaluate(STATE_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
+    if state["mathErrors"]:
+        problems.append(f"MathJax errors {state['mathErrors'][:5]}")
+    if state["untypeset"]:
+        problems.append(f"{state['untypeset']} math element(s) left untypeset")
+    if state["broken"]:
+        problems.append(f"images that did not load: {state['broken'][:5]}")
 
     # Explorer cells (``ml.widgets.*_explorer(...)``) must show their static rendering
     # here, where no kernel runs: a loaded image of real size, never an empty box.
-    explorers = pw_page.evaluate(EXPLORER_OUTPUTS_JS)
+    explorers = state["explorers"]
     for cell in explorers:
         if not (cell["images"] > 0 and cell["height"] > 150):
             problems.append(f"explorer cell `{cell['source'][:60]}` shows no static figure")
     if pathlib.PurePosixPath(page).stem in CHAPTERS_WITH_EXPLORERS and not explorers:
         problems.append("the chapter has no explorer cell")
 
-    layout = pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
-    for kind, found in layout.items():
+    for kind, found in state["layout"].items():
         problems += [f"{kind}: {item}" for item in found[:6]]
         if len(found) > 6:
             problems.append(f"{kind}: ... and {len(found) - 6} more")
@@ -592,7 +615,7 @@ def _leave_alone(pw_page):
     pw_page.keyboard.press("Escape")
     pw_page.evaluate("document.activeElement && document.activeElement.blur()")
     pw_page.mouse.move(1, pw_page.viewport_size["height"] - 1)
-    wait_until(pw_page, "() => !document.querySelector('.tooltip.show')")
+    wait_until(pw_page, "() => !document.querySelector('.tooltip.show')", polling=POLL_MS)
 
 
 @pytest.mark.parametrize("page", PAGES)

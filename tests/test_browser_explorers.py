@@ -23,7 +23,7 @@ import pytest
 
 import mlnotes.widgets as mw
 
-from browser_support import ROOT, serve_directory
+from browser_support import POLL_MS, ROOT, serve_directory
 
 # one pytest-xdist worker runs the whole file, so the small book below is built once
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("explorer_book")]
@@ -120,10 +120,10 @@ def _open(browser, site, page, *, width, touch=False):
     tab.on("pageerror", lambda e: tab.errors.append(str(e)))
     tab.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
     tab.goto(f"{site}/{page}.html", wait_until="networkidle")
-    tab.wait_for_function("window.MLNotesExplorers !== undefined")
+    tab.wait_for_function("window.MLNotesExplorers !== undefined", polling=POLL_MS)
     tab.evaluate("MLNotesExplorers.initAll()")
     tab.wait_for_function("document.querySelectorAll('.mlnotes-explorer.mlx-ready').length === "
-                          "document.querySelectorAll('.mlnotes-explorer').length")
+                          "document.querySelectorAll('.mlnotes-explorer').length", polling=POLL_MS)
     return tab
 
 
@@ -327,7 +327,7 @@ def test_the_inline_loader_finds_the_script_without_the_extension(tmp_path, brow
     with serve_directory(tmp_path) as url:
         tab = browser.new_page()
         tab.goto(f"{url}/a/b/page.html", wait_until="networkidle")
-        tab.wait_for_function("window.MLNotesExplorers !== undefined")
+        tab.wait_for_function("window.MLNotesExplorers !== undefined", polling=POLL_MS)
         tab.evaluate("MLNotesExplorers.initAll()")
         tab.wait_for_selector(".mlnotes-explorer.mlx-ready canvas")
         tab.close()

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_support import serve_mutant
+from browser_support import POLL_MS, serve_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -99,7 +99,7 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
     try:
         pw_page = context.new_page()
         pw_page.goto(f"{site}/{PAGE}", wait_until="load")
-        pw_page.wait_for_function(SETTLED_JS, timeout=60000)
+        pw_page.wait_for_function(SETTLED_JS, timeout=60000, polling=POLL_MS)
         holders = pw_page.evaluate(HOLDERS_JS)
         if chosen is None:
             menu = [h["k"] for h in holders if h["built"]]
@@ -123,7 +123,7 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
             # the right-click: MathJax's menu, the formula now MathJax's own; closed again
             _settle(pw_page, k, timeout)
             pw_page.locator(f'[data-rebreak="{k}"] > mjx-container').click(button="right")
-            pw_page.wait_for_function(MENU_OPEN_JS, timeout=10000)
+            pw_page.wait_for_function(MENU_OPEN_JS, timeout=10000, polling=POLL_MS)
             pw_page.keyboard.press("Escape")
         for n, (width, height) in enumerate(WIDTHS):
             if n:
@@ -212,16 +212,18 @@ def _toc_maths(browser, site, width, mode, mutant=None):
     try:
         pw_page = context.new_page()
         pw_page.goto(f"{site}/{TOC_PAGE}", wait_until="load")
-        pw_page.wait_for_function(SETTLED_JS, timeout=60000)
+        pw_page.wait_for_function(SETTLED_JS, timeout=60000, polling=POLL_MS)
         where = "#pst-secondary-sidebar"
         if phone:
             pw_page.locator(".bd-header-article .secondary-toggle").first.tap()
             pw_page.wait_for_function("() => (document.getElementById("
-                                      "'pst-secondary-sidebar-modal') || {}).open", timeout=10000)
+                                      "'pst-secondary-sidebar-modal') || {}).open", timeout=10000,
+                                      polling=POLL_MS)
             where = "#pst-secondary-sidebar-modal"
         # the contents' formulas are typeset right after the first screen's
         pw_page.wait_for_function(f"() => Array.from(document.querySelectorAll('{where} .math'))"
-                                  ".every(m => m.querySelector('mjx-container'))", timeout=10000)
+                                  ".every(m => m.querySelector('mjx-container'))", timeout=10000,
+                                  polling=POLL_MS)
         return pw_page.evaluate(TOC_MATHS_JS, where)
     finally:
         context.close()
