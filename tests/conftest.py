@@ -38,16 +38,17 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 
 # The browser phase's longest tests (CPU seconds on the two-core machine, roughly: the phone
-# equations 80, the first screen of t-SNE's maths 15-30, each chapter of the JupyterLab MyST pass
-# 3-30, costliest chapter first, the header boxes 30 a test), sent out first under --dist
-# loadgroup: xdist hands the queue out in collection order (a group before single tests), so a
-# long test collected last runs alone on one worker while the others wait. The MyST pass's two
-# small tests follow its chapters, so they run on a worker that already holds that JupyterLab.
+# equations 80, the first screen of t-SNE's maths at a link 15-30, each chapter of the JupyterLab
+# MyST pass 2-7, costliest chapter first, the header boxes 30 a test), sent out first under
+# --dist loadgroup: xdist hands the queue out in collection order (a group before single tests),
+# so a long test collected last runs alone on one worker while the others wait. The MyST pass's
+# smaller tests follow its chapters, so they run on a worker that already holds that JupyterLab.
 # (The live and replay JupyterLab tests are xdist groups: each group shares one JupyterLab.)
 LONG_FIRST = (
     "test_display_equations_fit_a_phone",
     "test_first_screen_of_maths_typeset_quickly_and_tex_never_shown",
     "test_every_chapter_renders_its_myst_in_jupyterlab_and_opens_unmodified",
+    "test_batched_rendering_shows_what_jupyterlab_myst_shows",
     "test_the_myst_checks_fail_on_mutants",
     "test_the_books_markdown_pages_show_no_reference_not_found",
     "test_header_boxes_and_outputs",
