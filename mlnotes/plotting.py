@@ -11,9 +11,10 @@ fonts of ``FONT_SIZE`` points (tick labels ``TICK_SIZE``) and renders every inli
 ``MAX_FIGURE_WIDTH`` inches wide: a wider figure is scaled down (aspect ratio kept, fonts kept
 in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX`` pixels when the
 figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TICK_SIZE_3D``)
-is saved narrower (``phone_width_limit``), so they reach that size too; each saved PNG records
-its smallest tick label in points (the text entry ``MIN_TICK_KEY``), which the browser tests
-read. Three panels a row is the most that stays readable.
+is saved narrower (``phone_width_limit``), so they reach that size too; legends follow the same
+rule (their text, ``SMALL_SIZE`` by default, counts as a tick label does); each saved PNG records
+its smallest tick label or legend text in points (the text entry ``MIN_TICK_KEY``), which the
+browser tests read. Three panels a row is the most that stays readable.
 
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
@@ -70,7 +71,8 @@ LINE_SAMPLE_PT = 2.0  # a line without markers is checked at points this far apa
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
-MIN_TICK_KEY = "mlnotes-min-tick-pt"  # PNG text entry: a figure's smallest tick label, in points
+# PNG text entry: a figure's smallest tick label or legend text, in points
+MIN_TICK_KEY = "mlnotes-min-tick-pt"
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
@@ -602,20 +604,42 @@ def smallest_tick_label_pt(fig: "Figure") -> float:
     return float(min(sizes, default=0.0))
 
 
+def legend_texts(fig: "Figure") -> list:
+    """The texts (entries and titles) of the visible legends of ``fig``, its axes' and its
+    own."""
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    texts = []
+    for legend in legends:
+        if legend is None or not legend.get_visible():
+            continue
+        texts += [t for t in [*legend.get_texts(), legend.get_title()]
+                  if t.get_visible() and t.get_text().strip()]
+    return texts
+
+
+def smallest_text_pt(fig: "Figure") -> float:
+    """The size (points) of the smallest tick label or legend text drawn in ``fig`` (0.0 when
+    it has none): what the figure's width on a phone must keep legible
+    (:func:`phone_width_limit`). Call it after a layout, as :func:`smallest_tick_label_pt`."""
+    sizes = [t.get_fontsize() for t in legend_texts(fig)]
+    ticks = smallest_tick_label_pt(fig)
+    return float(min(sizes + ([ticks] if ticks > 0 else []), default=0.0))
+
+
 def _raise_small_tick_labels(fig):
-    """Tick labels a notebook set smaller than ``MIN_TICK_PT`` (``set_yticklabels(names,
-    fontsize=8)``) are raised to it: below it they are under ``PHONE_MIN_TEXT_PX`` even where
-    the figure is not shrunk. Returns whether any changed."""
-    changed = False
+    """Tick labels and legend texts a notebook set smaller than ``MIN_TICK_PT``
+    (``set_yticklabels(names, fontsize=8)``, ``legend(fontsize=7)``) are raised to it: below it
+    they are under ``PHONE_MIN_TEXT_PX`` even where the figure is not shrunk. Returns whether
+    any changed."""
+    texts = legend_texts(fig)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
-            if axis is None:
-                continue
-            for label in axis.get_ticklabels(which="both"):
-                if label.get_fontsize() < MIN_TICK_PT:
-                    label.set_fontsize(MIN_TICK_PT)
-                    changed = True
-    return changed
+            if axis is not None:
+                texts += axis.get_ticklabels(which="both")
+    small = [text for text in texts if text.get_fontsize() < MIN_TICK_PT]
+    for text in small:
+        text.set_fontsize(MIN_TICK_PT)
+    return bool(small)
 
 
 def phone_width_limit(tick_pt: float) -> float:
@@ -642,8 +666,9 @@ def _phone_width_png(fig, **kwargs):
     if _raise_small_tick_labels(fig):
         _redo_layout(fig)
     _tight_width(fig)  # lays the figure out: its tick labels are written
-    # smaller tick labels (3-D axes, a notebook's own size) need a narrower figure on a phone
-    tick_pt = smallest_tick_label_pt(fig)
+    # smaller tick labels (3-D axes, a notebook's own size) or legends need a narrower figure
+    # on a phone
+    tick_pt = smallest_text_pt(fig)
     limit = phone_width_limit(tick_pt)
     fit_to_width(fig, max_width=limit)
     for _ in range(FIT_PASSES):
@@ -666,8 +691,8 @@ def _phone_width_png(fig, **kwargs):
         if thin_crowded_ticks(fig):
             _redo_layout(fig)
     warn_text_overlaps(fig)
-    # the smallest tick label's size goes into the PNG (a tEXt entry): the browser tests read
-    # it to work out how large the tick labels are shown on a phone (points x FIG_DPI / 72 x
+    # the smallest tick label's or legend text's size goes into the PNG (a tEXt entry): the
+    # browser tests read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)
     metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{tick_pt:.2f}"}
     return retina_figure(fig, base64=True, metadata=metadata, **kwargs)

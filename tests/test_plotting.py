@@ -311,3 +311,43 @@ def test_a_legend_over_the_data_is_detected_and_one_outside_is_not(phone_default
     largest = max(fraction for _, _, fraction in covering)
     assert plotting.find_covering_legends(_legend_over({"loc": "center"}),
                                           max_fraction=largest) == []
+
+
+@pytest.mark.parametrize("where", ["axes", "figure"])
+def test_a_small_legend_is_shown_at_least_9_px_on_a_phone(phone_defaults, where):
+    """Legends follow the tick labels' rule: a notebook's ``legend(fontsize=6)`` (an axes' or
+    the figure's) is raised, and the figure saved narrow enough that its legend text is at
+    least ``PHONE_MIN_TEXT_PX`` pixels when the picture fills a phone's column; the PNG records
+    that size for the browser tests."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+    for k, ax in enumerate(axes):
+        ax.plot([0, 1], [k, 1 - k], label=f"series {k}")
+    if where == "axes":
+        legend = axes[0].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    else:
+        legend = fig.legend(fontsize=6, loc="outside lower center", ncol=2)
+    data, _ = plotting._phone_width_png(fig)
+    png = Image.open(io.BytesIO(base64.b64decode(data)))
+    css_width = png.size[0] / plotting.PIXEL_RATIO
+    smallest = min(t.get_fontsize() for t in legend.get_texts())
+    shown_px = smallest * plotting.FIG_DPI / 72 * min(1.0, plotting.PHONE_COLUMN_PX / css_width)
+    assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
+    assert float(png.info[plotting.MIN_TICK_KEY]) == pytest.approx(smallest, abs=0.01)
+
+
+def test_the_default_legend_size_decides_the_width_of_a_figure_with_a_legend(phone_defaults):
+    """A legend at the default ``SMALL_SIZE`` (smaller than the tick labels) narrows the saved
+    figure as a smaller tick label would: its text is 9 px on a phone too."""
+    fig, ax = plt.subplots(figsize=(9, 3))
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend()
+    assert plotting.smallest_text_pt(fig) == plotting.SMALL_SIZE
+    (width, _), _ = _saved_png(fig)
+    shown_px = (plotting.SMALL_SIZE * plotting.FIG_DPI / 72
+                * min(1.0, plotting.PHONE_COLUMN_PX / (width / plotting.PIXEL_RATIO)))
+    assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
