@@ -411,10 +411,13 @@ def _labels_over_markers(fig, texts, boxes, tol):
     """(label, markers) pairs: a point label whose box covers a marker of its axes (its own
     point's or another's) by more than ``tol`` pixels both ways."""
     pairs = []
+    marks: dict = {}  # the marks of each axes with point labels, found once
     for (description, ax, text), (x0, y0, x1, y1) in zip(texts, boxes, strict=True):
         if ax is None or text not in ax.texts:
             continue
-        for series, points, half in data_marks(ax, lines=False):
+        if ax not in marks:
+            marks[ax] = data_marks(ax, lines=False)
+        for series, points, half in marks[ax]:
             hidden = ((np.minimum(x1, points[:, 0] + half) - np.maximum(x0, points[:, 0] - half) > tol)
                       & (np.minimum(y1, points[:, 1] + half) - np.maximum(y0, points[:, 1] - half) > tol))
             if hidden.any():

@@ -351,3 +351,20 @@ def test_the_default_legend_size_decides_the_width_of_a_figure_with_a_legend(pho
     shown_px = (plotting.SMALL_SIZE * plotting.FIG_DPI / 72
                 * min(1.0, plotting.PHONE_COLUMN_PX / (width / plotting.PIXEL_RATIO)))
     assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
+
+
+def test_the_label_check_finds_each_axes_marks_once(monkeypatch):
+    """Point labels over markers: the marks of an axes are found once for all its labels (a
+    figure with many labels paid for every label), and a label on a dot is still caught."""
+    calls = []
+    marks = plotting.data_marks
+    monkeypatch.setattr(plotting, "data_marks", lambda ax, **kw: calls.append(ax) or marks(ax, **kw))
+    fig, axes = plt.subplots(1, 2, figsize=(6, 3))
+    for ax in axes:
+        ax.scatter(np.arange(6), np.arange(6), s=20)
+        for k in range(6):
+            ax.text(k, k, f"on {k}", fontsize=9)
+    pairs = plotting.find_text_overlaps(fig)
+    assert sorted(calls, key=id) == sorted(axes, key=id)
+    assert sum("marker" in second for _, second in pairs) == 12
+    plt.close(fig)
