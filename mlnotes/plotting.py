@@ -262,13 +262,26 @@ def _panel_name(fig, ax):
 
 
 def _point_labels(ax):
-    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``).
-
-    None on a 3-D axes: a 3-D text is drawn at its projection, and between draws it holds its
-    3-D coordinates, so its box cannot be read back (such labels are not checked)."""
-    if ax.name == "3d":
-        return []
+    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``;
+    on a 3-D axes, texts at 3-D points, boxed where they are drawn by :func:`_text_extents`)."""
     return [text for text in ax.texts if text.get_visible() and text.get_text().strip()]
+
+
+def _text_extents(text, renderer):
+    """(x0, y0, x1, y1) of ``text`` in display pixels as last drawn. A text on a 3-D axes
+    holds its 3-D position between draws and is drawn at its projection, with the axes'
+    projection of the last draw: its box is taken there."""
+    if not hasattr(text, "get_position_3d"):
+        return text.get_window_extent(renderer).extents
+    from mpl_toolkits.mplot3d import proj3d
+
+    x, y, z = text.get_position_3d()
+    xs, ys, _ = proj3d.proj_transform(x, y, z, text.axes.M)
+    text.set_position((xs, ys))  # (what drawing it does, for the draw)
+    try:
+        return text.get_window_extent(renderer).extents
+    finally:
+        text.set_position_3d((x, y, z))
 
 
 def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
@@ -324,7 +337,7 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
     texts = figure_texts(fig)
     if not texts:
         return []
-    boxes = np.array([text.get_window_extent(renderer).extents for _, _, text in texts])
+    boxes = np.array([_text_extents(text, renderer) for _, _, text in texts])
     tol = tolerance_pt * fig.dpi / 72
     x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
     # two boxes overlap when they overlap along x AND along y
@@ -347,13 +360,14 @@ def _series_name(kind, artist):
     return f"{kind} {label!r}" if label and not label.startswith("_") else kind
 
 
-def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
+def data_marks(ax: "Axes", *, lines: bool = True,
+               projected: bool = False) -> list[tuple[str, Any, Any]]:
     """The plotted data of a 2-D ``ax`` as drawn at its last draw, one entry a series.
 
     Scatter points (their offsets) and the vertices of lines that have markers are marks with a
     size; a line without markers is sampled every ``LINE_SAMPLE_PT`` points along its length
     (size 0). Lines and points placed in axes coordinates (``axhline``, ``axvline``, guides) are
-    not data; nor is anything on a 3-D axes (an empty list).
+    not data; nor is anything on a 3-D axes (an empty list), unless ``projected``.
 
     Parameters
     ----------
@@ -361,6 +375,9 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
         Laid out (``fig.draw_without_rendering()``): positions are those of the last draw.
     lines : bool, default True
         False leaves out lines without markers (a label may sit over a line, not over a point).
+    projected : bool, default False
+        On a 3-D axes, its scatter points where the last draw projected them (a 3-D scatter
+        holds its projected offsets between draws; its lines are left out).
 
     Returns
     -------
@@ -370,7 +387,7 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
     """
     from matplotlib.collections import PathCollection
 
-    if ax.name == "3d" or not ax.get_visible():
+    if (ax.name == "3d" and not projected) or not ax.get_visible():
         return []
     scale = ax.figure.dpi / 72
     marks = []
@@ -382,7 +399,7 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
         sizes = np.sqrt(np.broadcast_to(collection.get_sizes(), (len(points),))) * scale / 2
         keep = _in_view(ax, points)
         marks.append((_series_name("the points", collection), points[keep], sizes[keep]))
-    for line in ax.lines:
+    for line in ax.lines if ax.name != "3d" else []:
         if not line.get_visible() or line.get_transform() != ax.transData:
             continue
         points = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float))
@@ -416,7 +433,7 @@ def _labels_over_markers(fig, texts, boxes, tol):
         if ax is None or text not in ax.texts:
             continue
         if ax not in marks:
-            marks[ax] = data_marks(ax, lines=False)
+            marks[ax] = data_marks(ax, lines=False, projected=True)
         for series, points, half in marks[ax]:
             hidden = ((np.minimum(x1, points[:, 0] + half) - np.maximum(x0, points[:, 0] - half) > tol)
                       & (np.minimum(y1, points[:, 1] + half) - np.maximum(y0, points[:, 1] - half) > tol))

@@ -368,3 +368,25 @@ def test_the_label_check_finds_each_axes_marks_once(monkeypatch):
     assert sorted(calls, key=id) == sorted(axes, key=id)
     assert sum("marker" in second for _, second in pairs) == 12
     plt.close(fig)
+
+
+def test_labels_on_a_3d_axes_are_checked_where_they_are_drawn():
+    """A label at a 3-D point (``ax.text(x, y, z, name)``) is boxed at its projection: one
+    sitting on its dot is reported, one moved off every dot is not, and two labels drawn over
+    each other are a colliding pair."""
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(30, 3))
+    fig = plt.figure(figsize=(4, 4))
+    ax = fig.add_subplot(projection="3d")
+    ax.scatter(*P.T, s=14)
+    ax.view_init(20, 10)
+    on_dot = ax.text(*P[0], "on its dot", fontsize=9)
+    pairs = plotting.find_text_overlaps(fig)
+    assert [first for first, second in pairs if "marker" in second] == ["the label 'on its dot' "
+                                                                       "of panel 1"]
+    on_dot.set_position_3d((0.0, 0.0, 9.0))  # above every dot (the view looks down 20°)
+    assert not plotting.find_text_overlaps(fig)
+    ax.text(0.0, 0.0, 9.0, "twin", fontsize=9)
+    assert plotting.find_text_overlaps(fig) == [("the label 'on its dot' of panel 1",
+                                                 "the label 'twin' of panel 1")]
+    plt.close(fig)
