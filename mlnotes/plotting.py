@@ -11,8 +11,9 @@ fonts of ``FONT_SIZE`` points (tick labels ``TICK_SIZE``) and renders every inli
 ``MAX_FIGURE_WIDTH`` inches wide: a wider figure is scaled down (aspect ratio kept, fonts kept
 in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX`` pixels when the
 figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TICK_SIZE_3D``)
-is saved narrower (``phone_width_limit``), so they reach that size too; legends follow the same
-rule (their text, ``SMALL_SIZE`` by default, counts as a tick label does); each saved PNG records
+is saved narrower (``phone_width_limit``), so they reach that size too; legend text is raised
+to the size that reaches it at the width the figure is saved at (``legend_pt_for_width``: 12 pt
+at ``MAX_FIGURE_WIDTH``, less for a narrower figure); each saved PNG records
 its smallest tick label or legend text in points (the text entry ``MIN_TICK_KEY``), which the
 browser tests read. Three panels a row is the most that stays readable.
 
@@ -639,8 +640,9 @@ def legend_texts(fig: "Figure") -> list:
 
 def smallest_text_pt(fig: "Figure") -> float:
     """The size (points) of the smallest tick label or legend text drawn in ``fig`` (0.0 when
-    it has none): what the figure's width on a phone must keep legible
-    (:func:`phone_width_limit`). Call it after a layout, as :func:`smallest_tick_label_pt`."""
+    it has none): what must be legible on a phone
+    (the browser tests read it from the PNG). Call it after a layout, as
+    :func:`smallest_tick_label_pt`."""
     sizes = [t.get_fontsize() for t in legend_texts(fig)]
     ticks = smallest_tick_label_pt(fig)
     return float(min(sizes + ([ticks] if ticks > 0 else []), default=0.0))
@@ -659,6 +661,24 @@ def _raise_small_tick_labels(fig):
     small = [text for text in texts if text.get_fontsize() < MIN_TICK_PT]
     for text in small:
         text.set_fontsize(MIN_TICK_PT)
+    return bool(small)
+
+
+def legend_pt_for_width(width_in: float) -> float:
+    """The smallest legend text (points) that a figure saved ``width_in`` inches wide shows at
+    ``PHONE_MIN_TEXT_PX`` pixels in a phone's column (``PHONE_COLUMN_PX``): ``MIN_TICK_PT`` for
+    a figure no wider than the column, 12 pt at ``MAX_FIGURE_WIDTH``."""
+    return MIN_TICK_PT * max(1.0, width_in * FIG_DPI / PHONE_COLUMN_PX)
+
+
+def _raise_legends_for_width(fig):
+    """Raise legend text below :func:`legend_pt_for_width` of the figure's saved width to it.
+    Returns whether any changed."""
+    # (1% to spare: the retina PNG's crop, at twice the resolution, is a little wider)
+    need = 1.01 * legend_pt_for_width(_tight_width(fig))
+    small = [text for text in legend_texts(fig) if text.get_fontsize() < need - 0.005]
+    for text in small:
+        text.set_fontsize(need)
     return bool(small)
 
 
@@ -686,9 +706,8 @@ def _phone_width_png(fig, **kwargs):
     if _raise_small_tick_labels(fig):
         _redo_layout(fig)
     _tight_width(fig)  # lays the figure out: its tick labels are written
-    # smaller tick labels (3-D axes, a notebook's own size) or legends need a narrower figure
-    # on a phone
-    tick_pt = smallest_text_pt(fig)
+    # smaller tick labels (3-D axes, a notebook's own size) need a narrower figure on a phone
+    tick_pt = smallest_tick_label_pt(fig)
     limit = phone_width_limit(tick_pt)
     fit_to_width(fig, max_width=limit)
     for _ in range(FIT_PASSES):
@@ -701,6 +720,13 @@ def _phone_width_png(fig, **kwargs):
             break
         width = fig.get_size_inches()[0]
         fit_to_width(fig, max_width=width * limit / saved)
+    # legends are drawn for the width the figure is saved at: their text is raised to the size
+    # that a phone's column shrinks to PHONE_MIN_TEXT_PX (rather than the figure narrowed, which
+    # would move labels placed for its layout, label_points)
+    for _ in range(FIT_PASSES):  # (a larger legend outside the axes widens the saved figure)
+        if not _raise_legends_for_width(fig):
+            break
+        _redo_layout(fig)
     # what the passes left: equal-aspect axes change their view interval at each layout, so
     # their ticks are thinned once more; what still collides is reported
     # (shrinking flattened the slots: a fixed-aspect panel shrank with their height, and more
@@ -714,7 +740,7 @@ def _phone_width_png(fig, **kwargs):
     # the smallest tick label's or legend text's size goes into the PNG (a tEXt entry): the
     # browser tests read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)
-    metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{tick_pt:.2f}"}
+    metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{smallest_text_pt(fig):.2f}"}
     return retina_figure(fig, base64=True, metadata=metadata, **kwargs)
 
 

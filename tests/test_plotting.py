@@ -340,16 +340,21 @@ def test_a_small_legend_is_shown_at_least_9_px_on_a_phone(phone_defaults, where)
     assert float(png.info[plotting.MIN_TICK_KEY]) == pytest.approx(smallest, abs=0.01)
 
 
-def test_the_default_legend_size_decides_the_width_of_a_figure_with_a_legend(phone_defaults):
-    """A legend at the default ``SMALL_SIZE`` (smaller than the tick labels) narrows the saved
-    figure as a smaller tick label would: its text is 9 px on a phone too."""
+def test_a_default_size_legend_of_a_wide_figure_is_raised_not_the_figure_narrowed(
+        phone_defaults):
+    """A legend at the default ``SMALL_SIZE`` in a figure saved at the widest would be 8.3 px
+    on a phone: its text is raised (to 12 pt there), and the figure keeps its width (narrowing
+    it would move labels placed for its layout)."""
     fig, ax = plt.subplots(figsize=(9, 3))
     ax.plot([0, 1], [0, 1], label="a line")
-    ax.legend()
-    assert plotting.smallest_text_pt(fig) == plotting.SMALL_SIZE
+    legend = ax.legend()
+    assert legend.get_texts()[0].get_fontsize() == plotting.SMALL_SIZE
     (width, _), _ = _saved_png(fig)
-    shown_px = (plotting.SMALL_SIZE * plotting.FIG_DPI / 72
-                * min(1.0, plotting.PHONE_COLUMN_PX / (width / plotting.PIXEL_RATIO)))
+    css_width = width / plotting.PIXEL_RATIO
+    # not narrowed to the width at which 11 pt would be 9 px on a phone
+    assert css_width > plotting.phone_width_limit(plotting.SMALL_SIZE) * plotting.FIG_DPI + 10
+    shown_px = (legend.get_texts()[0].get_fontsize() * plotting.FIG_DPI / 72
+                * min(1.0, plotting.PHONE_COLUMN_PX / css_width))
     assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
 
 
