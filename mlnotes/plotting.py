@@ -269,9 +269,14 @@ def _point_labels(ax):
 
 
 def _text_extents(text, renderer):
-    """(x0, y0, x1, y1) of ``text`` in display pixels as last drawn. A text on a 3-D axes
+    """(x0, y0, x1, y1) of ``text`` in display pixels as last drawn (an annotation's text, its
+    leader line left out: a thin line does not hide a marker). A text on a 3-D axes
     holds its 3-D position between draws and is drawn at its projection, with the axes'
     projection of the last draw: its box is taken there."""
+    from matplotlib.text import Annotation, Text
+
+    if isinstance(text, Annotation):  # its text, not a leader line's box (a thin line)
+        return Text.get_window_extent(text, renderer).extents
     if not hasattr(text, "get_position_3d"):
         return text.get_window_extent(renderer).extents
     from mpl_toolkits.mplot3d import proj3d
@@ -825,7 +830,9 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     Parameters
     ----------
     ax : matplotlib Axes
-        A 2-D axes holding the points, laid out at the size it is shown at (call it after
+        The axes holding the points (a 3-D axes: give ``Z`` as projected by its drawing,
+        ``proj3d.proj_transform(x, y, z, ax.M)``, and keep its view), laid out at the size it
+        is shown at (call it after
         ``fig.tight_layout()``, on a figure no wider than ``MAX_FIGURE_WIDTH``): a figure the
         inline backend shrinks moves its points closer together, and the places are chosen for
         the current layout.
@@ -847,7 +854,7 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     renderer = fig.canvas.get_renderer()
     frame = np.asarray(ax.get_window_extent(renderer).extents)
     marks = [np.column_stack([points - half[:, None], points + half[:, None]])
-             for _, points, half in data_marks(ax, lines=False)]
+             for _, points, half in data_marks(ax, lines=False, projected=True)]
     taken = np.concatenate(marks) if marks else np.empty((0, 4))
     anchors = ax.transData.transform(Z)
     shift = offset_pt * fig.dpi / 72

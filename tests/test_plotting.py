@@ -395,3 +395,18 @@ def test_labels_on_a_3d_axes_are_checked_where_they_are_drawn():
     assert plotting.find_text_overlaps(fig) == [("the label 'on its dot' of panel 1",
                                                  "the label 'twin' of panel 1")]
     plt.close(fig)
+
+
+def test_a_labels_leader_line_across_a_dot_is_not_a_label_over_it():
+    """A label standing off with a line to its point (``arrowprops``) is checked by its text:
+    the thin line may cross a dot, the text may not."""
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([0, 1, 2], [0, 1, 2], s=20)
+    ax.set(xlim=(-1, 3), ylim=(-1, 3))
+    label = ax.annotate("far", (0, 0), xytext=(2, 2), textcoords="data", fontsize=9,
+                        ha="left", va="bottom", arrowprops=dict(arrowstyle="-", lw=0.5))
+    label.set_position((2.2, 2.2))
+    assert not plotting.find_text_overlaps(fig)  # the line crosses the dot at (1, 1)
+    label.set_position((0.9, 0.9))  # the text itself over the dot at (1, 1)
+    assert any("marker" in second for _, second in plotting.find_text_overlaps(fig))
+    plt.close(fig)
