@@ -679,9 +679,12 @@ def legend_pt_for_width(width_in: float) -> float:
 def _raise_legends_for_width(fig):
     """Raise legend text below :func:`legend_pt_for_width` of the figure's saved width to it.
     Returns whether any changed."""
+    texts = legend_texts(fig)
+    if not texts:  # (no layout pass for a figure without a legend)
+        return False
     # (1% to spare: the retina PNG's crop, at twice the resolution, is a little wider)
     need = 1.01 * legend_pt_for_width(_tight_width(fig))
-    small = [text for text in legend_texts(fig) if text.get_fontsize() < need - 0.005]
+    small = [text for text in texts if text.get_fontsize() < need - 0.005]
     for text in small:
         text.set_fontsize(need)
     return bool(small)
