@@ -11,9 +11,11 @@ fonts of ``FONT_SIZE`` points (tick labels ``TICK_SIZE``) and renders every inli
 ``MAX_FIGURE_WIDTH`` inches wide: a wider figure is scaled down (aspect ratio kept, fonts kept
 in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX`` pixels when the
 figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TICK_SIZE_3D``)
-is saved narrower (``phone_width_limit``), so they reach that size too; each saved PNG records
-its smallest tick label in points (the text entry ``MIN_TICK_KEY``), which the browser tests
-read. Three panels a row is the most that stays readable.
+is saved narrower (``phone_width_limit``), so they reach that size too; legend text is raised
+to the size that reaches it at the width the figure is saved at (``legend_pt_for_width``: 12 pt
+at ``MAX_FIGURE_WIDTH``, less for a narrower figure); each saved PNG records
+its smallest tick label or legend text in points (the text entry ``MIN_TICK_KEY``), which the
+browser tests read. Three panels a row is the most that stays readable.
 
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
@@ -70,7 +72,8 @@ LINE_SAMPLE_PT = 2.0  # a line without markers is checked at points this far apa
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
-MIN_TICK_KEY = "mlnotes-min-tick-pt"  # PNG text entry: a figure's smallest tick label, in points
+# PNG text entry: a figure's smallest tick label or legend text, in points
+MIN_TICK_KEY = "mlnotes-min-tick-pt"
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
@@ -260,13 +263,31 @@ def _panel_name(fig, ax):
 
 
 def _point_labels(ax):
-    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``).
-
-    None on a 3-D axes: a 3-D text is drawn at its projection, and between draws it holds its
-    3-D coordinates, so its box cannot be read back (such labels are not checked)."""
-    if ax.name == "3d":
-        return []
+    """The visible, non-empty texts an author placed on ``ax`` (``ax.text``, ``ax.annotate``;
+    on a 3-D axes, texts at 3-D points, boxed where they are drawn by :func:`_text_extents`)."""
     return [text for text in ax.texts if text.get_visible() and text.get_text().strip()]
+
+
+def _text_extents(text, renderer):
+    """(x0, y0, x1, y1) of ``text`` in display pixels as last drawn (an annotation's text, its
+    leader line left out: a thin line does not hide a marker). A text on a 3-D axes
+    holds its 3-D position between draws and is drawn at its projection, with the axes'
+    projection of the last draw: its box is taken there."""
+    from matplotlib.text import Annotation, Text
+
+    if isinstance(text, Annotation):  # its text, not a leader line's box (a thin line)
+        return Text.get_window_extent(text, renderer).extents
+    if not hasattr(text, "get_position_3d"):
+        return text.get_window_extent(renderer).extents
+    from mpl_toolkits.mplot3d import proj3d
+
+    x, y, z = text.get_position_3d()
+    xs, ys, _ = proj3d.proj_transform(x, y, z, text.axes.M)
+    text.set_position((xs, ys))  # (what drawing it does, for the draw)
+    try:
+        return text.get_window_extent(renderer).extents
+    finally:
+        text.set_position_3d((x, y, z))
 
 
 def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
@@ -322,7 +343,7 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
     texts = figure_texts(fig)
     if not texts:
         return []
-    boxes = np.array([text.get_window_extent(renderer).extents for _, _, text in texts])
+    boxes = np.array([_text_extents(text, renderer) for _, _, text in texts])
     tol = tolerance_pt * fig.dpi / 72
     x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
     # two boxes overlap when they overlap along x AND along y
@@ -345,13 +366,14 @@ def _series_name(kind, artist):
     return f"{kind} {label!r}" if label and not label.startswith("_") else kind
 
 
-def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
+def data_marks(ax: "Axes", *, lines: bool = True,
+               projected: bool = False) -> list[tuple[str, Any, Any]]:
     """The plotted data of a 2-D ``ax`` as drawn at its last draw, one entry a series.
 
     Scatter points (their offsets) and the vertices of lines that have markers are marks with a
     size; a line without markers is sampled every ``LINE_SAMPLE_PT`` points along its length
     (size 0). Lines and points placed in axes coordinates (``axhline``, ``axvline``, guides) are
-    not data; nor is anything on a 3-D axes (an empty list).
+    not data; nor is anything on a 3-D axes (an empty list), unless ``projected``.
 
     Parameters
     ----------
@@ -359,6 +381,9 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
         Laid out (``fig.draw_without_rendering()``): positions are those of the last draw.
     lines : bool, default True
         False leaves out lines without markers (a label may sit over a line, not over a point).
+    projected : bool, default False
+        On a 3-D axes, its scatter points where the last draw projected them (a 3-D scatter
+        holds its projected offsets between draws; its lines are left out).
 
     Returns
     -------
@@ -368,7 +393,7 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
     """
     from matplotlib.collections import PathCollection
 
-    if ax.name == "3d" or not ax.get_visible():
+    if (ax.name == "3d" and not projected) or not ax.get_visible():
         return []
     scale = ax.figure.dpi / 72
     marks = []
@@ -380,7 +405,7 @@ def data_marks(ax: "Axes", *, lines: bool = True) -> list[tuple[str, Any, Any]]:
         sizes = np.sqrt(np.broadcast_to(collection.get_sizes(), (len(points),))) * scale / 2
         keep = _in_view(ax, points)
         marks.append((_series_name("the points", collection), points[keep], sizes[keep]))
-    for line in ax.lines:
+    for line in ax.lines if ax.name != "3d" else []:
         if not line.get_visible() or line.get_transform() != ax.transData:
             continue
         points = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float))
@@ -409,10 +434,13 @@ def _labels_over_markers(fig, texts, boxes, tol):
     """(label, markers) pairs: a point label whose box covers a marker of its axes (its own
     point's or another's) by more than ``tol`` pixels both ways."""
     pairs = []
+    marks: dict = {}  # the marks of each axes with point labels, found once
     for (description, ax, text), (x0, y0, x1, y1) in zip(texts, boxes, strict=True):
         if ax is None or text not in ax.texts:
             continue
-        for series, points, half in data_marks(ax, lines=False):
+        if ax not in marks:
+            marks[ax] = data_marks(ax, lines=False, projected=True)
+        for series, points, half in marks[ax]:
             hidden = ((np.minimum(x1, points[:, 0] + half) - np.maximum(x0, points[:, 0] - half) > tol)
                       & (np.minimum(y1, points[:, 1] + half) - np.maximum(y0, points[:, 1] - half) > tol))
             if hidden.any():
@@ -602,20 +630,64 @@ def smallest_tick_label_pt(fig: "Figure") -> float:
     return float(min(sizes, default=0.0))
 
 
+def legend_texts(fig: "Figure") -> list:
+    """The texts (entries and titles) of the visible legends of ``fig``, its axes' and its
+    own."""
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    texts = []
+    for legend in legends:
+        if legend is None or not legend.get_visible():
+            continue
+        texts += [t for t in [*legend.get_texts(), legend.get_title()]
+                  if t.get_visible() and t.get_text().strip()]
+    return texts
+
+
+def smallest_text_pt(fig: "Figure") -> float:
+    """The size (points) of the smallest tick label or legend text drawn in ``fig`` (0.0 when
+    it has none): what must be legible on a phone
+    (the browser tests read it from the PNG). Call it after a layout, as
+    :func:`smallest_tick_label_pt`."""
+    sizes = [t.get_fontsize() for t in legend_texts(fig)]
+    ticks = smallest_tick_label_pt(fig)
+    return float(min(sizes + ([ticks] if ticks > 0 else []), default=0.0))
+
+
 def _raise_small_tick_labels(fig):
-    """Tick labels a notebook set smaller than ``MIN_TICK_PT`` (``set_yticklabels(names,
-    fontsize=8)``) are raised to it: below it they are under ``PHONE_MIN_TEXT_PX`` even where
-    the figure is not shrunk. Returns whether any changed."""
-    changed = False
+    """Tick labels and legend texts a notebook set smaller than ``MIN_TICK_PT``
+    (``set_yticklabels(names, fontsize=8)``, ``legend(fontsize=7)``) are raised to it: below it
+    they are under ``PHONE_MIN_TEXT_PX`` even where the figure is not shrunk. Returns whether
+    any changed."""
+    texts = legend_texts(fig)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
-            if axis is None:
-                continue
-            for label in axis.get_ticklabels(which="both"):
-                if label.get_fontsize() < MIN_TICK_PT:
-                    label.set_fontsize(MIN_TICK_PT)
-                    changed = True
-    return changed
+            if axis is not None:
+                texts += axis.get_ticklabels(which="both")
+    small = [text for text in texts if text.get_fontsize() < MIN_TICK_PT]
+    for text in small:
+        text.set_fontsize(MIN_TICK_PT)
+    return bool(small)
+
+
+def legend_pt_for_width(width_in: float) -> float:
+    """The smallest legend text (points) that a figure saved ``width_in`` inches wide shows at
+    ``PHONE_MIN_TEXT_PX`` pixels in a phone's column (``PHONE_COLUMN_PX``): ``MIN_TICK_PT`` for
+    a figure no wider than the column, 12 pt at ``MAX_FIGURE_WIDTH``."""
+    return MIN_TICK_PT * max(1.0, width_in * FIG_DPI / PHONE_COLUMN_PX)
+
+
+def _raise_legends_for_width(fig):
+    """Raise legend text below :func:`legend_pt_for_width` of the figure's saved width to it.
+    Returns whether any changed."""
+    texts = legend_texts(fig)
+    if not texts:  # (no layout pass for a figure without a legend)
+        return False
+    # (1% to spare: the retina PNG's crop, at twice the resolution, is a little wider)
+    need = 1.01 * legend_pt_for_width(_tight_width(fig))
+    small = [text for text in texts if text.get_fontsize() < need - 0.005]
+    for text in small:
+        text.set_fontsize(need)
+    return bool(small)
 
 
 def phone_width_limit(tick_pt: float) -> float:
@@ -656,6 +728,13 @@ def _phone_width_png(fig, **kwargs):
             break
         width = fig.get_size_inches()[0]
         fit_to_width(fig, max_width=width * limit / saved)
+    # legends are drawn for the width the figure is saved at: their text is raised to the size
+    # that a phone's column shrinks to PHONE_MIN_TEXT_PX (rather than the figure narrowed, which
+    # would move labels placed for its layout, label_points)
+    for _ in range(FIT_PASSES):  # (a larger legend outside the axes widens the saved figure)
+        if not _raise_legends_for_width(fig):
+            break
+        _redo_layout(fig)
     # what the passes left: equal-aspect axes change their view interval at each layout, so
     # their ticks are thinned once more; what still collides is reported
     # (shrinking flattened the slots: a fixed-aspect panel shrank with their height, and more
@@ -666,10 +745,10 @@ def _phone_width_png(fig, **kwargs):
         if thin_crowded_ticks(fig):
             _redo_layout(fig)
     warn_text_overlaps(fig)
-    # the smallest tick label's size goes into the PNG (a tEXt entry): the browser tests read
-    # it to work out how large the tick labels are shown on a phone (points x FIG_DPI / 72 x
+    # the smallest tick label's or legend text's size goes into the PNG (a tEXt entry): the
+    # browser tests read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)
-    metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{tick_pt:.2f}"}
+    metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{smallest_text_pt(fig):.2f}"}
     return retina_figure(fig, base64=True, metadata=metadata, **kwargs)
 
 
@@ -754,7 +833,9 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     Parameters
     ----------
     ax : matplotlib Axes
-        A 2-D axes holding the points, laid out at the size it is shown at (call it after
+        The axes holding the points (a 3-D axes: give ``Z`` as projected by its drawing,
+        ``proj3d.proj_transform(x, y, z, ax.M)``, and keep its view), laid out at the size it
+        is shown at (call it after
         ``fig.tight_layout()``, on a figure no wider than ``MAX_FIGURE_WIDTH``): a figure the
         inline backend shrinks moves its points closer together, and the places are chosen for
         the current layout.
@@ -776,7 +857,7 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     renderer = fig.canvas.get_renderer()
     frame = np.asarray(ax.get_window_extent(renderer).extents)
     marks = [np.column_stack([points - half[:, None], points + half[:, None]])
-             for _, points, half in data_marks(ax, lines=False)]
+             for _, points, half in data_marks(ax, lines=False, projected=True)]
     taken = np.concatenate(marks) if marks else np.empty((0, 4))
     anchors = ax.transData.transform(Z)
     shift = offset_pt * fig.dpi / 72

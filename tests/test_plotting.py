@@ -311,3 +311,102 @@ def test_a_legend_over_the_data_is_detected_and_one_outside_is_not(phone_default
     largest = max(fraction for _, _, fraction in covering)
     assert plotting.find_covering_legends(_legend_over({"loc": "center"}),
                                           max_fraction=largest) == []
+
+
+@pytest.mark.parametrize("where", ["axes", "figure"])
+def test_a_small_legend_is_shown_at_least_9_px_on_a_phone(phone_defaults, where):
+    """Legends follow the tick labels' rule: a notebook's ``legend(fontsize=6)`` (an axes' or
+    the figure's) is raised, and the figure saved narrow enough that its legend text is at
+    least ``PHONE_MIN_TEXT_PX`` pixels when the picture fills a phone's column; the PNG records
+    that size for the browser tests."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+    for k, ax in enumerate(axes):
+        ax.plot([0, 1], [k, 1 - k], label=f"series {k}")
+    if where == "axes":
+        legend = axes[0].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    else:
+        legend = fig.legend(fontsize=6, loc="outside lower center", ncol=2)
+    data, _ = plotting._phone_width_png(fig)
+    png = Image.open(io.BytesIO(base64.b64decode(data)))
+    css_width = png.size[0] / plotting.PIXEL_RATIO
+    smallest = min(t.get_fontsize() for t in legend.get_texts())
+    shown_px = smallest * plotting.FIG_DPI / 72 * min(1.0, plotting.PHONE_COLUMN_PX / css_width)
+    assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
+    assert float(png.info[plotting.MIN_TICK_KEY]) == pytest.approx(smallest, abs=0.01)
+
+
+def test_a_default_size_legend_of_a_wide_figure_is_raised_not_the_figure_narrowed(
+        phone_defaults):
+    """A legend at the default ``SMALL_SIZE`` in a figure saved at the widest would be 8.3 px
+    on a phone: its text is raised (to 12 pt there), and the figure keeps its width (narrowing
+    it would move labels placed for its layout)."""
+    fig, ax = plt.subplots(figsize=(9, 3))
+    ax.plot([0, 1], [0, 1], label="a line")
+    legend = ax.legend()
+    assert legend.get_texts()[0].get_fontsize() == plotting.SMALL_SIZE
+    (width, _), _ = _saved_png(fig)
+    css_width = width / plotting.PIXEL_RATIO
+    # not narrowed to the width at which 11 pt would be 9 px on a phone
+    assert css_width > plotting.phone_width_limit(plotting.SMALL_SIZE) * plotting.FIG_DPI + 10
+    shown_px = (legend.get_texts()[0].get_fontsize() * plotting.FIG_DPI / 72
+                * min(1.0, plotting.PHONE_COLUMN_PX / css_width))
+    assert shown_px >= plotting.PHONE_MIN_TEXT_PX - 0.05
+
+
+def test_the_label_check_finds_each_axes_marks_once(monkeypatch):
+    """Point labels over markers: the marks of an axes are found once for all its labels (a
+    figure with many labels paid for every label), and a label on a dot is still caught."""
+    calls = []
+    marks = plotting.data_marks
+    monkeypatch.setattr(plotting, "data_marks", lambda ax, **kw: calls.append(ax) or marks(ax, **kw))
+    fig, axes = plt.subplots(1, 2, figsize=(6, 3))
+    for ax in axes:
+        ax.scatter(np.arange(6), np.arange(6), s=20)
+        for k in range(6):
+            ax.text(k, k, f"on {k}", fontsize=9)
+    pairs = plotting.find_text_overlaps(fig)
+    assert sorted(calls, key=id) == sorted(axes, key=id)
+    assert sum("marker" in second for _, second in pairs) == 12
+    plt.close(fig)
+
+
+def test_labels_on_a_3d_axes_are_checked_where_they_are_drawn():
+    """A label at a 3-D point (``ax.text(x, y, z, name)``) is boxed at its projection: one
+    sitting on its dot is reported, one moved off every dot is not, and two labels drawn over
+    each other are a colliding pair."""
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(30, 3))
+    fig = plt.figure(figsize=(4, 4))
+    ax = fig.add_subplot(projection="3d")
+    ax.scatter(*P.T, s=14)
+    ax.view_init(20, 10)
+    on_dot = ax.text(*P[0], "on its dot", fontsize=9)
+    pairs = plotting.find_text_overlaps(fig)
+    assert [first for first, second in pairs if "marker" in second] == ["the label 'on its dot' "
+                                                                       "of panel 1"]
+    on_dot.set_position_3d((0.0, 0.0, 9.0))  # above every dot (the view looks down 20°)
+    assert not plotting.find_text_overlaps(fig)
+    ax.text(0.0, 0.0, 9.0, "twin", fontsize=9)
+    assert plotting.find_text_overlaps(fig) == [("the label 'on its dot' of panel 1",
+                                                 "the label 'twin' of panel 1")]
+    plt.close(fig)
+
+
+def test_a_labels_leader_line_across_a_dot_is_not_a_label_over_it():
+    """A label standing off with a line to its point (``arrowprops``) is checked by its text:
+    the thin line may cross a dot, the text may not."""
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([0, 1, 2], [0, 1, 2], s=20)
+    ax.set(xlim=(-1, 3), ylim=(-1, 3))
+    label = ax.annotate("far", (0, 0), xytext=(2, 2), textcoords="data", fontsize=9,
+                        ha="left", va="bottom", arrowprops=dict(arrowstyle="-", lw=0.5))
+    label.set_position((2.2, 2.2))
+    assert not plotting.find_text_overlaps(fig)  # the line crosses the dot at (1, 1)
+    label.set_position((0.9, 0.9))  # the text itself over the dot at (1, 1)
+    assert any("marker" in second for _, second in plotting.find_text_overlaps(fig))
+    plt.close(fig)

@@ -982,6 +982,46 @@ def test_the_kept_figure_redrawn_in_place_is_the_fresh_drawing_pixel_for_pixel(m
                                       _core.figure_rgba(draw_anew(**ex.params)))
 
 
+def test_a_held_axis_label_that_would_move_makes_the_kept_figure_differ(monkeypatch):
+    """The check above catches a label held where it moves: given a y label (a careless
+    author labelling SMACOF's log stress axis), the label sits beside tick labels that come
+    and go with the run (a run within one decade has none), so holding it leaves it where the
+    first run put it, and the kept figure is no longer the fresh drawing."""
+    draw = mw.mds.draw_smacof
+
+    def labelled(**params):
+        fig = draw(**params)
+        fig.axes[-1].set_ylabel("raw stress")
+        return fig
+
+    monkeypatch.setattr(mw.mds, "draw_smacof", labelled)
+    live = mw.mds.SmacofFigure(**{**_core.draw_defaults(draw), "n_samples": 60, "max_iter": 20})
+    params = dict(live.params)
+    live.rgba(**params)
+    kept = live.rgba(**{**params, "init": "classical"})
+    assert not np.array_equal(kept, _core.figure_rgba(labelled(**{**params, "init": "classical"})))
+
+
+@pytest.mark.parametrize("draw, params", [
+    (mw.draw_smacof, dict(n_samples=60, max_iter=20)),
+    (mw.draw_tsne, dict(n_samples=60, max_iter=260)),
+    (mw.draw_mds, dict(n_samples=60)),
+])
+def test_a_curve_panels_fixed_title_height_is_where_matplotlib_would_place_it(draw, params):
+    """The panels drawn whole for every snapshot put their title at a fixed height
+    (``TITLE_Y``) rather than measuring the axis each time: the title is where matplotlib's
+    automatic placement (which clears anything above the axes) puts it."""
+    fig = draw(**params)
+    ax = fig.axes[-1]
+    fig.canvas.draw()
+    fixed = ax.title.get_window_extent().bounds
+    ax._autotitlepos = True  # (matplotlib's own placement, as ``set_title`` without ``y``)
+    fig.canvas.draw()
+    assert ax.title.get_window_extent().bounds == fixed
+    ax.xaxis.set_ticks_position("top")  # a careless panel with ticks above: the title moves
+    fig.canvas.draw()
+    assert ax.title.get_window_extent().y0 > fixed[1]
+
 def test_kernel_pca_keeps_a_figure_per_data_set_and_updates_it_on_return():
     """Another data set builds a figure (other axes); coming back to a data set updates the
     figure kept for it instead of building one again (a new kernel there costs an update)."""

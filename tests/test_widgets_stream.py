@@ -216,3 +216,22 @@ def test_the_umap_explorer_shows_its_map_after_one_epoch_then_the_finished_map(m
             assert first == _core.figure_png(mw.draw_umap(**{**ex.params, "min_dist": 0.5}))
 
 
+
+
+@pytest.mark.parametrize("n_samples", [150, 400])
+def test_the_umap_titles_kept_share_is_the_10nn_preservation_of_its_digits(n_samples):
+    """The title's score, with the digits' neighbours found once per data size, is the share
+    of each digit's 10 nearest digits among its 10 nearest in the map (scikit-learn's
+    neighbours; a map that keeps no order scores near chance, one equal to the data's first
+    coordinates scores its own value)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from mlnotes.widgets.umap import K_KEPT, digits_data, kept_share
+
+    X, _ = digits_data(n_samples)
+    rng = np.random.default_rng(0)
+    for Z in (rng.normal(size=(n_samples, 2)), X[:, 20:22] + 1e-6 * rng.normal(size=(n_samples, 2))):
+        in_X = NearestNeighbors(n_neighbors=K_KEPT + 1).fit(X).kneighbors(X)[1][:, 1:]
+        in_Z = NearestNeighbors(n_neighbors=K_KEPT + 1).fit(Z).kneighbors(Z)[1][:, 1:]
+        want = np.mean([len(set(a) & set(b)) / K_KEPT for a, b in zip(in_X, in_Z, strict=True)])
+        assert kept_share(n_samples, Z) == pytest.approx(want, abs=0.01)

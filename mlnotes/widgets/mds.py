@@ -33,7 +33,7 @@ from ._core import (
     snapshot_index,
     static_panel,
 )
-from ._stream import by_gid, moved, streamed_run
+from ._stream import TITLE_Y, by_gid, moved, streamed_run
 
 DISSIMILARITIES = ("euclidean", "cityblock", "geodesic")
 GEODESIC_NEIGHBOURS = 10
@@ -110,7 +110,7 @@ def draw_mds(*, dissimilarity="euclidean", n_samples=300, random_state=0):
     spec.vlines(index[~negative], 0, rel[~negative], color="C0", lw=1.5, gid="nonnegative")
     spec.vlines(index[negative], 0, rel[negative], color="C3", lw=1.5, gid="negative")
     spec.axhline(0, color="k", lw=0.5)
-    spec.set_title(title, fontsize=10, gid="spectrum-summary")
+    spec.set_title(title, fontsize=10, gid="spectrum-summary", y=TITLE_Y)
     spec.set(xlabel="index (decreasing)", ylabel="λ / λ1", xlim=(0, len(lam) + 1))
     spec.locator_params(axis="y", nbins=4)
     fig.suptitle(f"{dissimilarity} dissimilarities", fontsize=10)
@@ -273,7 +273,7 @@ def draw_smacof(*, dissimilarity="euclidean", init="random", frame=-1, n_samples
     curve.plot(frame, stress[frame], "o", color="C3", gid="stress-now")
     curve.set(yscale="log", xlabel="iteration", xlim=(0, max(n - 1, 1)))
     curve.yaxis.set_minor_formatter(NullFormatter())
-    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10, y=TITLE_Y)
     fig.suptitle(f"SMACOF on {dissimilarity} dissimilarities, {init} start", fontsize=10)
     fig.subplots_adjust(left=0.0, right=0.98, bottom=0.15, top=0.82, wspace=0.2)
     return fig
@@ -296,7 +296,7 @@ def redraw_smacof(fig, *, dissimilarity="euclidean", init="random", frame=-1, n_
     curve.relim()
     curve.set_xlim(0, max(n - 1, 1))
     curve.autoscale_view(scalex=False)
-    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10)
+    curve.set_title(f"raw stress {stress[frame]:.4g}", fontsize=10, y=TITLE_Y)
     fig.suptitle(f"SMACOF on {dissimilarity} dissimilarities, {init} start", fontsize=10)
 
 
@@ -317,7 +317,7 @@ class SmacofFigure(LiveFigure):
         conf, curve = self.fig.axes
         self.changing(by_gid(conf, "configuration"))
         self.changing(conf.title)
-        self.changing(curve)
+        self.changing(self.hold_labels(curve))
         self.changing(next(t for t in self.fig.texts if t.get_text() == self.fig.get_suptitle()))
 
     def update(self, **params):

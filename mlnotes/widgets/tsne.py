@@ -35,7 +35,7 @@ from ._core import (
     snapshot_index,
     static_panel,
 )
-from ._stream import by_gid, callback_steps, is_partial, moved, streamed_run
+from ._stream import TITLE_Y, by_gid, callback_steps, is_partial, moved, streamed_run
 
 PERPLEXITIES = (2.0, 5.0, 10.0, 30.0, 50.0, 100.0)
 LEARNING_RATES = (1.0, 10.0, 50.0, 200.0, 1000.0)
@@ -173,7 +173,7 @@ def draw_tsne(*, case="two_clusters", perplexity=30.0, learning_rate=200.0, exag
     kl_ax.plot(iterations[frame], kl[frame], "o", color="C3", gid="kl-now")
     _exaggerated(kl_ax, iterations, alpha, exaggeration)
     kl_ax.set(xlabel="iteration", xlim=_kl_xlim(iterations, max_iter))
-    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
+    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10, y=TITLE_Y)
     kl_ax.locator_params(nbins=4)
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.82, wspace=0.2)
@@ -215,7 +215,7 @@ def redraw_tsne(fig, *, case="two_clusters", perplexity=30.0, learning_rate=200.
     kl_ax.relim()
     kl_ax.set_xlim(_kl_xlim(iterations, max_iter))
     kl_ax.autoscale_view(scalex=False)
-    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10)
+    kl_ax.set_title(f"KL(P || Q) = {kl[frame]:.3f}", fontsize=10, y=TITLE_Y)
     fig.suptitle(_suptitle(case, perplexity, learning_rate, exaggeration), fontsize=10)
 
 
@@ -229,7 +229,7 @@ class TsneFigure(LiveFigure):
     def build(self, **params):
         self.fig = draw_tsne(**params)
         map_ax, kl_ax = self.fig.axes
-        for artist in (by_gid(map_ax, "map"), map_ax.title, kl_ax,
+        for artist in (by_gid(map_ax, "map"), map_ax.title, self.hold_labels(kl_ax),
                        next(t for t in self.fig.texts if t.get_text() == self.fig.get_suptitle())):
             self.changing(artist)
 
