@@ -111,8 +111,11 @@ BROWSER_WORKERS ?= 3
 # an idle BLAS thread sleeps at once instead of spinning for about 2^28 cycles, so two workers
 # of two BLAS threads share two cores (2:02 here, against 3:55 with spinning threads and 2:43
 # with one worker); the results do not depend on it.
+# MLNOTES_STATIC_GRID=0: the explorers do not compute the static book's grid of settings (35 s
+# of CPU): nbval compares no explorer output, and `make notebooks` computes the grid; they show
+# the live widget's first picture, as in a reader's kernel.
 NBVAL_KERNEL = OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2 OPENBLAS_THREAD_TIMEOUT=4 \
-  MLNOTES_BLAS_THREADS=2
+  MLNOTES_BLAS_THREADS=2 MLNOTES_STATIC_GRID=0
 NBVAL = $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax \
   -p tests.nbval_order
 # The browser phase collects only its own files (tests/phase_guard.py prints them; collecting

@@ -815,6 +815,10 @@ def test_in_a_readers_kernel_the_explorer_computes_no_static_grid(monkeypatch, c
     assert _core.WIDGET_VIEW_MIME in bundle
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
     monkeypatch.delenv("JPY_SESSION_NAME")
+    monkeypatch.setenv(_core.STATIC_GRID_VARIABLE, "0")  # make test's nbval pass: no grid either
+    bundle = ex._repr_mimebundle_()
+    assert not calls and "text/html" not in bundle and _core.WIDGET_VIEW_MIME in bundle
+    monkeypatch.delenv(_core.STATIC_GRID_VARIABLE)
     monkeypatch.setattr(_core, "explorer_html", lambda spec: "<div>static</div>")
     assert "text/html" in ex._repr_mimebundle_() and calls  # the book's headless run: the grid
 
