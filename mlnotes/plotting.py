@@ -19,10 +19,12 @@ browser tests read. Three panels a row is the most that stays readable.
 
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
-overlaps other text (tick labels, titles, axis labels, point labels), a point label over a
-marker, and a legend over plotted data raise :class:`FigureTextOverlap`, which shows in the
-chapter's output (``find_text_overlaps`` and ``find_covering_legends`` list them; a hygiene test
-keeps every chapter free of it).
+overlaps other text (tick labels, titles, axis labels, point labels, a legend's frame), a point
+label over a marker, a legend over plotted data and a title wrapped onto more than
+``MAX_TITLE_LINES`` lines (a panel too narrow: a wide row shrunk to a phone's width) raise
+:class:`FigureTextOverlap`, which shows in the chapter's output (``find_text_overlaps``,
+``find_covering_legends`` and ``find_cramped_titles`` list them; a hygiene test keeps every
+chapter free of it).
 """
 
 import os
@@ -67,6 +69,7 @@ MAX_TICK_THINNING = 4
 OVERLAP_TOLERANCE_PT = 1.0  # texts overlapping by less (text boxes carry some padding) do not collide
 MAX_HEIGHT_GROWTH = 1.6  # a figure with flattened fixed-aspect panels may grow this much taller
 MAX_OVERLAPS_NAMED = 3  # pairs of colliding texts a warning names
+MAX_TITLE_LINES = 3  # a panel title wrapped onto more lines: the panel is too narrow
 LEGEND_COVER_MAX = 0.02  # a legend may sit over at most this fraction of one plotted series
 LINE_SAMPLE_PT = 2.0  # a line without markers is checked at points this far apart along it
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
@@ -328,7 +331,8 @@ def figure_texts(fig: "Figure") -> list[tuple[str, "Axes | None", Any]]:
 def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE_PT,
                        draw: bool = True) -> list[tuple[str, str]]:
     """Pairs of texts of ``fig`` whose bounding boxes overlap, by more than ``tolerance_pt``
-    points in both directions, as drawn at the figure's size (see :func:`figure_texts`), and
+    points in both directions, as drawn at the figure's size (see :func:`figure_texts`; a
+    legend's frame counts as one text), and
     point labels (``ax.text``, ``ax.annotate``) whose box covers a marker of their axes (their
     own point's or another's, a marker taken as the square of its size; see :func:`data_marks`).
 
@@ -341,17 +345,32 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
         fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     texts = figure_texts(fig)
+    legends = _legend_frames(fig)
     if not texts:
         return []
     boxes = np.array([_text_extents(text, renderer) for _, _, text in texts])
+    # a legend's frame is a text too (its entries and title are inside it): a legend placed
+    # outside the panels may run over tick or axis labels, another legend or a title
+    frames = [legend.get_frame().get_window_extent(renderer).extents for _, legend in legends]
+    every = np.vstack([boxes, *frames]) if frames else boxes
+    names = [name for name, _, _ in texts] + [name for name, _ in legends]
     tol = tolerance_pt * fig.dpi / 72
-    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
+    x0, y0, x1, y1 = (every[:, i] for i in range(4))
     # two boxes overlap when they overlap along x AND along y
     along_x = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]) > tol
     along_y = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]) > tol
     first, second = np.nonzero(np.triu(along_x & along_y, k=1))
-    pairs = [(texts[i][0], texts[j][0]) for i, j in zip(first, second, strict=True)]
+    pairs = [(names[i], names[j]) for i, j in zip(first, second, strict=True)]
     return pairs + _labels_over_markers(fig, texts, boxes, tol)
+
+
+def _legend_frames(fig):
+    """The visible legends of ``fig`` (its axes' and its own), as (description, Legend)."""
+    legends = [(f"the legend of {_panel_name(fig, ax)}", ax.get_legend()) for ax in fig.axes
+               if ax.get_visible()]
+    legends += [("the figure's legend", legend) for legend in fig.legends]
+    return [(name, legend) for name, legend in legends
+            if legend is not None and legend.get_visible()]
 
 
 def _in_view(ax, points):
@@ -496,10 +515,25 @@ def find_covering_legends(fig: "Figure", *, max_fraction: float = LEGEND_COVER_M
     return found
 
 
+def find_cramped_titles(fig: "Figure", *, max_lines: int = MAX_TITLE_LINES) -> list[str]:
+    """The axes titles of ``fig`` set on more than ``max_lines`` lines (:func:`fit_titles` wraps
+    a title to its panel's width): a sign that the panel is too narrow for its contents, as when
+    a wide row of panels is shrunk to a phone's width. Returns their descriptions."""
+    return [f"the title of {_panel_name(fig, ax)} ({title.get_text().count(chr(10)) + 1} lines)"
+            for ax in fig.axes if ax.get_visible()
+            for title in (ax.title, ax._left_title, ax._right_title)
+            if title.get_visible() and title.get_text().count("\n") + 1 > max_lines]
+
+
 def warn_text_overlaps(fig: "Figure", *, draw: bool = True) -> list[tuple[str, str]]:
     """Warn (:class:`FigureTextOverlap`) if texts of ``fig`` overlap or hide markers
-    (:func:`find_text_overlaps`), or a legend hides data (:func:`find_covering_legends`);
-    returns the pairs."""
+    (:func:`find_text_overlaps`), a legend hides data (:func:`find_covering_legends`), or a
+    panel is too narrow for its title (:func:`find_cramped_titles`); returns the pairs."""
+    cramped = find_cramped_titles(fig)
+    if cramped:
+        warnings.warn(f"A panel is too narrow for its title: {'; '.join(cramped)}. Give the "
+                      "figure fewer panels a row (stack them: the phone's width is the limit) "
+                      "or shorter titles.", FigureTextOverlap, stacklevel=2)
     pairs = find_text_overlaps(fig, draw=draw)
     if pairs:
         shown = "; ".join(f"{a} overlaps {b}" for a, b in pairs[:MAX_OVERLAPS_NAMED])
@@ -887,19 +921,23 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
 
 def plot_data_and_embeddings(X: ArrayLike, c: ArrayLike | str | None, embeddings: Mapping[str, ArrayLike], *,
                              view: tuple[float, float] = (10, -70), size: float = 3.0) -> "Figure":
-    """One row: the data in 3-D (or 2-D) and then each embedding in ``embeddings``
-    (a dict title -> ``Z``), all coloured by ``c``. Returns the figure."""
+    """The data in 3-D (or 2-D) and then each embedding in ``embeddings`` (a dict title ->
+    ``Z``), all coloured by ``c``, two panels a row (``size`` inches square each): a phone's
+    column holds two panels; three in a row are shrunk until their titles wrap word by word.
+    Returns the figure."""
     plt = import_optional("matplotlib.pyplot", purpose="plot_data_and_embeddings()")
 
     n = 1 + len(embeddings)
-    fig = plt.figure(figsize=(size * n, size))
+    cols = min(n, 2)
+    rows = -(-n // cols)
+    fig = plt.figure(figsize=(size * cols, size * rows))
     if X.shape[1] >= 3:
-        ax = fig.add_subplot(1, n, 1, projection="3d")
+        ax = fig.add_subplot(rows, cols, 1, projection="3d")
         ax.view_init(*view)
     else:
-        ax = fig.add_subplot(1, n, 1)
+        ax = fig.add_subplot(rows, cols, 1)
     scatter(ax, X[:, :3], c, title="data")
     for i, (name, Z) in enumerate(embeddings.items(), start=2):
-        scatter(fig.add_subplot(1, n, i), Z[:, :2], c, title=name)
+        scatter(fig.add_subplot(rows, cols, i), Z[:, :2], c, title=name)
     fig.tight_layout()
     return fig

@@ -313,6 +313,54 @@ def test_a_legend_over_the_data_is_detected_and_one_outside_is_not(phone_default
                                           max_fraction=largest) == []
 
 
+def _figure_legend_below(layout):
+    """Two panels with a figure legend below them: kept clear of the axis labels by a layout
+    that knows about it, or by a rect the figure's next layout pass forgets."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.5), layout=layout)
+    for ax in axes:
+        for k in range(6):
+            ax.scatter([k], [k], label=f"series {k}")
+        ax.set(xlabel="$z_1$", ylabel="$z_2$")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if layout == "constrained":
+        fig.legend(handles, labels, loc="outside lower center", ncol=3)
+    else:
+        fig.legend(handles, labels, loc="lower center", ncol=3)
+        fig.tight_layout(rect=(0, 0.2, 1, 1))
+        fig.tight_layout()  # what the formatter's layout pass does (it knows no rect)
+    return fig
+
+
+def test_a_legend_over_axis_labels_is_an_overlap_and_one_laid_out_below_is_not(phone_defaults):
+    pairs = plotting.find_text_overlaps(_figure_legend_below(None))
+    assert ("the x label '$z_1$' of panel 1", "the figure's legend") in pairs
+    assert plotting.find_text_overlaps(_figure_legend_below("constrained")) == []
+    with pytest.warns(plotting.FigureTextOverlap, match="the figure's legend"):
+        _saved_png(_figure_legend_below(None))
+
+
+def _three_panels(shape, figsize):
+    fig = plt.figure(figsize=figsize)
+    for k in range(3):
+        ax = fig.add_subplot(*shape, k + 1, projection="3d" if k == 1 else None)
+        ax.plot([0, 1], [0, 1])
+        ax.set_title(f"panel {k}: a title of a few words, as a chapter writes it")
+    fig.tight_layout()
+    return fig
+
+
+def test_a_row_of_panels_too_narrow_for_its_titles_is_reported_and_a_column_is_not(
+        phone_defaults):
+    # a 3-D panel's small tick labels limit the saved width to a phone's (5.2 in): a row of
+    # three 12 in wide is shrunk until each title wraps onto a line a word or two wide
+    with pytest.warns(plotting.FigureTextOverlap, match=r"too narrow for its title: the title "
+                      r"of panel 1 \('panel 0: a title"):
+        _saved_png(_three_panels((1, 3), (12, 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plotting.FigureTextOverlap)
+        _saved_png(_three_panels((3, 1), (5, 12)))
+
+
 @pytest.mark.parametrize("where", ["axes", "figure"])
 def test_a_small_legend_is_shown_at_least_9_px_on_a_phone(phone_defaults, where):
     """Legends follow the tick labels' rule: a notebook's ``legend(fontsize=6)`` (an axes' or
