@@ -19,6 +19,7 @@ DISTRIBUTION = "mlnotes-nldr"
 # Top-level import name -> (the package pip installs, the extra that brings it).
 EXTRAS = {
     "matplotlib": ("matplotlib", "plot"),
+    "mpl_toolkits": ("matplotlib", "plot"),  # mplot3d ships with matplotlib
     "matplotlib_inline": ("matplotlib-inline", "plot"),
     "threadpoolctl": ("threadpoolctl", "plot"),
     "ipywidgets": ("ipywidgets", "widgets"),
