@@ -779,11 +779,34 @@ def _phone_width_png(fig, **kwargs):
         if thin_crowded_ticks(fig):
             _redo_layout(fig)
     warn_text_overlaps(fig)
+    _warn_small_on_a_phone(fig)
     # the smallest tick label's or legend text's size goes into the PNG (a tEXt entry): the
     # browser tests read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)
     metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{smallest_text_pt(fig):.2f}"}
     return retina_figure(fig, base64=True, metadata=metadata, **kwargs)
+
+
+def shown_on_a_phone_px(fig: "Figure") -> float:
+    """How tall (CSS pixels) the smallest tick label or legend text of ``fig`` (laid out) is
+    shown when the saved figure is shrunk to a phone's column (``PHONE_COLUMN_PX``); what the
+    browser test measures in the built page."""
+    points = smallest_text_pt(fig)
+    width_px = _tight_width(fig) * FIG_DPI
+    return points * FIG_DPI / 72 * min(1.0, PHONE_COLUMN_PX / width_px)
+
+
+def _warn_small_on_a_phone(fig):
+    """Warn (:class:`FigureTextOverlap`) if the passes left a figure saved so wide that its
+    smallest text is under ``PHONE_MIN_TEXT_PX`` on a phone (a legend too wide for the width:
+    raising its text widens the figure further)."""
+    shown = shown_on_a_phone_px(fig)
+    if 0 < shown < PHONE_MIN_TEXT_PX - 0.05:
+        warnings.warn(f"Text too small on a phone: the figure is saved "
+                      f"{_tight_width(fig):.2f} in wide, so its {smallest_text_pt(fig):.3g} pt "
+                      f"text shows at {shown:.1f} px in a phone's column (at least "
+                      f"{PHONE_MIN_TEXT_PX}). Give its legend fewer columns or put fewer panels "
+                      "a row.", FigureTextOverlap, stacklevel=3)
 
 
 def _use_retina_figures():

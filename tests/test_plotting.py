@@ -361,6 +361,37 @@ def test_a_row_of_panels_too_narrow_for_its_titles_is_reported_and_a_column_is_n
         _saved_png(_three_panels((3, 1), (5, 12)))
 
 
+def _wide_key(ncol):
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), layout="constrained")
+    for k, name in enumerate(["breast", "cns", "colon", "leukemia", "melanoma", "nsclc",
+                              "ovarian", "prostate", "renal", "unknown"]):
+        axes[0].scatter([k], [k], label=name)
+    axes[1].plot([0, 1], [0, 1])
+    fig.legend(fontsize=9, ncol=ncol, loc="outside lower center")
+    return fig
+
+
+def test_a_legend_too_wide_for_a_phone_is_reported_and_a_narrower_one_is_not(phone_defaults):
+    # its text raised for the saved width widens the figure again: ten entries in five columns
+    # end wider than a phone's column shows at 9 px (PCA's NCI60 figure did)
+    with pytest.warns(plotting.FigureTextOverlap, match=r"Text too small on a phone: .* shows "
+                      r"at [0-8]\.\d px"):
+        _saved_png(_wide_key(5))
+    import base64
+    import io
+
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plotting.FigureTextOverlap)
+        data, _ = plotting._phone_width_png(_wide_key(4))
+    png = Image.open(io.BytesIO(base64.b64decode(data)))
+    # what the browser test measures in the built page
+    shown = (float(png.info[plotting.MIN_TICK_KEY]) * plotting.FIG_DPI / 72
+             * min(1.0, plotting.PHONE_COLUMN_PX / (png.size[0] / plotting.PIXEL_RATIO)))
+    assert shown >= plotting.PHONE_MIN_TEXT_PX - 0.05
+
+
 @pytest.mark.parametrize("where", ["axes", "figure"])
 def test_a_small_legend_is_shown_at_least_9_px_on_a_phone(phone_defaults, where):
     """Legends follow the tick labels' rule: a notebook's ``legend(fontsize=6)`` (an axes' or
