@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from homework_fixtures import points_of, submission, write
+from homework_fixtures import points_of, short_backstops, submission, write
 
 from mlnotes.homework import sandbox
 from mlnotes.homework.grader import _file_names, _safe_name, escape, grade_folder, public, shown_name
@@ -436,19 +436,7 @@ def test_a_stalling_import_hook_costs_its_time_once(tmp_path, monkeypatch):
     process: the fresh one for the second question skips the stalled import at once. (Shorter
     backstops than the grader's, 3 s then 5 s instead of 12 s then 34 s, to keep the test
     short: the waits are all it costs.)"""
-    monkeypatch.setattr(sandbox, "IMPORT_WALL_BASE", 0.5)
-    monkeypatch.setattr(sandbox, "WALL_EXTRA", 0.5)
-    monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
-    fired, check = [], sandbox._Limits.check
-
-    def counted(limits, child):  # every limit this side's measurement finds passed
-        try:
-            check(limits, child)
-        except sandbox._Failure as exc:
-            fired.append((exc.kind, limits.wall))
-            raise
-
-    monkeypatch.setattr(sandbox._Limits, "check", counted)
+    fired = short_backstops(monkeypatch, IMPORT_WALL_BASE=0.5)
     crash = "import os\n    os._exit(3)\n"
     nb = submission("spectral", extra=[STALLING_HOOK, "import scipy.linalg\n"], replace={
         "double_center": f"import numpy as np\ndef double_center(D2):\n    {crash}"})

@@ -61,22 +61,11 @@ def test_a_sleeping_function_is_stopped_twice_and_the_feedback_says_so(tmp_path,
     backstop before the question is marked; the feedback says which happened. The honest
     function beside it keeps its point. (Shorter backstops than the grader's, 2 s then 4 s
     instead of 5 s then 15 s, to keep the test short: the waits are all it costs.)"""
-    from homework_fixtures import submission
+    from homework_fixtures import short_backstops, submission
 
     from mlnotes.homework import sandbox
 
-    monkeypatch.setattr(sandbox, "WALL_EXTRA", 0.5)
-    monkeypatch.setattr(sandbox, "ALONE_PATIENCE", 2.0)
-    fired, check = [], sandbox._Limits.check
-
-    def counted(limits, child):  # every backstop this side's measurement finds passed
-        try:
-            check(limits, child)
-        except sandbox._Failure as exc:
-            fired.append((exc.kind, limits.wall))
-            raise
-
-    monkeypatch.setattr(sandbox._Limits, "check", counted)
+    fired = short_backstops(monkeypatch)
     timeout = 0.5
     nb = submission("spectral", replace={"double_center": (
         "import numpy as np\ndef double_center(D2):\n    import time\n    time.sleep(3600)\n")})

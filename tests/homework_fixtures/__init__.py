@@ -82,3 +82,25 @@ def graded_once(tmp_path_factory, name, grade):
 def points_of(results):
     """``{student: {question: points}}`` of a list of SubmissionResult."""
     return {r.student: {q.name: q.points for q in r.results} for r in results}
+
+
+def short_backstops(monkeypatch, **shorter):
+    """Give the grader's wall-clock backstops the test's shorter values (``sandbox``'s module
+    constants: ``WALL_EXTRA=0.5``, ``ALONE_PATIENCE=2.0``, any other by keyword, e.g.
+    ``IMPORT_WALL_BASE``), and record every backstop that fires: returns the list of
+    ``(kind, the wall limit that fired)``, filled as the grader runs."""
+    from mlnotes.homework import sandbox
+
+    for name, value in {"WALL_EXTRA": 0.5, "ALONE_PATIENCE": 2.0, **shorter}.items():
+        monkeypatch.setattr(sandbox, name, value)
+    fired, check = [], sandbox._Limits.check
+
+    def counted(limits, child):  # every limit this side's measurement finds passed
+        try:
+            check(limits, child)
+        except sandbox._Failure as exc:
+            fired.append((exc.kind, limits.wall))
+            raise
+
+    monkeypatch.setattr(sandbox._Limits, "check", counted)
+    return fired
