@@ -345,15 +345,15 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
         fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     texts = figure_texts(fig)
-    legends = _legend_frames(fig)
+    legends = _visible_legends(fig)
     if not texts:
         return []
     boxes = np.array([_text_extents(text, renderer) for _, _, text in texts])
     # a legend's frame is a text too (its entries and title are inside it): a legend placed
     # outside the panels may run over tick or axis labels, another legend or a title
-    frames = [legend.get_frame().get_window_extent(renderer).extents for _, legend in legends]
+    frames = [legend.get_frame().get_window_extent(renderer).extents for _, legend, _ in legends]
     every = np.vstack([boxes, *frames]) if frames else boxes
-    names = [name for name, _, _ in texts] + [name for name, _ in legends]
+    names = [name for name, _, _ in texts] + [name for name, _, _ in legends]
     tol = tolerance_pt * fig.dpi / 72
     x0, y0, x1, y1 = (every[:, i] for i in range(4))
     # two boxes overlap when they overlap along x AND along y
@@ -364,12 +364,13 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
     return pairs + _labels_over_markers(fig, texts, boxes, tol)
 
 
-def _legend_frames(fig):
-    """The visible legends of ``fig`` (its axes' and its own), as (description, Legend)."""
-    legends = [(f"the legend of {_panel_name(fig, ax)}", ax.get_legend()) for ax in fig.axes
-               if ax.get_visible()]
-    legends += [("the figure's legend", legend) for legend in fig.legends]
-    return [(name, legend) for name, legend in legends
+def _visible_legends(fig):
+    """The visible legends of ``fig``, its axes' and its own, as (description, Legend, the axes
+    it keys)."""
+    legends = [(f"the legend of {_panel_name(fig, ax)}", ax.get_legend(), [ax])
+               for ax in fig.axes if ax.get_visible()]
+    legends += [("the figure's legend", legend, fig.axes) for legend in fig.legends]
+    return [(name, legend, axes) for name, legend, axes in legends
             if legend is not None and legend.get_visible()]
 
 
@@ -496,13 +497,8 @@ def find_covering_legends(fig: "Figure", *, max_fraction: float = LEGEND_COVER_M
     if draw:
         fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
-    legends: list[tuple[str, Any, list[Axes]]] = [
-        (f"the legend of {_panel_name(fig, ax)}", ax.get_legend(), [ax]) for ax in fig.axes]
-    legends += [("the figure's legend", legend, fig.axes) for legend in fig.legends]
     found = []
-    for name, legend, axes in legends:
-        if legend is None or not legend.get_visible():
-            continue
+    for name, legend, axes in _visible_legends(fig):
         # the frame as last drawn: the legend's own extent would search loc="best" again
         x0, y0, x1, y1 = legend.get_frame().get_window_extent(renderer).extents
         for ax in axes:
