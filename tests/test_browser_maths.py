@@ -6,11 +6,16 @@ started the TeX source is hidden (book/_static/mlnotes.css). Here, on a phone (3
 CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid-tier mobile"):
 
 * at a link into the heaviest page (``HEAVY_PAGES``: t-SNE's algorithm, 41% of the page's
-  formulas above it), the first screen's maths is done within ``FIRST_SCREEN_CPU_S`` of the
-  page's main-thread CPU time (``Performance.getMetrics`` ThreadTime, which counts the
-  throttling's slowdown), which a machine's load moves far less than the wall clock; the
-  wall-clock times from the start of navigation, of the first paint and of the load event are
-  recorded, and only a delay past ``FIRST_SCREEN_S`` after the load event fails;
+  formulas above it), the first screen's maths costs the page's main thread
+  (``Performance.getMetrics`` ThreadTime, which counts the throttling's slowdown) at most
+  ``FIRST_SCREEN_CPU_RATIO`` times what the same page costs to the same moment when opened at
+  its top (no formula on its first screen: MathJax's start-up and the page's own), measured in
+  the same browser just before. A ratio, not seconds: a slower CPU or a busier machine makes
+  both longer (a fixed 7 s budget held here at 2.6-4.6 s and failed on a CI machine whose
+  browser ran about twice as slow, at 7.6 s). The seconds themselves, against the 3 s target
+  on a quiet machine, are the benchmark's (benchmarks/bench_first_paint.py). The wall-clock
+  times from the start of navigation, of the first paint and of the load event are recorded,
+  and only a delay past ``FIRST_SCREEN_S`` after the load event fails;
 * by then only the formulas near the first screen are typeset (at most ``MAX_TYPESET_SHARE`` of
   the page's: a typesetter working down from the page's top to the link's target fails), and
   the page-wide work that waits for them (scroll cues and tab stops, wide formulas, figures:
@@ -75,12 +80,11 @@ FIRST_SCREEN_TARGET_S = 3.0
 FIRST_SCREEN_S = 15.0
 # The page's main-thread CPU time (Performance.getMetrics ThreadTime; the throttling keeps the
 # thread busy, so it counts the CPU_SLOWDOWN) from navigation start to the first screen's maths
-# at the link: 3.0-4.6 s on this shared machine at load averages 16-29 (5.2 s at 38), where
-# the page before its changes took 5.2-8.0 s and a typesetter working down from the page's top
-# 8.2-8.5 s (at full speed the page's work is 0.6 s: benchmarks/results-first-paint.md). A
-# machine's load makes it grow (the throttling's pauses are timed by the wall clock), far less
-# than wall-clock times.
-FIRST_SCREEN_CPU_S = 7.0
+# at the link, over the same for the page opened at its top: quiet here 2.60 s over about 2.0 s
+# (1.3); the page before its changes took 5.2-8.0 s at load averages 16-29, and a typesetter
+# working down from the page's top 8.2-8.5 s, where the link took 3.0-4.6 s. Both grow with a
+# slower CPU or a machine's load (the throttling's pauses are timed by the wall clock), together.
+FIRST_SCREEN_CPU_RATIO = 2.0
 SCROLL_TYPESET_S = 15.0
 MAX_SERVED_MB = 1.5
 # while scrolling, each request answers this late (a phone's network)
@@ -268,11 +272,12 @@ def _thread_time(cdp):
                 if m["name"] == "ThreadTime")
 
 
-def _first_screen(browser, site, page, mutant=None):
-    """Open ``page`` (a link: ``file#target``) on a phone whose CPU is ``CPU_SLOWDOWN`` times
-    slower, until its first screen's maths is done (``WATCH_JS``), with ``mutant`` (a static
-    file's name, (find, replace)) served instead of the file; the problems found, the measures,
-    and the context and page (open, for the caller to go on with and close)."""
+def _open_on_a_slow_phone(browser, site, page, mutant=None):
+    """Open ``page`` (``file`` or a link, ``file#target``) on a phone whose CPU is
+    ``CPU_SLOWDOWN`` times slower, until its first screen's maths is done (``WATCH_JS``), with
+    ``mutant`` (a static file's name, (find, replace)) served instead of the file: the context,
+    page and CDP session (open), whether the first screen was typeset, and the main thread's
+    CPU time (s) to then."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
@@ -288,7 +293,6 @@ def _first_screen(browser, site, page, mutant=None):
     anchor = page.partition("#")[2] or None
     pw_page.add_init_script(WATCH_JS.replace("WATCH_MS", str(WATCH_MS))
                             .replace("ANCHOR", json.dumps(anchor)))
-    problems = []
     start = _thread_time(cdp)
     pw_page.goto(f"{site}/{page}", wait_until="commit")
     try:  # checked every 100 ms (each animation frame would cost the page's thread more)
@@ -299,6 +303,29 @@ def _first_screen(browser, site, page, mutant=None):
         typeset = False
     cpu = _thread_time(cdp) - start
     pw_page.evaluate("window.mlnotesWatchDone = true")
+    return context, pw_page, cdp, typeset, cpu, requested
+
+
+def _start_up_cpu(browser, site, page):
+    """The main thread's CPU time (s) to the first screen's maths of ``page``'s file opened at
+    its top (the page's and MathJax's start-up: no formula on t-SNE's first screen), on the
+    same slow phone, the real page (never a mutant's)."""
+    context, _, _, typeset, cpu, _ = _open_on_a_slow_phone(browser, site, page.partition("#")[0])
+    context.close()
+    assert typeset, f"{page.partition('#')[0]} opened at its top never said its maths was done"
+    return cpu
+
+
+def _first_screen(browser, site, page, mutant=None):
+    """Open ``page`` (a link: ``file#target``) on a phone whose CPU is ``CPU_SLOWDOWN`` times
+    slower, until its first screen's maths is done (``WATCH_JS``), with ``mutant`` (a static
+    file's name, (find, replace)) served instead of the file, after the same page opened at its
+    top (the CPU reference, ``FIRST_SCREEN_CPU_RATIO``); the problems found, the measures, and
+    the context and page (open, for the caller to go on with and close)."""
+    reference = _start_up_cpu(browser, site, page)
+    context, pw_page, cdp, typeset, cpu, requested = _open_on_a_slow_phone(
+        browser, site, page, mutant)
+    problems = []
     found = pw_page.evaluate("""() => ({at: window.mlnotesFirstScreenAt,
         deferred: window.mlnotesDeferredAt, what: window.mlnotesDeferredWhat,
         seen: window.mlnotesTexSeen})""")
@@ -312,13 +339,15 @@ def _first_screen(browser, site, page, mutant=None):
         problems.append(f"page-wide marks (scroll cues, tab stops) began at "
                         f"{found['deferred'] / 1000:.2f} s, before the first screen's maths "
                         f"({found['what']})")
-    if cpu > FIRST_SCREEN_CPU_S:
-        problems.append(f"{cpu:.2f} s of the main thread's CPU to the first screen's maths "
-                        f"(CPU {CPU_SLOWDOWN}x slower; at most {FIRST_SCREEN_CPU_S} s)")
+    if cpu > FIRST_SCREEN_CPU_RATIO * reference:
+        problems.append(f"{cpu:.2f} s of the main thread's CPU to the first screen's maths, "
+                        f"{cpu / reference:.2f} times the page's start-up at its top "
+                        f"({reference:.2f} s; CPU {CPU_SLOWDOWN}x slower; at most "
+                        f"{FIRST_SCREEN_CPU_RATIO} times)")
     if found["seen"]:
         problems.append(f"TeX source shown before typesetting: {found['seen'][:3]}")
     measures = {"first_screen_s": (found["at"] or float("nan")) / 1000, "cpu": cpu,
-                "share": share, "requested": requested}
+                "start_up_cpu": reference, "share": share, "requested": requested}
     return problems, measures, context, pw_page, cdp
 
 
@@ -326,7 +355,8 @@ def _first_screen(browser, site, page, mutant=None):
 def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, browser):
     """At a link into the heaviest page (``HEAVY_PAGES``: a section halfway down, where a phone's
     screen holds 29 formulas), on a phone 4x slower: the first screen's maths comes first. Its
-    budget is the main thread's CPU time (``FIRST_SCREEN_CPU_S``, not the wall clock), only
+    budget is the main thread's CPU time against the page's own start-up at its top
+    (``FIRST_SCREEN_CPU_RATIO``: not seconds, which a slower CPU moves, nor the wall clock), only
     those formulas are typeset by then (at most ``MAX_TYPESET_SHARE``: a typesetter that works
     down from the top of the page to the target typesets 41%), the page-wide marks wait for it,
     and no TeX is shown; then the page is scrolled through, every screen typeset and never TeX.
@@ -388,7 +418,9 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
     results[page] = {"first_screen_s": round(measures["first_screen_s"], 2),
                      "cpu_slowdown": CPU_SLOWDOWN,
                      "first_screen_cpu_s": round(measures["cpu"], 3),
-                     "first_screen_cpu_budget_s": FIRST_SCREEN_CPU_S,
+                     "start_up_cpu_s": round(measures["start_up_cpu"], 3),
+                     "first_screen_cpu_ratio": round(measures["cpu"] / measures["start_up_cpu"], 2),
+                     "first_screen_cpu_ratio_bound": FIRST_SCREEN_CPU_RATIO,
                      "typeset_share": round(measures["share"], 3),
                      "load_event_s": round(timing["load"], 2) if timing else None,
                      "first_paint_s": timing["paint"] if timing else None,
