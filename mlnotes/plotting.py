@@ -13,9 +13,19 @@ in points, layout redone), so its tick labels are at least ``PHONE_MIN_TEXT_PX``
 figure fills a phone's column. A figure with smaller tick labels (3-D axes: ``TICK_SIZE_3D``)
 is saved narrower (``phone_width_limit``), so they reach that size too; legend text is raised
 to the size that reaches it at the width the figure is saved at (``legend_pt_for_width``: 12 pt
-at ``MAX_FIGURE_WIDTH``, less for a narrower figure); each saved PNG records
-its smallest tick label or legend text in points (the text entry ``MIN_TICK_KEY``), which the
-browser tests read. Three panels a row is the most that stays readable.
+at ``MAX_FIGURE_WIDTH``, less for a narrower figure). Every other text a reader must read (titles,
+axis and colour-bar labels, point labels, annotations, panel letters, the figure's own texts:
+``readable_texts``) must reach that size too, and the formatter warns
+(:class:`FigureTextOverlap`) when one does not: the notebook sets it larger, labels fewer
+points or draws the figure narrower (such text is not raised for it, which would move labels
+placed for the layout). Each saved PNG records its smallest text in points (the text entry
+``MIN_TICK_KEY``), which the browser tests read. Three panels a row is the most that stays
+readable.
+
+Layout. When the formatter shrinks a figure it lays it out again as its author did: a
+constrained layout runs itself with its own settings, and a one-off ``fig.tight_layout(rect=...,
+pad=...)`` is repeated with the same arguments (``setup_notebook`` makes ``Figure.tight_layout``
+remember them), so room reserved for a legend below the panels stays reserved.
 
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
@@ -27,6 +37,7 @@ label over a marker, a legend over plotted data and a title wrapped onto more th
 chapter free of it).
 """
 
+import functools
 import os
 import warnings
 from collections.abc import Mapping
@@ -75,8 +86,11 @@ LINE_SAMPLE_PT = 2.0  # a line without markers is checked at points this far apa
 TICK_STEPS = [1, 2, 2.5, 5, 10]  # MaxNLocator's "nice" steps
 PHONE_MIN_TEXT_PX = 9
 MIN_TICK_PT = PHONE_MIN_TEXT_PX * 72 / FIG_DPI  # 8.1 pt: 9 px in a figure shown at its own size
-# PNG text entry: a figure's smallest tick label or legend text, in points
+# PNG text entry: the size (points) of a figure's smallest text a reader must read (readable_texts;
+# the name dates from when tick labels were all it measured)
 MIN_TICK_KEY = "mlnotes-min-tick-pt"
+# the keyword arguments of a figure's last fig.tight_layout(...) call (rect, pad): see _redo_layout
+TIGHT_LAYOUT_ATTRIBUTE = "_mlnotes_tight_layout"
 BLAS_THREADS_VARIABLE = "MLNOTES_BLAS_THREADS"  # overrides setup_notebook(threads=...)
 _THREAD_LIMITER = None  # kept alive so the thread limit lasts for the whole session
 
@@ -128,6 +142,7 @@ def setup_notebook(threads: int = 1) -> None:
     })
     # every colliding figure warns, not only the first with a given message
     warnings.simplefilter("always", FigureTextOverlap)
+    _record_tight_layout_settings()
     _use_retina_figures()
 
 
@@ -147,7 +162,13 @@ def fit_to_width(fig: "Figure", max_width: float = MAX_FIGURE_WIDTH) -> float:
 
 
 def _redo_layout(fig):
-    """Lay ``fig`` out again, unless it has a layout engine that runs when it is drawn."""
+    """Lay ``fig`` out again, unless it has a layout engine that runs when it is drawn.
+
+    The pass keeps what the figure's author asked for: the ``rect``, ``pad``, ``h_pad`` and
+    ``w_pad`` of the figure's last ``fig.tight_layout(...)`` call (recorded by
+    :func:`_record_tight_layout_settings`; room a notebook reserved for a legend below the panels
+    stays reserved), and a constrained or tight layout engine's own settings (it lays the figure
+    out at draw time, so it is left alone)."""
     import warnings
 
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
@@ -158,7 +179,27 @@ def _redo_layout(fig):
     if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # axes tight_layout cannot place (insets, colorbars)
-            fig.tight_layout()
+            fig.tight_layout(**getattr(fig, TIGHT_LAYOUT_ATTRIBUTE, {}))
+
+
+def _record_tight_layout_settings():
+    """Make ``Figure.tight_layout`` remember its keyword arguments on the figure (the attribute
+    ``TIGHT_LAYOUT_ATTRIBUTE``), so that the formatter's layout pass (:func:`_redo_layout`) lays
+    a shrunk figure out as its author did: matplotlib forgets them once the one-off layout is
+    done. The method still does what it did; wrapped once however often this is called."""
+    from matplotlib.figure import Figure
+
+    original = Figure.tight_layout
+    if getattr(original, "_mlnotes_records_settings", False):
+        return
+
+    @functools.wraps(original)
+    def tight_layout(self, **kwargs):
+        original(self, **kwargs)
+        setattr(self, TIGHT_LAYOUT_ATTRIBUTE, dict(kwargs))
+
+    tight_layout._mlnotes_records_settings = True
+    Figure.tight_layout = tight_layout
 
 
 def _tidy_3d_axes(fig):
@@ -673,14 +714,30 @@ def legend_texts(fig: "Figure") -> list:
     return texts
 
 
+def readable_texts(fig: "Figure") -> list[tuple[str, Any]]:
+    """Every text of ``fig`` a reader must read: titles, axis labels (a colour bar's too), drawn
+    tick labels, the labels an author placed on the data (``ax.text``, ``ax.annotate``,
+    :func:`label_points`: point labels, annotations, panel letters), the figure's own texts
+    (suptitle, super labels, ``fig.text``) and legend entries and titles. Returns (description,
+    Text) pairs; positions and tick labels are those of the last layout."""
+    texts = [(name, text) for name, _, text in figure_texts(fig)]
+    return texts + [(f"the legend text {text.get_text()!r}", text) for text in legend_texts(fig)]
+
+
+def _smallest_readable_text(fig):
+    """(size in points, description) of the smallest text of ``fig`` a reader must read
+    (:func:`readable_texts`), or (0.0, "") when it has none."""
+    sized = [(text.get_fontsize(), name) for name, text in readable_texts(fig)]
+    return min(sized, key=lambda pair: pair[0], default=(0.0, ""))
+
+
 def smallest_text_pt(fig: "Figure") -> float:
-    """The size (points) of the smallest tick label or legend text drawn in ``fig`` (0.0 when
-    it has none): what must be legible on a phone
-    (the browser tests read it from the PNG). Call it after a layout, as
+    """The size (points) of the smallest text a reader must read in ``fig`` (tick labels,
+    legends, titles, axis and colour-bar labels, point labels and annotations, the figure's own
+    texts: :func:`readable_texts`; 0.0 when it has none): what must be legible on a phone (the
+    browser tests read it from the PNG). Call it after a layout, as
     :func:`smallest_tick_label_pt`."""
-    sizes = [t.get_fontsize() for t in legend_texts(fig)]
-    ticks = smallest_tick_label_pt(fig)
-    return float(min(sizes + ([ticks] if ticks > 0 else []), default=0.0))
+    return float(_smallest_readable_text(fig)[0])
 
 
 def _raise_small_tick_labels(fig):
@@ -776,33 +833,38 @@ def _phone_width_png(fig, **kwargs):
             _redo_layout(fig)
     warn_text_overlaps(fig)
     _warn_small_on_a_phone(fig)
-    # the smallest tick label's or legend text's size goes into the PNG (a tEXt entry): the
-    # browser tests read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
+    # the smallest readable text's size goes into the PNG (a tEXt entry): the browser tests
+    # read it to work out how large that text is shown on a phone (points x FIG_DPI / 72 x
     # the image's shown width / its own width)
     metadata = {**kwargs.pop("metadata", {}), MIN_TICK_KEY: f"{smallest_text_pt(fig):.2f}"}
     return retina_figure(fig, base64=True, metadata=metadata, **kwargs)
 
 
 def shown_on_a_phone_px(fig: "Figure") -> float:
-    """How tall (CSS pixels) the smallest tick label or legend text of ``fig`` (laid out) is
-    shown when the saved figure is shrunk to a phone's column (``PHONE_COLUMN_PX``); what the
-    browser test measures in the built page."""
+    """How tall (CSS pixels) the smallest text a reader must read in ``fig`` (laid out;
+    :func:`smallest_text_pt`) is shown when the saved figure is shrunk to a phone's column
+    (``PHONE_COLUMN_PX``); what the browser test measures in the built page."""
     points = smallest_text_pt(fig)
     width_px = _tight_width(fig) * FIG_DPI
     return points * FIG_DPI / 72 * min(1.0, PHONE_COLUMN_PX / width_px)
 
 
 def _warn_small_on_a_phone(fig):
-    """Warn (:class:`FigureTextOverlap`) if the passes left a figure saved so wide that its
-    smallest text is under ``PHONE_MIN_TEXT_PX`` on a phone (a legend too wide for the width:
-    raising its text widens the figure further)."""
+    """Warn (:class:`FigureTextOverlap`) if a text of the figure, as the passes left it, would
+    show under ``PHONE_MIN_TEXT_PX`` on a phone: a point label, annotation or title set small
+    in a figure saved wide, or a legend too wide for the width (raising its text widens the
+    figure further)."""
     shown = shown_on_a_phone_px(fig)
     if 0 < shown < PHONE_MIN_TEXT_PX - 0.05:
+        points, name = _smallest_readable_text(fig)
+        need = PHONE_MIN_TEXT_PX * 72 / FIG_DPI * max(1.0, _tight_width(fig) * FIG_DPI
+                                                      / PHONE_COLUMN_PX)
         warnings.warn(f"Text too small on a phone: the figure is saved "
-                      f"{_tight_width(fig):.2f} in wide, so its {smallest_text_pt(fig):.3g} pt "
-                      f"text shows at {shown:.1f} px in a phone's column (at least "
-                      f"{PHONE_MIN_TEXT_PX}). Give its legend fewer columns or put fewer panels "
-                      "a row.", FigureTextOverlap, stacklevel=3)
+                      f"{_tight_width(fig):.2f} in wide, so its {points:.3g} pt text ({name}) "
+                      f"shows at {shown:.1f} px in a phone's column (at least "
+                      f"{PHONE_MIN_TEXT_PX}: {need:.3g} pt at this width). Set its text larger, "
+                      "label fewer points, draw the figure narrower (fewer panels a row) or give "
+                      "its legend fewer columns.", FigureTextOverlap, stacklevel=3)
 
 
 def _use_retina_figures():
