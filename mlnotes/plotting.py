@@ -937,12 +937,14 @@ def _overlap_area(box, boxes):
 def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float = 3.0,
                  **kwargs: Any) -> list[Any]:
     """Label each point ``Z[i]`` of ``ax`` with ``names[i]``, beside it where the label covers
-    the least of the other labels, the markers and the space outside the axes.
+    the least of the other labels, the figure's other texts, the markers and the space outside
+    the axes.
 
     Each label tries the eight places around its point (``LABEL_PLACES``, ``offset_pt`` points
     off it) and takes the one whose box overlaps least, in display pixels, with the labels
-    placed before it, the squares of the axes' markers (:func:`data_marks`) and the area outside
-    the axes; ties go to the earlier place. Greedy, so a crowded map may still collide (the
+    placed before it, the figure's texts (:func:`figure_texts`: titles, tick and axis labels),
+    the squares of the axes' markers (:func:`data_marks`) and the area outside the axes; ties go
+    to the earlier place. Greedy, so a crowded map may still collide (the
     formatter then warns, :class:`FigureTextOverlap`): label fewer points.
 
     Parameters
@@ -973,7 +975,11 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     frame = np.asarray(ax.get_window_extent(renderer).extents)
     marks = [np.column_stack([points - half[:, None], points + half[:, None]])
              for _, points, half in data_marks(ax, lines=False, projected=True)]
-    taken = np.concatenate(marks) if marks else np.empty((0, 4))
+    # the figure's texts too (titles, tick and axis labels, labels placed before): a label
+    # near the top of a panel must not run into its title
+    marks += [np.array([_text_extents(text, renderer) for _, _, text in figure_texts(fig)])
+              .reshape(-1, 4)]
+    taken = np.concatenate(marks)
     anchors = ax.transData.transform(Z)
     shift = offset_pt * fig.dpi / 72
     labels = []

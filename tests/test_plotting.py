@@ -290,6 +290,23 @@ def test_label_points_places_names_where_nothing_collides(phone_defaults):
     assert lone.get_position() == (3.0, 3.0) and lone.get_horizontalalignment() == "left"
 
 
+def test_label_points_keeps_off_the_figures_other_texts(phone_defaults):
+    """A panel letter (or an annotation, a title) already on the axes is a text like the labels:
+    a name whose first choice, its upper right, would run over it goes elsewhere."""
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([0.1], [0.5], s=16)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    fig.tight_layout()
+    letter = ax.text(0.13, 0.53, "(a) the panel", fontsize=12)  # just above-right of the dot
+    label = plotting.label_points(ax, [[0.1, 0.5]], ["Paris"], fontsize=12)[0]
+    assert (label.get_horizontalalignment(), label.get_verticalalignment()) != ("left", "bottom")
+    assert plotting.find_text_overlaps(fig) == []
+    letter.remove()
+    again = plotting.label_points(ax, [[0.1, 0.5]], ["Lyon"], fontsize=12)[0]
+    assert again.get_position() == (3.0, 3.0)  # nothing there now: the upper right
+    plt.close(fig)
+
+
 def _legend_over(loc):
     fig, ax = plt.subplots(figsize=(4, 3))
     rng = np.random.default_rng(0)
