@@ -26,9 +26,10 @@ resize (a phone turned, a window narrowed), as readers see them.
 * every content image has alt text that is not a file path, and at least twice the pixels of
   its displayed width (sharp on 2x screens); it is drawn with its own aspect ratio (within
   ``MAX_STRETCH``), and its "Enlarge" badge does not cover it;
-* on a phone, every figure's tick labels are shown at least 9 px tall (the smallest tick
-  label's points, which mlnotes.plotting writes into each PNG, times the figure's shown width
-  over its own: ``_small_tick_labels``);
+* on a phone, every figure's text (tick labels, legends, titles, axis and colour-bar labels,
+  point labels, annotations) is shown at least 9 px tall (the smallest text's points, which
+  mlnotes.plotting writes into each PNG, times the figure's shown width over its own:
+  ``_small_tick_labels``);
 * code cut at the right edge on a phone shows the scroll cue (edge shadows);
 * no raw TeX reaches a reader: the text of the page outside typeset maths and code, its
   sidebars and drawers, and the column names of stacked tables have no TeX control word and no
@@ -533,8 +534,10 @@ FIGURES_JS = """() => Array.from(document.querySelectorAll('.bd-article .cell_ou
 
 
 def _small_tick_labels(pw_page):
-    """Figures whose tick labels are shown smaller than ``PHONE_MIN_TEXT_PX``: the smallest tick
-    label's size in points (written into each PNG by mlnotes.plotting, ``MIN_TICK_KEY``) at
+    """Figures whose text is shown smaller than ``PHONE_MIN_TEXT_PX``: the size in points of the
+    smallest text a reader must read (``plotting.readable_texts``: tick labels, legends, titles,
+    axis and colour-bar labels, point labels, annotations; written into each PNG by
+    mlnotes.plotting, ``MIN_TICK_KEY``) at
     FIG_DPI, times the figure's shown width over its own (``PIXEL_RATIO`` image pixels a CSS
     pixel). A figure saved before mlnotes.plotting wrote its size is not measured (its tick
     size is not known); re-executing the notebooks writes it into every figure."""
@@ -554,7 +557,7 @@ def _small_tick_labels(pw_page):
         shown_px = (points * plotting.FIG_DPI / 72 * fig["shown"]
                     / (fig["natural"] / plotting.PIXEL_RATIO))
         if shown_px < plotting.PHONE_MIN_TEXT_PX - 0.05:
-            small.append(f"{path.name}: {points:g} pt tick labels shown at {shown_px:.1f} px")
+            small.append(f"{path.name}: {points:g} pt text shown at {shown_px:.1f} px")
     return small
 
 
@@ -604,7 +607,7 @@ def _check_at(pw_page, page, width):
         problems += [f"checks: {p}" for p in _check_fold_interaction(pw_page)]
         problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
         small = _small_tick_labels(pw_page)
-        problems += [f"tick labels too small on a phone: {p}" for p in small[:6]]
+        problems += [f"figure text too small on a phone: {p}" for p in small[:6]]
     return [f"{width}px: {p}" for p in problems]
 
 
