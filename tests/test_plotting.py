@@ -338,7 +338,8 @@ def test_a_legend_over_the_data_is_detected_and_one_outside_is_not(phone_default
 
 def _figure_legend_below(layout):
     """Two panels with a figure legend below them: kept clear of the axis labels by a layout
-    that knows about it, or by a rect the figure's next layout pass forgets."""
+    that knows about it, or by a rect that a later bare ``tight_layout()`` gives back (the
+    formatter's own layout pass keeps a rect: ``test_the_layout_pass_keeps_the_rect_a_notebook_gave``)."""
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.5), layout=layout)
     for ax in axes:
         for k in range(6):
