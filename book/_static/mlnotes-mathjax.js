@@ -24,6 +24,10 @@
  * typeset), and it lost formulas that came into view while a batch waited for a font range
  * (t-SNE's page near 24 500 px, in 3 of 5 scrolls on a slow network).
  *
+ * Nothing the first batch needs is fetched on its way: MathJax's assistive MathML component is
+ * preloaded from the start, the font ranges the page's TeX uses (RANGES) once it is parsed, and
+ * a batch waits only for the ranges its own formulas use.
+ *
  * The first screen's batch is the page's first typeset (performance marks
  * "mlnotes-typeset-start"/"-end"; the class "mlnotes-maths-pending" on <html> until it is done).
  * A formula not yet typeset shows no TeX source: mlnotes.css makes its text transparent (class
@@ -394,6 +398,7 @@
   const startupReady = config.startup.ready;
   let ranges = {};  // a range's name -> its loading (loadRanges)
   config.startup.ready = function () {
+    performance.mark("mlnotes-mathjax-ready");  // its components loaded (the browser tests)
     if (startupReady) startupReady(); else MathJax.startup.defaultReady();
     MathJax.startup.input.forEach((jax) => jax.postFilters && jax.postFilters.add(tidyLineBreaks));
     // the font's ranges the page uses are loaded from now on, not once the page is ready
