@@ -82,7 +82,7 @@ VIEWPORT = {"width": 390, "height": 844}
 DEVICE_SCALE = 3
 RUNS = 3
 # the heaviest pages by measure, for the summary: {"formulas" | "html" | "served": (page, n)}
-HEAVIEST = {}
+HEAVIEST: dict[str, tuple[str, int]] = {}
 TIMEOUT_MS = 120_000
 # How the time is taken: the page checks FIRST_SCREEN_JS in an animation-frame callback, just
 # before each frame is drawn, and keeps the first frame's time at which it holds (a check run
