@@ -4,6 +4,11 @@ One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
 
     .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 3] [PAGE ...]
     .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR --compare top=_build/html [PAGE ...]
+    .venv/bin/python benchmarks/bench_first_paint.py --toc --sample 2 --runs 1
+
+The last measures links into every page of the book with maths: each page at its top, at the
+place a link lands on the most maths, and at 2 more link targets spread over the page
+(sections, equation labels, statements, the API's entries and module anchors: ``--sample K``).
 
 Headless Chromium (Debian's, as the browser tests use) loads each page at a phone's size
 (390 x 844 CSS px, device pixel ratio 3, touch) with the CPU slowed down four times
@@ -77,7 +82,7 @@ VIEWPORT = {"width": 390, "height": 844}
 DEVICE_SCALE = 3
 RUNS = 3
 # the heaviest pages by measure, for the summary: {"formulas" | "html" | "served": (page, n)}
-HEAVIEST = {}
+HEAVIEST: dict[str, tuple[str, int]] = {}
 TIMEOUT_MS = 120_000
 # How the time is taken: the page checks FIRST_SCREEN_JS in an animation-frame callback, just
 # before each frame is drawn, and keeps the first frame's time at which it holds (a check run
@@ -230,6 +235,48 @@ DENSEST_JS = r"""
 """
 
 
+# The places a link can land on (sections, equation labels, statements, the API's entries and
+# module anchors), in page order, with a formula within a phone's screen below them: a sample
+# of them (``--sample K``: K per page, spread evenly over the page) checks the first screen's
+# maths at link targets as a class, not only at the densest one.
+TARGETS_JS = r"""
+(height) => {
+  const maths = Array.from(document.querySelectorAll('.bd-article .math'))
+    .filter(e => e.checkVisibility())
+    .map(e => e.getBoundingClientRect().top + scrollY);
+  const seen = new Set(), out = [];
+  for (const el of document.querySelectorAll(
+      '.bd-article section[id], .bd-article div.math[id], .bd-article div.proof[id], '
+      + '.bd-article dt[id], .bd-article span[id^="module-"], .bd-article div[id^="equation-"]')) {
+    if (seen.has(el.id) || document.querySelectorAll(`[id="${CSS.escape(el.id)}"]`).length > 1) continue;
+    seen.add(el.id);
+    if (!el.checkVisibility()) continue;
+    const top = el.getBoundingClientRect().top + scrollY;
+    if (top < height) continue;  // the page's own first screen
+    if (maths.some(t => t >= top && t < top + height)) out.push(el.id);
+  }
+  return out;
+}
+"""
+
+
+def sampled_anchors(browser, url, k):
+    """``k`` link targets of ``url`` (TARGETS_JS), spread evenly over the page's order."""
+    context = browser.new_context(viewport=VIEWPORT, is_mobile=True, has_touch=True)
+    try:
+        context.add_init_script(TYPESET_ALL)
+        page = context.new_page()
+        page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+        page.wait_for_function("() => !document.documentElement.classList.contains("
+                               "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
+        ids = page.evaluate(TARGETS_JS, VIEWPORT["height"])
+    finally:
+        context.close()
+    if len(ids) <= k:
+        return ids
+    return [ids[round((i + 1) * len(ids) / (k + 1)) - 1] for i in range(k)]
+
+
 def densest_anchor(browser, url):
     """The id on ``url`` below which a phone's screen holds the most formulas (all typeset),
     their number, and the number on the page's first screen."""
@@ -279,9 +326,9 @@ def measure(browser, url):
         context.close()
 
 
-def _cases(browser, base, pages, echo):
+def _cases(browser, base, pages, echo, sample=0):
     """Each page at its top, and (for a page's top, not given with a ``#``) at the place a link
-    lands on the most maths."""
+    lands on the most maths, and at ``sample`` other link targets spread over it."""
     densest_anchor(browser, f"{base}/{pages[0].split('#')[0]}")  # warm up: the server, the browser
     cases = []
     for page in pages:
@@ -294,6 +341,9 @@ def _cases(browser, base, pages, echo):
                  "measured there); also measured at a link into it")
         if found["anchor"]:
             cases.append(f"{page}#{found['anchor']}")
+        if sample:
+            cases.extend(f"{page}#{a}" for a in sampled_anchors(browser, f"{base}/{page}", sample)
+                         if f"{page}#{a}" not in cases)
     return cases
 
 
@@ -306,11 +356,12 @@ def _echo_sample(echo, label, page, k, s):
          f"{s['batch'] or nan:.2f} s, load {s['load']:.2f} s, load average {s['loadavg']:.1f}")
 
 
-def run(html, pages=None, runs=RUNS, echo=print):
+def run(html, pages=None, runs=RUNS, echo=print, sample=0):
     """Measure ``pages`` (default: the heaviest) ``runs`` times each; the per-page samples.
     ``html`` is a built book's HTML folder, or a dict of them by label (e.g. lazy and
     first-screens builds): then every case is measured in each build in turn, round after
-    round (interleaved: each build sees the same load); the samples by label."""
+    round (interleaved: each build sees the same load); the samples by label. ``sample``: that
+    many more link targets per page given without a ``#`` (``sampled_anchors``)."""
     builds = html if isinstance(html, dict) else {"": html}
     builds = {label: pathlib.Path(path).resolve() for label, path in builds.items()}
     first = next(iter(builds.values()))
@@ -321,7 +372,7 @@ def run(html, pages=None, runs=RUNS, echo=print):
         bases = {label: stack.enter_context(serve_directory(path))
                  for label, path in builds.items()}
         browser = stack.enter_context(launch_chromium())
-        cases = _cases(browser, bases[next(iter(builds))], pages, echo)
+        cases = _cases(browser, bases[next(iter(builds))], pages, echo, sample)
         for k in range(runs):
             for page in cases:
                 for label, base in bases.items():
@@ -459,18 +510,30 @@ def main(argv=None):
                              "lazy=/tmp/lazy/_build/html --compare top=_build/html): measured "
                              "interleaved, one column each")
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--sample", type=int, default=0, metavar="K",
+                        help="also K link targets per page (sections, equations, statements, "
+                             "API entries) spread over it; --toc: every page of the book")
+    parser.add_argument("--toc", action="store_true",
+                        help="every page of the table of contents that holds a formula")
     parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
                         help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
     RATE[0] = args.rate
+    if args.sample < 0:
+        parser.error("--sample takes a number of link targets per page, 0 or more")
+    if args.toc:
+        html = pathlib.Path(args.compare[0].split("=", 1)[1] if args.compare else args.html)
+        args.pages = args.pages or [p for p in toc_pages(html)
+                                    if 'class="math' in (html / p).read_text()]
     if args.compare:
         if not all("=" in item for item in args.compare):
             parser.error("--compare takes LABEL=HTML (e.g. --compare top=_build/html)")
         builds = dict(item.split("=", 1) for item in args.compare)
-        results, formulas, size = run(builds, args.pages or None, args.runs)
+        results, formulas, size = run(builds, args.pages or None, args.runs, sample=args.sample)
         text = compare_table(results)
     else:
-        results, formulas, size = run(args.html, args.pages or None, args.runs)
+        results, formulas, size = run(args.html, args.pages or None, args.runs,
+                                      sample=args.sample)
         text = table(results, formulas, size)
     if not args.compare:
         text += "\n\n" + summary(results)

@@ -186,6 +186,34 @@ window.mlnotesDeferredWhat = null;
 """
 
 
+# What MathJax fetches before the first screen's batch is asked for early, while the page is
+# busy with its parsing and deferred scripts, not on the batch's critical path (each such fetch
+# waited for a network round trip and then for the main thread): its assistive MathML component
+# during the page's parsing (its loader asks for it only once tex-chtml.js has run, after the
+# parsing), the font ranges the page's TeX uses (\mathbb, \mathcal) before MathJax's start-up.
+EARLY_FETCH_JS = r"""
+() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const ready = performance.getEntriesByName('mlnotes-mathjax-ready')[0];
+  const at = (t) => `${(t / 1000).toFixed(2)} s`;
+  const late = [];
+  for (const r of performance.getEntriesByType('resource')) {
+    const name = r.name.split('?')[0].split('/').slice(-2).join('/');
+    if (/\/a11y\/assistive-mml\.js/.test(r.name) && r.startTime > nav.domInteractive) {
+      late.push(`${name} requested at ${at(r.startTime)}, after the page's parsing `
+                + `(${at(nav.domInteractive)})`);
+    }
+    if (/\/chtml\/dynamic\/(double-struck|calligraphic)\.js/.test(r.name) && ready
+        && r.startTime > ready.startTime) {
+      late.push(`${name} requested at ${at(r.startTime)}, after MathJax's start-up `
+                + `(${at(ready.startTime)})`);
+    }
+  }
+  return late;
+}
+"""
+
+
 def _served_bytes(urls, host):
     """Bytes a web server sends for ``urls`` (text gzipped, images and fonts as they are)."""
     total = 0
@@ -346,6 +374,8 @@ def _first_screen(browser, site, page, mutant=None):
                         f"{FIRST_SCREEN_CPU_RATIO} times)")
     if found["seen"]:
         problems.append(f"TeX source shown before typesetting: {found['seen'][:3]}")
+    problems.extend(f"fetched late for the first batch: {late}"
+                    for late in pw_page.evaluate(EARLY_FETCH_JS))
     measures = {"first_screen_s": (found["at"] or float("nan")) / 1000, "cpu": cpu,
                 "start_up_cpu": reference, "share": share, "requested": requested}
     return problems, measures, context, pw_page, cdp
@@ -442,6 +472,10 @@ FIRST_SCREEN_MUTANTS = [
                     "function mlnotesAfterFirstScreen(callback) { return callback();")),
     ("mlnotes.js", ("return undefined;  // the theme's tab stops (above)",
                     "return mlnotesAddListener.call(this, type, listener, options);")),
+    # MathJax's assistive MathML, and the font's ranges, left for MathJax to fetch
+    ("mlnotes-mathjax.js", ('preload("mathjax4/a11y/assistive-mml.js", "script");', "")),
+    ("mlnotes-mathjax.js", ('preload(`mathjax4/fonts/mathjax-newcm-font/chtml/dynamic/${name}.js`, '
+                            '"script");', "")),
 ]
 
 
