@@ -52,12 +52,15 @@ import pytest
 
 from browser_support import (
     BOOK_HTML,
+    EAGER_IMAGES,
     POLL_MS,
     RAW_TEX,
     ROOT,
     TYPESET_ALL,
     resize,
     serve_directory,
+    serve_mutant,
+    settle,
     toc_files,
     wait_until,
 )
@@ -148,7 +151,7 @@ LAYOUT_JS = r"""
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
   const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
-               images: [], figures: [], tex: []};
+               images: [], figures: [], tex: [], contrast: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -276,8 +279,15 @@ LAYOUT_JS = r"""
       out.images.push(`alt text "${alt.slice(0, 40)}" for ${name}`);
     if (img.naturalWidth < minRatio * r.width)
       out.images.push(`${name}: ${img.naturalWidth}px shown ${Math.round(r.width)}px wide (< 2x)`);
-    // its own shape at every width: an inline height once stretched phone figures 1.5x
-    const stretch = (r.height / r.width) / (img.naturalHeight / img.naturalWidth);
+    // its own shape at every width: an inline height once stretched phone figures 1.5x. The
+    // picture is drawn in the content box: dark mode's padding once flattened it by 6.5%.
+    const cs = getComputedStyle(img);
+    const px = k => parseFloat(cs[k]) || 0;
+    const w = r.width - px('paddingLeft') - px('paddingRight') - px('borderLeftWidth')
+      - px('borderRightWidth');
+    const h = r.height - px('paddingTop') - px('paddingBottom') - px('borderTopWidth')
+      - px('borderBottomWidth');
+    const stretch = (h / w) / (img.naturalHeight / img.naturalWidth);
     if (img.naturalWidth && Math.abs(stretch - 1) > maxStretch)
       out.figures.push(`${name} drawn ${stretch.toFixed(2)}x as tall as its own shape`);
     // the "Enlarge" badge sits beside the picture, never on it
@@ -305,6 +315,78 @@ LAYOUT_JS = r"""
     const m = e.dataset.label.match(texPattern);
     if (m) out.tex.push(`"${m[0]}" in a column name: ${e.dataset.label.slice(0, 40)}`);
   });
+  // nor in the text a browser shows or reads out from attributes: a tooltip (a citation's title
+  // is its bibliography entry), alt text, an ARIA label, the window's title
+  document.querySelectorAll('[title], [alt], [aria-label]').forEach(e => {
+    if (e.closest('mjx-container')) return;
+    for (const name of ['title', 'alt', 'aria-label']) {
+      const m = (e.getAttribute(name) || '').match(texPattern);
+      if (m) out.tex.push(`"${m[0]}" in the ${name} of <${e.tagName.toLowerCase()}>: `
+                          + e.getAttribute(name).slice(0, 60));
+    }
+  });
+  const inTitle = document.title.match(texPattern);
+  if (inTitle) out.tex.push(`"${inTitle[0]}" in the page's title: ${document.title}`);
+
+  // Text stands out from what is behind it (WCAG AA): a contrast of 4.5:1, 3:1 for large text
+  // (24 px, or 18.66 px bold), over the page, its boxes' tints and its sidebars, in the mode
+  // shown. The colour behind is the first opaque background up the tree with the translucent
+  // ones above it laid over it. Text of a disabled control is exempt (WCAG), as is text on an
+  // image. Each element with text of its own is measured once.
+  const rgba = s => { const m = s.match(/rgba?\(([^)]*)\)/); if (!m) return null;
+    const v = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = c => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  const lin = v => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  const over = (top, under) => [0, 1, 2].map(k => top[k] * top[3] + under[k] * (1 - top[3]));
+  const behind = new Map();
+  const background = el => {
+    if (!el) return [255, 255, 255];
+    if (behind.has(el)) return behind.get(el);
+    const cs = getComputedStyle(el);
+    let bg;
+    if (cs.backgroundImage !== 'none' && !cs.backgroundImage.includes('gradient')) bg = null;
+    else {
+      const own = rgba(cs.backgroundColor);
+      const under = own && own[3] >= 0.999 ? null : background(el.parentElement);
+      bg = own && own[3] >= 0.999 ? own.slice(0, 3)
+        : under && (own && own[3] > 0 ? over(own, under) : under);
+    }
+    behind.set(el, bg);
+    return bg;
+  };
+  // the colours a reader sees once a change of mode or state has faded in (the theme's buttons
+  // fade colours over 0.15 s)
+  document.getAnimations().filter(a => /color/.test(a.transitionProperty || ''))
+    .forEach(a => a.finish());
+  const measured = new Set();
+  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+    const el = n.parentElement;
+    if (!el || measured.has(el) || !n.textContent.trim()) continue;
+    measured.add(el);
+    if (el.closest('script, style, noscript, mjx-assistive-mml, :disabled, .mlx-inert, '
+                   + '[aria-disabled="true"]')
+        || !el.checkVisibility({opacityProperty: true, visibilityProperty: true}))
+      continue;
+    const box = el.getBoundingClientRect();
+    if (box.width < 2 || box.height < 2) continue;  // clipped away (a skip link, screen-reader text)
+    const cs = getComputedStyle(el);
+    const bg = background(el);
+    let fg = rgba(cs.color);
+    if (!bg || !fg) continue;
+    let opacity = fg[3];
+    for (let e = el; e; e = e.parentElement) opacity *= parseFloat(getComputedStyle(e).opacity);
+    if (opacity === 0) continue;  // hidden on purpose: a formula's TeX until it is typeset
+    fg = over([fg[0], fg[1], fg[2], opacity], bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(cs.fontSize);
+    const need = size >= 24 || (size >= 18.66 && parseInt(cs.fontWeight, 10) >= 700) ? 3 : 4.5;
+    if (ratio < need)
+      out.contrast.push(`${ratio.toFixed(2)}:1 (< ${need}) "${n.textContent.trim().slice(0, 30)}"`
+        + ` in <${el.tagName.toLowerCase()} class="${String(el.className).slice(0, 30)}">`);
+  }
   return out;
 }
 """
@@ -528,8 +610,10 @@ EXPLORERS_DRAWN_JS = """async ([poll, timeout]) => {
 # Figures as shown: each output image's source, shown width and own width (CSS px)
 FIGURES_JS = """() => Array.from(document.querySelectorAll('.bd-article .cell_output img'))
   .filter(i => i.naturalWidth && i.getBoundingClientRect().width > 40)
-  .map(i => ({src: new URL(i.currentSrc || i.src).pathname, shown: i.getBoundingClientRect().width,
-              natural: i.naturalWidth}))"""
+  .map(i => { const cs = getComputedStyle(i);  // the picture's own box: without any padding
+    return {src: new URL(i.currentSrc || i.src).pathname, natural: i.naturalWidth,
+            shown: i.getBoundingClientRect().width - parseFloat(cs.paddingLeft)
+              - parseFloat(cs.paddingRight)}; })"""
 
 
 def _small_tick_labels(pw_page):
@@ -562,11 +646,18 @@ def _small_tick_labels(pw_page):
 # the other (the page lays itself out again: browser_support.resize). Every other page loads on
 # a phone first, so both a fresh load and a resize are checked at each width across the book.
 FIRST_WIDTH = {page: (PHONE, LAPTOP)[k % 2] for k, page in enumerate(PAGES)}
+# Each page is also seen in both modes: loaded in the mode the system asks for (the first), then
+# switched to the other as the theme's button does, before the resize. Pairs of pages alternate,
+# so each width is checked in each mode, as loaded and as switched to.
+FIRST_MODE = {page: ("light", "dark")[k // 2 % 2] for k, page in enumerate(PAGES)}
 
 
-def _check_at(pw_page, page, width):
-    """Everything ``test_page`` checks on the page as it is now, ``width`` px wide."""
+def _check_at(pw_page, page, width, mode):
+    """Everything ``test_page`` checks on the page as it is now, ``width`` px wide in ``mode``."""
     problems = _wait_ready(pw_page)
+    shown = pw_page.evaluate("document.documentElement.dataset.theme")
+    if shown != mode:
+        problems.append(f"shown in {shown} mode, not {mode}")
     state = pw_page.evaluate(STATE_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
     if state["mathErrors"]:
         problems.append(f"MathJax errors {state['mathErrors'][:5]}")
@@ -591,7 +682,7 @@ def _check_at(pw_page, page, width):
 
     # the screenshots are there to be looked at: each page's must be written
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"
+    shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.{mode}.png"
     shot.unlink(missing_ok=True)
     pw_page.screenshot(path=str(shot))
     if not (shot.exists() and shot.stat().st_size > 1000):
@@ -605,7 +696,7 @@ def _check_at(pw_page, page, width):
         problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
         small = _small_tick_labels(pw_page)
         problems += [f"tick labels too small on a phone: {p}" for p in small[:6]]
-    return [f"{width}px: {p}" for p in problems]
+    return [f"{width}px, {mode}: {p}" for p in problems]
 
 
 def _leave_alone(pw_page):
@@ -627,8 +718,10 @@ def test_page(page, site, browser):
         return
     host = urlparse(site).netloc
     outside, failed, console_errors = [], [], []
-    first = FIRST_WIDTH[page]
-    context = browser.new_context(viewport={"width": first, "height": 900})
+    first, first_mode = FIRST_WIDTH[page], FIRST_MODE[page]
+    second_mode = "light" if first_mode == "dark" else "dark"
+    context = browser.new_context(viewport={"width": first, "height": 900},
+                                  color_scheme=first_mode)
     context.add_init_script(TYPESET_ALL)  # every formula measured, not only those on screen
     pw_page = context.new_page()
 
@@ -654,11 +747,12 @@ def test_page(page, site, browser):
     try:
         response = pw_page.goto(f"{site}/{page}", wait_until="load")
         assert response is not None and response.ok, f"{page}: HTTP {response and response.status}"
-        problems = _check_at(pw_page, page, first)
+        problems = _check_at(pw_page, page, first, first_mode)
         second = LAPTOP if first == PHONE else PHONE
         _leave_alone(pw_page)
+        settle(pw_page, lambda: pw_page.evaluate("m => mlnotesSetMode(m)", second_mode))
         resize(pw_page, second)
-        problems += _check_at(pw_page, page, second)
+        problems += _check_at(pw_page, page, second, second_mode)
         # every request the page made (fonts and scripts MathJax loads late included) is in
         # and recorded above before the page closes
         pw_page.wait_for_load_state("networkidle")
@@ -674,7 +768,60 @@ def test_page(page, site, browser):
         problems.append(f"failed requests: {failed[:5]}")
     if console_errors:
         problems.append(f"console errors: {console_errors[:5]}")
-    assert not problems, f"{page}, loaded at {first}px:\n  " + "\n  ".join(problems)
+    assert not problems, (f"{page}, loaded at {first}px in {first_mode} mode:\n  "
+                          + "\n  ".join(problems))
+
+
+# Careless changes that ``LAYOUT_JS`` must catch (each a mutant of the book's style sheet or
+# script that a check of test_page rejects), and where each shows:
+# * dark mode's padding back on output images: figures drawn flatter than their own shape;
+# * the darker link blue and check-mark green of the tinted boxes dropped: links in an exercise
+#   or a theorem box at 4.2-4.3:1, a check bar's mark at 4.4:1 (light mode);
+# * the index table's heading rows left light grey: light text on them in dark mode (1.3:1);
+# * a citation's tooltip left as its bibliography entry's TeX ("$O(N \log N)$").
+IMAGE_PADDING_MUTANT = ("div.cell_output img {\n  padding: 0;", "div.cell_output img {")
+TINT_MUTANTS = (("--pst-color-link: #135ac8;", ""),
+                ("color: var(--pst-color-success-highlight);", ""))
+INDEX_CAP_MUTANT = ("tr.cap {\n  background-color: var(--pst-color-surface);", "tr.cap {")
+TITLE_MUTANT = ("  mlnotesPlainAttributes();\n", "")
+
+
+def _layout_with(browser, site, page, width, mode, static_name, mutants, then=None):
+    """``LAYOUT_JS``'s findings on ``page`` served with ``mutants`` of ``static_name``, loaded
+    in ``mode`` (maths typeset as a reader's page does, near the screen: what is measured here
+    is not the maths); with ``then``, after switching to that mode as well."""
+    context = browser.new_context(viewport={"width": width, "height": 844},
+                                  color_scheme=mode, is_mobile=width < 600,
+                                  has_touch=width < 600)
+    context.add_init_script(EAGER_IMAGES)  # every figure measured
+    serve_mutant(context, static_name, *mutants)
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/{page}", wait_until="load")
+        assert wait_until(pw_page, LAID_OUT_JS, timeout=60_000, polling=POLL_MS), page
+        found = [pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])]
+        if then:
+            settle(pw_page, lambda: pw_page.evaluate("m => mlnotesSetMode(m)", then))
+            found.append(pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX]))
+        return found
+    finally:
+        context.close()
+
+
+def test_page_checks_reject_colour_figure_and_tooltip_mutants(site, browser):
+    """test_page's contrast, figure-shape and TeX checks fail on the mutants above: each mutant
+    served on one page that shows it (three light pages, maths typeset near the screen only)."""
+    light, dark = _layout_with(browser, site, "book/datasets.html", PHONE, "light", "mlnotes.css",
+                               (IMAGE_PADDING_MUTANT, *TINT_MUTANTS), then="dark")
+    assert any('"✓"' in c for c in light["contrast"]), light["contrast"]
+    assert any("<a " in c for c in light["contrast"]), light["contrast"]
+    assert any("as tall as its own shape" in f for f in dark["figures"]), dark["figures"]
+    [cap] = _layout_with(browser, site, "prf-statements.html", LAPTOP, "dark", "mlnotes.css",
+                         [INDEX_CAP_MUTANT])
+    assert any("Algorithms" in c for c in cap["contrast"]), cap["contrast"]
+    [tip] = _layout_with(browser, site, "book/scaling.html", PHONE, "light", "mlnotes.js",
+                         [TITLE_MUTANT])
+    assert any("in the title of <a>" in t for t in tip["tex"]), tip["tex"]
 
 
 def test_search_snippets_are_readable(site, browser):
