@@ -359,13 +359,25 @@ LAYOUT_JS = r"""
   // fade colours over 0.15 s)
   document.getAnimations().filter(a => /color/.test(a.transitionProperty || ''))
     .forEach(a => a.finish());
+  const opacities = new Map();
+  const opaque = el => {  // the product of the opacities of el and the boxes it is in
+    if (!el) return 1;
+    if (!opacities.has(el))
+      opacities.set(el, parseFloat(getComputedStyle(el).opacity) * opaque(el.parentElement));
+    return opacities.get(el);
+  };
   const measured = new Set();
-  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  // a formula's glyphs take its text's colour: the text around it is measured, not each glyph
+  // (tens of thousands on t-SNE's page)
+  const texts = document.createTreeWalker(document.body,
+    NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {acceptNode: n =>
+      n.nodeName === 'MJX-CONTAINER' ? NodeFilter.FILTER_REJECT
+      : n.nodeType === Node.TEXT_NODE ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP});
   for (let n = texts.nextNode(); n; n = texts.nextNode()) {
     const el = n.parentElement;
     if (!el || measured.has(el) || !n.textContent.trim()) continue;
     measured.add(el);
-    if (el.closest('script, style, noscript, mjx-assistive-mml, :disabled, .mlx-inert, '
+    if (el.closest('script, style, noscript, :disabled, .mlx-inert, '
                    + '[aria-disabled="true"]')
         || !el.checkVisibility({opacityProperty: true, visibilityProperty: true}))
       continue;
@@ -375,8 +387,7 @@ LAYOUT_JS = r"""
     const bg = background(el);
     let fg = rgba(cs.color);
     if (!bg || !fg) continue;
-    let opacity = fg[3];
-    for (let e = el; e; e = e.parentElement) opacity *= parseFloat(getComputedStyle(e).opacity);
+    const opacity = fg[3] * opaque(el);
     if (opacity === 0) continue;  // hidden on purpose: a formula's TeX until it is typeset
     fg = over([fg[0], fg[1], fg[2], opacity], bg);
     const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
