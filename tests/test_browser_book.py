@@ -6,7 +6,10 @@ formula typeset, the costly part) and checked at the width it loads at, then res
 width and, once it has laid itself out again (formulas re-broken for the new column, boxes and
 figures re-marked: ``browser_support.resize``), checked again. Every other page loads on a phone
 first (``FIRST_WIDTH``), so across the book both widths are checked on a fresh load and after a
-resize (a phone turned, a window narrowed), as readers see them.
+resize (a phone turned, a window narrowed), as readers see them. Each page is also checked in
+both modes: it loads in the mode the system asks for (``FIRST_MODE``: light for one pair of
+pages, dark for the next), and is switched to the other as the theme's button does before the
+resize; so each width is checked light and dark, as loaded and as switched to.
 
 * it is self-contained: no request leaves the local server, none fails, no console error;
 * math is typeset by the bundled MathJax with no error; every image loaded; every explorer cell
@@ -25,7 +28,7 @@ resize (a phone turned, a window narrowed), as readers see them.
   tap;
 * every content image has alt text that is not a file path, and at least twice the pixels of
   its displayed width (sharp on 2x screens); it is drawn with its own aspect ratio (within
-  ``MAX_STRETCH``), and its "Enlarge" badge does not cover it;
+  ``MAX_STRETCH``, its picture's box without padding), and its "Enlarge" badge does not cover it;
 * on a phone, every figure's tick labels are shown at least 9 px tall (the smallest tick
   label's points, which mlnotes.plotting writes into each PNG, times the figure's shown width
   over its own: ``_small_tick_labels``);
@@ -33,7 +36,14 @@ resize (a phone turned, a window narrowed), as readers see them.
 * no raw TeX reaches a reader: the text of the page outside typeset maths and code, its
   sidebars and drawers, and the column names of stacked tables have no TeX control word and no
   ``$`` or ``\\(`` delimiters (``RAW_TEX``);
+* every text has a contrast of 4.5:1 with what is behind it (3:1 if large; WCAG AA), over the
+  page, its tinted boxes and its sidebars, in the mode shown;
+* no TeX in the text a browser shows or reads out from attributes (tooltips, alt text, ARIA
+  labels) nor in the page's title;
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
+
+``test_page_checks_reject_colour_figure_and_tooltip_mutants`` shows the contrast, figure-shape
+and tooltip checks failing on mutants of the style sheet and the script.
 
 Screenshots of every page at both widths go to ``tests/artifacts/book/`` (each test checks its
 own was written, so the tests can run in any order and on several workers).
