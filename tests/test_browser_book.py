@@ -40,10 +40,12 @@ resize; so each width is checked light and dark, as loaded and as switched to.
   page, its tinted boxes and its sidebars, in the mode shown;
 * no TeX in the text a browser shows or reads out from attributes (tooltips, alt text, ARIA
   labels) nor in the page's title;
+* on a phone the index's entries and letters (the general index, the index of theorems) are
+  44 px touch targets;
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
 
-``test_page_checks_reject_colour_figure_and_tooltip_mutants`` shows the contrast, figure-shape
-and tooltip checks failing on mutants of the style sheet and the script.
+``test_page_checks_reject_colour_figure_and_tooltip_mutants`` shows the contrast, figure-shape,
+tooltip and index target checks failing on mutants of the style sheet and the script.
 
 Screenshots of every page at both widths go to ``tests/artifacts/book/`` (each test checks its
 own was written, so the tests can run in any order and on several workers).
@@ -161,7 +163,7 @@ LAYOUT_JS = r"""
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
   const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
-               images: [], figures: [], tex: [], contrast: []};
+               images: [], figures: [], tex: [], contrast: [], taps: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -335,6 +337,15 @@ LAYOUT_JS = r"""
                           + e.getAttribute(name).slice(0, 60));
     }
   });
+  // On a phone the index's entries and letters are 44 px touch targets, as the drawers' links
+  // (one under another 20 px apart, a tap hit the neighbour)
+  if (innerWidth < 768)
+    main.querySelectorAll('table.indextable a, .genindex-jumpbox a, .modindex-jumpbox a')
+      .forEach(a => {
+        const r = a.getBoundingClientRect();
+        if (r.width && (r.height < 43.5 || r.width < 43.5))
+          out.taps.push(`${Math.round(r.width)}x${Math.round(r.height)} px: ${label(a)}`);
+      });
   const inTitle = document.title.match(texPattern);
   if (inTitle) out.tex.push(`"${inTitle[0]}" in the page's title: ${document.title}`);
 
@@ -805,6 +816,8 @@ TINT_MUTANTS = (("--pst-color-link: #135ac8;", ""),
                 ("color: var(--pst-color-success-highlight);", ""))
 INDEX_CAP_MUTANT = ("tr.cap {\n  background-color: var(--pst-color-surface);", "tr.cap {")
 TITLE_MUTANT = ("  mlnotesPlainAttributes();\n", "")
+# * the index's entries left as 20 px lines on a phone
+INDEX_TAP_MUTANT = ("    min-height: 44px;\n    min-width: 44px;\n", "")
 
 
 def _layout_with(browser, site, page, width, mode, static_name, mutants, then=None):
@@ -843,6 +856,9 @@ def test_page_checks_reject_colour_figure_and_tooltip_mutants(site, browser):
     [tip] = _layout_with(browser, site, "book/scaling.html", PHONE, "light", "mlnotes.js",
                          [TITLE_MUTANT])
     assert any("in the title of <a>" in t for t in tip["tex"]), tip["tex"]
+    [index] = _layout_with(browser, site, "genindex.html", PHONE, "light", "mlnotes.css",
+                           [INDEX_TAP_MUTANT])
+    assert len(index["taps"]) > 20, index["taps"]
 
 
 def test_search_snippets_are_readable(site, browser):
