@@ -815,7 +815,7 @@ IMAGE_PADDING_MUTANT = ("div.cell_output img {\n  padding: 0;", "div.cell_output
 TINT_MUTANTS = (("--pst-color-link: #135ac8;", ""),
                 ("color: var(--pst-color-success-highlight);", ""))
 INDEX_CAP_MUTANT = ("tr.cap {\n  background-color: var(--pst-color-surface);", "tr.cap {")
-TITLE_MUTANT = ("  mlnotesPlainAttributes();\n", "")
+TITLE_MUTANT = ("    mlnotesPlainAttributes();\n", "")
 # * the index's entries left as 20 px lines on a phone
 INDEX_TAP_MUTANT = ("    min-height: 44px;\n    min-width: 44px;\n", "")
 

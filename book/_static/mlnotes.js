@@ -468,13 +468,14 @@ mlnotesThemeToggle();
 mlnotesCloseDrawerOnTap();
 document.addEventListener("DOMContentLoaded", () => {
   mlnotesPatchSearch();
-  mlnotesPlainAttributes();
   mlnotesMarkWrappingOutputs();
   mlnotesStackTables();
   mlnotesShortSolutionTitles();
   mlnotesAfterFirstScreen(() => {
     mlnotesMarkWideInlineMath();
     mlnotesMarkScrollBoxes();
+    // after the first screen: a look at every element's attributes (90 000 on t-SNE's page)
+    mlnotesPlainAttributes();
   });
 });
 window.addEventListener("load", () => {
