@@ -36,13 +36,13 @@ NAVIGATION_TIMEOUT_MS = 90_000
 
 # An init script for tests that measure a whole page: every formula is typeset at load instead
 # of those near the screen (book/_static/mlnotes-mathjax.js), and every image loads at once
-# (the book's images load lazily, book/_ext/surface.py).
-TYPESET_ALL = """
-localStorage.setItem('mlnotes-typeset', 'all');
+# (the book's images load lazily, book/_ext/surface.py): ``EAGER_IMAGES`` alone loads the images.
+EAGER_IMAGES = """
 new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(n => {
   if (n.tagName === 'IMG' && n.loading === 'lazy') n.loading = 'eager';
 }))).observe(document, {childList: true, subtree: true});
 """
+TYPESET_ALL = "localStorage.setItem('mlnotes-typeset', 'all');" + EAGER_IMAGES
 
 # TeX source as a reader would see it: a control word (\lambda, \top), an inline delimiter
 # \( \) \[ \], or a $...$ pair (the book's pages and the PDF's text are scanned with it).
@@ -148,14 +148,17 @@ def wait_until(pw_page, expression, arg=None, timeout=3000, polling="raf"):
         return False
 
 
-def serve_mutant(context, static_name, mutant):
-    """Serve ``book/_static/<static_name>`` to ``context`` with ``mutant`` (find, replace)
-    applied: a check of the page's script or style sheet shown to fail on the mutated file."""
+def serve_mutant(context, static_name, *mutants):
+    """Serve ``book/_static/<static_name>`` to ``context`` with each of ``mutants`` (find,
+    replace) applied: a check of the page's script or style sheet shown to fail on the mutated
+    file."""
     source = (ROOT / "book" / "_static" / static_name).read_text(encoding="utf-8")
-    assert mutant[0] in source, f"mutant {mutant[0]!r} not in {static_name}"
+    for mutant in mutants:
+        assert mutant[0] in source, f"mutant {mutant[0]!r} not in {static_name}"
+        source = source.replace(*mutant)
     kind = "text/css" if static_name.endswith(".css") else "text/javascript"
     context.route(f"**/_static/{static_name}*", lambda route: route.fulfill(
-        body=source.replace(*mutant), content_type=kind))
+        body=source, content_type=kind))
 
 
 # A page resized (or switched light <-> dark) re-lays itself out: book/_static/mlnotes.js marks

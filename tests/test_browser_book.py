@@ -6,7 +6,10 @@ formula typeset, the costly part) and checked at the width it loads at, then res
 width and, once it has laid itself out again (formulas re-broken for the new column, boxes and
 figures re-marked: ``browser_support.resize``), checked again. Every other page loads on a phone
 first (``FIRST_WIDTH``), so across the book both widths are checked on a fresh load and after a
-resize (a phone turned, a window narrowed), as readers see them.
+resize (a phone turned, a window narrowed), as readers see them. Each page is also checked in
+both modes: it loads in the mode the system asks for (``FIRST_MODE``: light for one pair of
+pages, dark for the next), and is switched to the other as the theme's button does before the
+resize; so each width is checked light and dark, as loaded and as switched to.
 
 * it is self-contained: no request leaves the local server, none fails, no console error;
 * math is typeset by the bundled MathJax with no error; every image loaded; every explorer cell
@@ -25,7 +28,7 @@ resize (a phone turned, a window narrowed), as readers see them.
   tap;
 * every content image has alt text that is not a file path, and at least twice the pixels of
   its displayed width (sharp on 2x screens); it is drawn with its own aspect ratio (within
-  ``MAX_STRETCH``), and its "Enlarge" badge does not cover it;
+  ``MAX_STRETCH``, its picture's box without padding), and its "Enlarge" badge does not cover it;
 * on a phone, every figure's text (tick labels, legends, titles, axis and colour-bar labels,
   point labels, annotations) is shown at least 9 px tall (the smallest text's points, which
   mlnotes.plotting writes into each PNG, times the figure's shown width over its own:
@@ -34,7 +37,16 @@ resize (a phone turned, a window narrowed), as readers see them.
 * no raw TeX reaches a reader: the text of the page outside typeset maths and code, its
   sidebars and drawers, and the column names of stacked tables have no TeX control word and no
   ``$`` or ``\\(`` delimiters (``RAW_TEX``);
+* every text has a contrast of 4.5:1 with what is behind it (3:1 if large; WCAG AA), over the
+  page, its tinted boxes and its sidebars, in the mode shown;
+* no TeX in the text a browser shows or reads out from attributes (tooltips, alt text, ARIA
+  labels) nor in the page's title;
+* on a phone the index's entries and letters (the general index, the index of theorems) are
+  44 px touch targets;
 * the 1.5 MB fontawesome.js is not loaded (the few icons come from the theme's web font).
+
+``test_page_checks_reject_colour_figure_and_tooltip_mutants`` shows the contrast, figure-shape,
+tooltip and index target checks failing on mutants of the style sheet and the script.
 
 Screenshots of every page at both widths go to ``tests/artifacts/book/`` (each test checks its
 own was written, so the tests can run in any order and on several workers).
@@ -53,12 +65,15 @@ import pytest
 
 from browser_support import (
     BOOK_HTML,
+    EAGER_IMAGES,
     POLL_MS,
     RAW_TEX,
     ROOT,
     TYPESET_ALL,
     resize,
     serve_directory,
+    serve_mutant,
+    settle,
     toc_files,
     wait_until,
 )
@@ -149,7 +164,7 @@ LAYOUT_JS = r"""
   const label = el => (el.id ? '#' + el.id + ' ' : '') + el.textContent.replace(/\s+/g, ' ')
     .trim().slice(0, 50);
   const out = {page: [], math: [], tables: [], code: [], outputs: [], machinery: [], checks: [],
-               images: [], figures: [], tex: []};
+               images: [], figures: [], tex: [], contrast: [], taps: []};
 
   const doc = document.documentElement;
   if (doc.scrollWidth > innerWidth + 1) {
@@ -277,8 +292,15 @@ LAYOUT_JS = r"""
       out.images.push(`alt text "${alt.slice(0, 40)}" for ${name}`);
     if (img.naturalWidth < minRatio * r.width)
       out.images.push(`${name}: ${img.naturalWidth}px shown ${Math.round(r.width)}px wide (< 2x)`);
-    // its own shape at every width: an inline height once stretched phone figures 1.5x
-    const stretch = (r.height / r.width) / (img.naturalHeight / img.naturalWidth);
+    // its own shape at every width: an inline height once stretched phone figures 1.5x. The
+    // picture is drawn in the content box: dark mode's padding once flattened it by 6.5%.
+    const cs = getComputedStyle(img);
+    const px = k => parseFloat(cs[k]) || 0;
+    const w = r.width - px('paddingLeft') - px('paddingRight') - px('borderLeftWidth')
+      - px('borderRightWidth');
+    const h = r.height - px('paddingTop') - px('paddingBottom') - px('borderTopWidth')
+      - px('borderBottomWidth');
+    const stretch = (h / w) / (img.naturalHeight / img.naturalWidth);
     if (img.naturalWidth && Math.abs(stretch - 1) > maxStretch)
       out.figures.push(`${name} drawn ${stretch.toFixed(2)}x as tall as its own shape`);
     // the "Enlarge" badge sits beside the picture, never on it
@@ -306,6 +328,98 @@ LAYOUT_JS = r"""
     const m = e.dataset.label.match(texPattern);
     if (m) out.tex.push(`"${m[0]}" in a column name: ${e.dataset.label.slice(0, 40)}`);
   });
+  // nor in the text a browser shows or reads out from attributes: a tooltip (a citation's title
+  // is its bibliography entry), alt text, an ARIA label, the window's title
+  document.querySelectorAll('[title], [alt], [aria-label]').forEach(e => {
+    if (e.closest('mjx-container')) return;
+    for (const name of ['title', 'alt', 'aria-label']) {
+      const m = (e.getAttribute(name) || '').match(texPattern);
+      if (m) out.tex.push(`"${m[0]}" in the ${name} of <${e.tagName.toLowerCase()}>: `
+                          + e.getAttribute(name).slice(0, 60));
+    }
+  });
+  // On a phone the index's entries and letters are 44 px touch targets, as the drawers' links
+  // (one under another 20 px apart, a tap hit the neighbour)
+  if (innerWidth < 768)
+    main.querySelectorAll('table.indextable a, .genindex-jumpbox a, .modindex-jumpbox a')
+      .forEach(a => {
+        const r = a.getBoundingClientRect();
+        if (r.width && (r.height < 43.5 || r.width < 43.5))
+          out.taps.push(`${Math.round(r.width)}x${Math.round(r.height)} px: ${label(a)}`);
+      });
+  const inTitle = document.title.match(texPattern);
+  if (inTitle) out.tex.push(`"${inTitle[0]}" in the page's title: ${document.title}`);
+
+  // Text stands out from what is behind it (WCAG AA): a contrast of 4.5:1, 3:1 for large text
+  // (24 px, or 18.66 px bold), over the page, its boxes' tints and its sidebars, in the mode
+  // shown. The colour behind is the first opaque background up the tree with the translucent
+  // ones above it laid over it. Text of a disabled control is exempt (WCAG), as is text on an
+  // image. Each element with text of its own is measured once.
+  const rgba = s => { const m = s.match(/rgba?\(([^)]*)\)/); if (!m) return null;
+    const v = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = c => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  const lin = v => (v /= 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  const over = (top, under) => [0, 1, 2].map(k => top[k] * top[3] + under[k] * (1 - top[3]));
+  const behind = new Map();
+  const background = el => {
+    if (!el) return [255, 255, 255];
+    if (behind.has(el)) return behind.get(el);
+    const cs = getComputedStyle(el);
+    let bg;
+    if (cs.backgroundImage !== 'none' && !cs.backgroundImage.includes('gradient')) bg = null;
+    else {
+      const own = rgba(cs.backgroundColor);
+      const under = own && own[3] >= 0.999 ? null : background(el.parentElement);
+      bg = own && own[3] >= 0.999 ? own.slice(0, 3)
+        : under && (own && own[3] > 0 ? over(own, under) : under);
+    }
+    behind.set(el, bg);
+    return bg;
+  };
+  // the colours a reader sees once a change of mode or state has faded in (the theme's buttons
+  // fade colours over 0.15 s)
+  document.getAnimations().filter(a => /color/.test(a.transitionProperty || ''))
+    .forEach(a => a.finish());
+  const opacities = new Map();
+  const opaque = el => {  // the product of the opacities of el and the boxes it is in
+    if (!el) return 1;
+    if (!opacities.has(el))
+      opacities.set(el, parseFloat(getComputedStyle(el).opacity) * opaque(el.parentElement));
+    return opacities.get(el);
+  };
+  const measured = new Set();
+  // a formula's glyphs take its text's colour: the text around it is measured, not each glyph
+  // (tens of thousands on t-SNE's page)
+  const texts = document.createTreeWalker(document.body,
+    NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {acceptNode: n =>
+      n.nodeName === 'MJX-CONTAINER' ? NodeFilter.FILTER_REJECT
+      : n.nodeType === Node.TEXT_NODE ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP});
+  for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+    const el = n.parentElement;
+    if (!el || measured.has(el) || !n.textContent.trim()) continue;
+    measured.add(el);
+    if (el.closest('script, style, noscript, :disabled, .mlx-inert, '
+                   + '[aria-disabled="true"]')
+        || !el.checkVisibility({opacityProperty: true, visibilityProperty: true}))
+      continue;
+    const box = el.getBoundingClientRect();
+    if (box.width < 2 || box.height < 2) continue;  // clipped away (a skip link, screen-reader text)
+    const cs = getComputedStyle(el);
+    const bg = background(el);
+    let fg = rgba(cs.color);
+    if (!bg || !fg) continue;
+    const opacity = fg[3] * opaque(el);
+    if (opacity === 0) continue;  // hidden on purpose: a formula's TeX until it is typeset
+    fg = over([fg[0], fg[1], fg[2], opacity], bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(cs.fontSize);
+    const need = size >= 24 || (size >= 18.66 && parseInt(cs.fontWeight, 10) >= 700) ? 3 : 4.5;
+    if (ratio < need)
+      out.contrast.push(`${ratio.toFixed(2)}:1 (< ${need}) "${n.textContent.trim().slice(0, 30)}"`
+        + ` in <${el.tagName.toLowerCase()} class="${String(el.className).slice(0, 30)}">`);
+  }
   return out;
 }
 """
@@ -529,8 +643,10 @@ EXPLORERS_DRAWN_JS = """async ([poll, timeout]) => {
 # Figures as shown: each output image's source, shown width and own width (CSS px)
 FIGURES_JS = """() => Array.from(document.querySelectorAll('.bd-article .cell_output img'))
   .filter(i => i.naturalWidth && i.getBoundingClientRect().width > 40)
-  .map(i => ({src: new URL(i.currentSrc || i.src).pathname, shown: i.getBoundingClientRect().width,
-              natural: i.naturalWidth}))"""
+  .map(i => { const cs = getComputedStyle(i);  // the picture's own box: without any padding
+    return {src: new URL(i.currentSrc || i.src).pathname, natural: i.naturalWidth,
+            shown: i.getBoundingClientRect().width - parseFloat(cs.paddingLeft)
+              - parseFloat(cs.paddingRight)}; })"""
 
 
 def _small_tick_labels(pw_page):
@@ -565,11 +681,18 @@ def _small_tick_labels(pw_page):
 # the other (the page lays itself out again: browser_support.resize). Every other page loads on
 # a phone first, so both a fresh load and a resize are checked at each width across the book.
 FIRST_WIDTH = {page: (PHONE, LAPTOP)[k % 2] for k, page in enumerate(PAGES)}
+# Each page is also seen in both modes: loaded in the mode the system asks for (the first), then
+# switched to the other as the theme's button does, before the resize. Pairs of pages alternate,
+# so each width is checked in each mode, as loaded and as switched to.
+FIRST_MODE = {page: ("light", "dark")[k // 2 % 2] for k, page in enumerate(PAGES)}
 
 
-def _check_at(pw_page, page, width):
-    """Everything ``test_page`` checks on the page as it is now, ``width`` px wide."""
+def _check_at(pw_page, page, width, mode):
+    """Everything ``test_page`` checks on the page as it is now, ``width`` px wide in ``mode``."""
     problems = _wait_ready(pw_page)
+    shown = pw_page.evaluate("document.documentElement.dataset.theme")
+    if shown != mode:
+        problems.append(f"shown in {shown} mode, not {mode}")
     state = pw_page.evaluate(STATE_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])
     if state["mathErrors"]:
         problems.append(f"MathJax errors {state['mathErrors'][:5]}")
@@ -594,7 +717,7 @@ def _check_at(pw_page, page, width):
 
     # the screenshots are there to be looked at: each page's must be written
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.png"
+    shot = ARTIFACTS / f"{page.replace('/', '_')}.{width}.{mode}.png"
     shot.unlink(missing_ok=True)
     pw_page.screenshot(path=str(shot))
     if not (shot.exists() and shot.stat().st_size > 1000):
@@ -608,7 +731,7 @@ def _check_at(pw_page, page, width):
         problems += [f"figures: {p}" for p in _check_figure_zoom(pw_page)]
         small = _small_tick_labels(pw_page)
         problems += [f"figure text too small on a phone: {p}" for p in small[:6]]
-    return [f"{width}px: {p}" for p in problems]
+    return [f"{width}px, {mode}: {p}" for p in problems]
 
 
 def _leave_alone(pw_page):
@@ -630,8 +753,10 @@ def test_page(page, site, browser):
         return
     host = urlparse(site).netloc
     outside, failed, console_errors = [], [], []
-    first = FIRST_WIDTH[page]
-    context = browser.new_context(viewport={"width": first, "height": 900})
+    first, first_mode = FIRST_WIDTH[page], FIRST_MODE[page]
+    second_mode = "light" if first_mode == "dark" else "dark"
+    context = browser.new_context(viewport={"width": first, "height": 900},
+                                  color_scheme=first_mode)
     context.add_init_script(TYPESET_ALL)  # every formula measured, not only those on screen
     pw_page = context.new_page()
 
@@ -657,11 +782,12 @@ def test_page(page, site, browser):
     try:
         response = pw_page.goto(f"{site}/{page}", wait_until="load")
         assert response is not None and response.ok, f"{page}: HTTP {response and response.status}"
-        problems = _check_at(pw_page, page, first)
+        problems = _check_at(pw_page, page, first, first_mode)
         second = LAPTOP if first == PHONE else PHONE
         _leave_alone(pw_page)
+        settle(pw_page, lambda: pw_page.evaluate("m => mlnotesSetMode(m)", second_mode))
         resize(pw_page, second)
-        problems += _check_at(pw_page, page, second)
+        problems += _check_at(pw_page, page, second, second_mode)
         # every request the page made (fonts and scripts MathJax loads late included) is in
         # and recorded above before the page closes
         pw_page.wait_for_load_state("networkidle")
@@ -677,7 +803,65 @@ def test_page(page, site, browser):
         problems.append(f"failed requests: {failed[:5]}")
     if console_errors:
         problems.append(f"console errors: {console_errors[:5]}")
-    assert not problems, f"{page}, loaded at {first}px:\n  " + "\n  ".join(problems)
+    assert not problems, (f"{page}, loaded at {first}px in {first_mode} mode:\n  "
+                          + "\n  ".join(problems))
+
+
+# Careless changes that ``LAYOUT_JS`` must catch (each a mutant of the book's style sheet or
+# script that a check of test_page rejects), and where each shows:
+# * dark mode's padding back on output images: figures drawn flatter than their own shape;
+# * the darker link blue and check-mark green of the tinted boxes dropped: links in an exercise
+#   or a theorem box at 4.2-4.3:1, a check bar's mark at 4.4:1 (light mode);
+# * the index table's heading rows left light grey: light text on them in dark mode (1.3:1);
+# * a citation's tooltip left as its bibliography entry's TeX ("$O(N \log N)$").
+IMAGE_PADDING_MUTANT = ("div.cell_output img {\n  padding: 0;", "div.cell_output img {")
+TINT_MUTANTS = (("--pst-color-link: #135ac8;", ""),
+                ("color: var(--pst-color-success-highlight);", ""))
+INDEX_CAP_MUTANT = ("tr.cap {\n  background-color: var(--pst-color-surface);", "tr.cap {")
+TITLE_MUTANT = ("    mlnotesPlainAttributes();\n", "")
+# * the index's entries left as 20 px lines on a phone
+INDEX_TAP_MUTANT = ("    min-height: 44px;\n    min-width: 44px;\n", "")
+
+
+def _layout_with(browser, site, page, width, mode, static_name, mutants, then=None):
+    """``LAYOUT_JS``'s findings on ``page`` served with ``mutants`` of ``static_name``, loaded
+    in ``mode`` (maths typeset as a reader's page does, near the screen: what is measured here
+    is not the maths); with ``then``, after switching to that mode as well."""
+    context = browser.new_context(viewport={"width": width, "height": 844},
+                                  color_scheme=mode, is_mobile=width < 600,
+                                  has_touch=width < 600)
+    context.add_init_script(EAGER_IMAGES)  # every figure measured
+    serve_mutant(context, static_name, *mutants)
+    try:
+        pw_page = context.new_page()
+        pw_page.goto(f"{site}/{page}", wait_until="load")
+        assert wait_until(pw_page, LAID_OUT_JS, timeout=60_000, polling=POLL_MS), page
+        found = [pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX])]
+        if then:
+            settle(pw_page, lambda: pw_page.evaluate("m => mlnotesSetMode(m)", then))
+            found.append(pw_page.evaluate(LAYOUT_JS, [MIN_PIXEL_RATIO, MAX_STRETCH, RAW_TEX]))
+        return found
+    finally:
+        context.close()
+
+
+def test_page_checks_reject_colour_figure_and_tooltip_mutants(site, browser):
+    """test_page's contrast, figure-shape and TeX checks fail on the mutants above: each mutant
+    served on one page that shows it (three light pages, maths typeset near the screen only)."""
+    light, dark = _layout_with(browser, site, "book/datasets.html", PHONE, "light", "mlnotes.css",
+                               (IMAGE_PADDING_MUTANT, *TINT_MUTANTS), then="dark")
+    assert any('"✓"' in c for c in light["contrast"]), light["contrast"]
+    assert any("<a " in c for c in light["contrast"]), light["contrast"]
+    assert any("as tall as its own shape" in f for f in dark["figures"]), dark["figures"]
+    [cap] = _layout_with(browser, site, "prf-statements.html", LAPTOP, "dark", "mlnotes.css",
+                         [INDEX_CAP_MUTANT])
+    assert any("Algorithms" in c for c in cap["contrast"]), cap["contrast"]
+    [tip] = _layout_with(browser, site, "book/scaling.html", PHONE, "light", "mlnotes.js",
+                         [TITLE_MUTANT])
+    assert any("in the title of <a>" in t for t in tip["tex"]), tip["tex"]
+    [index] = _layout_with(browser, site, "genindex.html", PHONE, "light", "mlnotes.css",
+                           [INDEX_TAP_MUTANT])
+    assert len(index["taps"]) > 20, index["taps"]
 
 
 def test_search_snippets_are_readable(site, browser):

@@ -47,7 +47,8 @@ const MLNOTES_TEX_SYMBOLS = {
   Gamma: "Γ", Delta: "Δ", Theta: "Θ", Lambda: "Λ", Sigma: "Σ", Phi: "Φ", Psi: "Ψ",
   Omega: "Ω", top: "ᵀ", le: "≤", leq: "≤", ge: "≥", geq: "≥", neq: "≠", approx: "≈",
   in: "∈", to: "→", times: "×", cdot: "·", sum: "Σ", infty: "∞", partial: "∂", nabla: "∇",
-  ell: "ℓ", mid: "|", ldots: "…", dots: "…", cdots: "⋯",
+  ell: "ℓ", mid: "|", ldots: "…", dots: "…", cdots: "⋯", sqrt: "√",
+  log: "log", exp: "exp", min: "min", max: "max", det: "det",
 };
 
 /* "\(\mathbb{R}^{D}\)" -> "R^D": readable text for a search snippet. */
@@ -73,6 +74,22 @@ function mlnotesReadableText(root) {
   root.querySelectorAll(MLNOTES_BLOCKS).forEach((el) => el.append(" "));
   root.querySelectorAll("br").forEach((el) => el.replaceWith(" "));
   return root.textContent.replace(/\s+/g, " ").trim();
+}
+
+/* TeX in the text a browser shows from attributes: a citation's tooltip (its title, the
+   bibliography entry as text: "A hierarchical $O(N \log N)$ force-calculation algorithm"), an
+   image's alt text or an ARIA label read by a screen reader. Each $...$ or \(...\) there
+   becomes readable text ("O(N log N)"). */
+const MLNOTES_TEX_IN_TEXT = /\$([^$]+)\$|\\\((.+?)\\\)/g;
+function mlnotesPlainAttributes(root = document) {
+  for (const name of ["title", "alt", "aria-label"]) {
+    root.querySelectorAll(`[${name}*="$"], [${name}*="\\\\"]`).forEach((el) => {
+      if (el.closest("mjx-container")) return;
+      const value = el.getAttribute(name);
+      const plain = value.replace(MLNOTES_TEX_IN_TEXT, (m, a, b) => mlnotesTexToText(a || b));
+      if (plain !== value) el.setAttribute(name, plain);
+    });
+  }
 }
 
 /* The stems a snippet may look for: each keyword and its other spelling(s). */
@@ -457,6 +474,8 @@ document.addEventListener("DOMContentLoaded", () => {
   mlnotesAfterFirstScreen(() => {
     mlnotesMarkWideInlineMath();
     mlnotesMarkScrollBoxes();
+    // after the first screen: a look at every element's attributes (90 000 on t-SNE's page)
+    mlnotesPlainAttributes();
   });
 });
 window.addEventListener("load", () => {
