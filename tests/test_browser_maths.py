@@ -817,7 +817,7 @@ def test_mathjax_menu_opens_on_a_formula_typeset_at_build_time(site, browser):
 # search-word highlighting, fetched once the first screen's maths is done.
 SEARCH_FILES = ("searchtools.js", "language_data.js", "searchindex.js")
 LATE_FILES = ("doctools.js", "sphinx_highlight.js", "clipboard.min.js", "copybutton.js",
-              "togglebutton.js")
+              "togglebutton.js", "bootstrap.js")
 SCRIPTS_PAGE = "book/classical_mds.html"  # code cells (copy buttons) and "double centring"
 SCRIPTS_TIMING_JS = r"""
 ([search, late]) => {
@@ -844,6 +844,8 @@ SCRIPT_LOADER_MUTANTS = [
      '<script defer src="../searchindex.js"></script><script id="mlnotes-script-loader">'),
     ('.then(function () { load("late"); });', ';load("late");'),
     ("if (!field.value) field.value = value;", ""),
+    # the download menu pressed before Bootstrap arrived stays shut
+    ("if (pressed) pressed.click();", ""),
 ]
 
 
@@ -863,12 +865,29 @@ def _scripts_on_demand(browser, site, mutant=None):
                                                            content_type="text/html"))
         held = []  # the search tools, held back until the reader has typed
         context.route("**/_static/searchtools.js*", lambda route: held.append(route))
+        bootstrap = []  # Bootstrap, held back until the reader has pressed the download menu
+        context.route("**/_static/scripts/bootstrap.js*", lambda route: bootstrap.append(route))
         pw_page = context.new_page()
-        pw_page.goto(url, wait_until="load")
+        # not "load": a script held back here and asked for before it would hold the event back
+        pw_page.goto(url, wait_until="domcontentloaded")
         pw_page.wait_for_function("() => !document.documentElement.classList.contains("
                                   "'mlnotes-maths-pending')", timeout=60000)
         if not wait_until(pw_page, "() => document.querySelector('.copybtn')", timeout=30000):
             problems.append("no copy button on the page's code cells")
+        pw_page.locator('.bd-header-article [data-bs-toggle="dropdown"]').first.tap()
+        for _ in range(100):
+            if bootstrap:
+                break
+            pw_page.wait_for_timeout(100)
+        if not bootstrap:
+            problems.append("Bootstrap was never asked for")
+        else:
+            bootstrap[0].continue_()
+            if not wait_until(pw_page, "() => document.querySelector("
+                              "'.bd-header-article .dropdown-menu.show')", timeout=10000):
+                problems.append("the download menu pressed before Bootstrap arrived stays shut")
+            pw_page.keyboard.press("Escape")
+        context.unroute("**/_static/scripts/bootstrap.js*")
         problems.extend(pw_page.evaluate(SCRIPTS_TIMING_JS, [SEARCH_FILES, LATE_FILES]))
         pw_page.locator(".bd-header-article .search-button").first.tap()
         pw_page.locator("#pst-search-dialog input[name=q]").type("double centring")
@@ -905,9 +924,10 @@ def _scripts_on_demand(browser, site, mutant=None):
 
 def test_search_and_button_scripts_load_after_the_maths_and_search_works(site, browser):
     """A page fetches no search script until the reader goes to the search (tapping the
-    header's search button), and the scripts of the copy and toggle buttons only after its
-    first screen's maths; the copy buttons are there, what the reader typed before the search
-    scripts arrived stays in the field, and the search finds the page ("double centring")."""
+    header's search button), and the scripts of the copy and toggle buttons and Bootstrap only
+    after its first screen's maths; the copy buttons are there, the download menu pressed
+    before Bootstrap arrived opens once it has, what the reader typed before the search scripts
+    arrived stays in the field, and the search finds the page ("double centring")."""
     problems = _scripts_on_demand(browser, site)
     assert not problems, "\n  ".join(problems)
 

@@ -352,6 +352,14 @@ SEARCH_SCRIPT_RE = re.compile(
 LATE_SCRIPT_RE = re.compile(
     r'[ \t]*<script src="(?P<src>[^"]*_static/(?:doctools|sphinx_highlight|clipboard\.min|'
     r'copybutton|togglebutton)\.js(?:\?v=[0-9a-f]+)?)"></script>\n?')
+# Bootstrap (81 KB) only opens the header's download menu here (its data API; the theme's
+# tooltips are never started): loaded with the late scripts, after them; a press of the menu's
+# button before then loads it at once and presses the button again once it has run.
+BOOTSTRAP_SCRIPT_RE = re.compile(
+    r'[ \t]*<script defer src="(?P<src>[^"]*_static/scripts/bootstrap\.js(?:\?digest=[0-9a-f]+)?)">'
+    r'</script>\n?')
+BOOTSTRAP_PRELOAD_RE = re.compile(
+    r'[ \t]*<link rel="preload" as="script" href="[^"]*_static/scripts/bootstrap\.js[^"]*" />\n?')
 BOOK_THEME_SCRIPT_RE = re.compile(
     r'<script src="(?P<src>[^"]*_static/scripts/sphinx-book-theme\.js(?:\?v=[0-9a-f]+)?)">')
 DESIGN_TABS_RE = re.compile(
@@ -365,8 +373,8 @@ LOADER_MARK = "mlnotes-script-loader"
 # on the reader's first move toward the search (a focus or press of the search button or
 # field, Ctrl/Cmd+K), after "late"; Sphinx's Search.init then empties the search fields (it
 # fills them with the URL's ?q=): what the reader typed meanwhile is put back.
-LOADER_JS = """<script id="LOADER_MARK">(function () {
-  var groups = GROUPS, loading = {}, typed = new Map();
+LOADER_JS = r"""<script id="LOADER_MARK">(function () {
+  var groups = GROUPS, loading = {}, typed = new Map(), wired = false, pressed = null;
   function load(name) {
     if (!loading[name]) {
       if (name === "search") load("late");
@@ -378,12 +386,20 @@ LOADER_JS = """<script id="LOADER_MARK">(function () {
         if (name === "search" && i === 0) s.onload = function () {
           typed.forEach(function (value, field) { if (!field.value) field.value = value; });
         };
+        if (/scripts\/bootstrap\.js/.test(src)) s.onload = function () {
+          wired = true;
+          if (pressed) pressed.click();
+        };
         document.head.appendChild(s);
       });
     }
   }
   document.addEventListener("input", function (e) {
     if (e.target.name === "q") typed.set(e.target, e.target.value);
+  }, true);
+  document.addEventListener("click", function (e) {  // a menu pressed before Bootstrap came
+    var toggle = !wired && e.target.closest && e.target.closest('[data-bs-toggle="dropdown"]');
+    if (toggle) { pressed = toggle; load("late"); }
   }, true);
   function searching(e) {
     var t = e.target;
@@ -426,8 +442,9 @@ def load_scripts_late(html_text):
     from the start), the search scripts (``SEARCH_SCRIPT_RE``: 280 KB evaluated on every page,
     used only by search.html, where the search box leads) are taken out of the head and loaded
     when the reader first goes to the search; Sphinx's doctools, search-word highlighting, the
-    copy and toggle buttons (``LATE_SCRIPT_RE``, parser-blocking in the head) once the first
-    screen's maths is drawn (``LOADER_JS``, written where the first of them was);
+    copy and toggle buttons (``LATE_SCRIPT_RE``, parser-blocking in the head) and Bootstrap
+    (``BOOTSTRAP_SCRIPT_RE``, deferred) once the first screen's maths is drawn (``LOADER_JS``,
+    written where the first of them was);
     sphinx-book-theme.js is deferred (it waits for the page itself); sphinx-design's tab script
     is dropped from a page without tabs (it only wires them, and acts at DOMContentLoaded only,
     so it cannot be loaded late). A page already rewritten is left as it is."""
@@ -436,6 +453,7 @@ def load_scripts_late(html_text):
     if AS_YOU_TYPE_MARK in html_text:
         return defer_search_scripts(html_text)
     late = [m["src"] for m in LATE_SCRIPT_RE.finditer(html_text)]
+    late += [m["src"] for m in BOOTSTRAP_SCRIPT_RE.finditer(html_text)]
     search = [m["src"] for m in SEARCH_SCRIPT_RE.finditer(html_text)]
     if not late and not search:
         return html_text
@@ -444,6 +462,7 @@ def load_scripts_late(html_text):
     first = LATE_SCRIPT_RE.search(html_text) or SEARCH_SCRIPT_RE.search(html_text)
     html_text = html_text[:first.start()] + loader + html_text[first.start():]
     html_text = SEARCH_SCRIPT_RE.sub("", LATE_SCRIPT_RE.sub("", html_text))
+    html_text = BOOTSTRAP_PRELOAD_RE.sub("", BOOTSTRAP_SCRIPT_RE.sub("", html_text))
     html_text = BOOK_THEME_SCRIPT_RE.sub(r'<script defer="defer" src="\g<src>">', html_text)
     if 'class="sd-tab-set' not in html_text:
         html_text = DESIGN_TABS_RE.sub("", html_text)
