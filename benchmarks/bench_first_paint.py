@@ -5,6 +5,7 @@ One command, on a built book (``jupyter-book build .`` writes ``_build/html``)::
     .venv/bin/python benchmarks/bench_first_paint.py [--html _build/html] [--runs 3] [PAGE ...]
     .venv/bin/python benchmarks/bench_first_paint.py --compare lazy=DIR --compare top=_build/html [PAGE ...]
     .venv/bin/python benchmarks/bench_first_paint.py --toc --sample 2 --runs 1
+    .venv/bin/python benchmarks/bench_first_paint.py --scripts --compare a=DIR --compare b=DIR PAGE#id
 
 The last measures links into every page of the book with maths: each page at its top, at the
 place a link lands on the most maths, and at 2 more link targets spread over the page
@@ -56,6 +57,11 @@ formula has been typeset, a font has loaded or the observer has reported since i
 a check that measured every formula on every frame forced the layout of every part of the page
 laid out only near the screen, and was most of the main thread's time it reported (5.8 of 13 s
 at a link into the API page).
+
+``--scripts`` traces each load instead (``script_costs``): the main thread's time evaluating
+each script before the first screen's maths, per build, which shows what a change to the
+page's scripts moved (the CPU column above moves with the machine's load by more than a
+script's cost).
 
 ``rows()`` gives the same medians to ``benchmarks/run.py`` (``make bench``) when
 ``MLNOTES_BENCH_FIRST_PAINT=1`` is set and a built book and Chromium are there.
@@ -326,6 +332,82 @@ def measure(browser, url):
         context.close()
 
 
+TRACE_CATEGORIES = ["devtools.timeline", "blink.user_timing"]
+
+
+def script_costs(browser, url):
+    """One load of ``url`` on the throttled phone, traced (CDP ``devtools.timeline``): the main
+    thread's time (ms, the trace's thread time) evaluating each script from navigation start to
+    the first screen's maths (the mark ``mlnotes-typeset-end``), by file ("inline" for the
+    page's own). Which scripts run before the maths and what each costs; the trace inflates
+    them all a little (compare builds, not seconds)."""
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE,
+                                  is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": RATE[0]})
+        browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+        page.goto(url, wait_until="commit")
+        page.wait_for_function("() => performance.getEntriesByName('mlnotes-typeset-end')"
+                               ".length", polling=200, timeout=TIMEOUT_MS)
+        events = json.loads(browser.stop_tracing())["traceEvents"]
+    finally:
+        context.close()
+    end = next(e for e in events if e.get("name") == "mlnotes-typeset-end")
+    start = min(e["ts"] for e in events
+                if e.get("name") == "navigationStart" and e["pid"] == end["pid"])
+    costs: dict[str, float] = {}
+    for e in events:
+        if (e.get("name") == "EvaluateScript" and e["pid"] == end["pid"]
+                and start <= e["ts"] < end["ts"]):
+            src = e.get("args", {}).get("data", {}).get("url", "")
+            name = src.split("?")[0].rsplit("/", 1)[-1] or "inline"
+            if name.endswith(".html"):
+                name = "inline"
+            costs[name] = costs.get(name, 0.0) + e.get("tdur", e.get("dur", 0)) / 1e3
+    return costs
+
+
+def scripts_table(builds, pages, runs, echo=print):
+    """Median ``script_costs`` per page, script and build (interleaved run by run)."""
+    found: dict = {label: {page: [] for page in pages} for label in builds}
+    with contextlib.ExitStack() as stack:
+        bases = {label: stack.enter_context(serve_directory(pathlib.Path(path).resolve()))
+                 for label, path in builds.items()}
+        browser = stack.enter_context(launch_chromium())
+        for k in range(runs):
+            for page in pages:
+                for label, base in bases.items():
+                    costs = script_costs(browser, f"{base}/{page}")
+                    found[label][page].append(costs)
+                    echo(f"  [{label}] {page} run {k + 1}: {sum(costs.values()):.0f} ms of "
+                         f"scripts before the maths, load average {os.getloadavg()[0]:.1f}")
+    labels = list(builds)
+    lines = ["| page | script | " + " | ".join(f"{label} ms" for label in labels) + " |",
+             "|---|---|" + "---:|" * len(labels)]
+    for page in pages:
+        names = sorted({n for label in labels for c in found[label][page] for n in c},
+                       key=lambda n: -max(statistics.median(c.get(n, 0.0) for c in
+                                                            found[label][page])
+                                          for label in labels))
+        rows = [("all", [statistics.median(sum(c.values()) for c in found[label][page])
+                         for label in labels])]
+        rows += [(n, [statistics.median(c.get(n, 0.0) for c in found[label][page])
+                      for label in labels]) for n in names]
+        for i, (name, values) in enumerate(rows):
+            if name != "all" and max(values) < 2:
+                continue
+            lines.append(f"| {page if i == 0 else ''} | {name} | "
+                         + " | ".join(f"{v:.0f}" for v in values) + " |")
+    lines.append(f"\nMain-thread time evaluating each script (CDP trace, thread time) from "
+                 f"navigation start to the first screen's maths, CPU slowed {RATE[0]:g}x, "
+                 f"medians of {runs} runs per page and build, interleaved.")
+    return "\n".join(lines)
+
+
 def _cases(browser, base, pages, echo, sample=0):
     """Each page at its top, and (for a page's top, not given with a ``#``) at the place a link
     lands on the most maths, and at ``sample`` other link targets spread over it."""
@@ -515,6 +597,9 @@ def main(argv=None):
                              "API entries) spread over it; --toc: every page of the book")
     parser.add_argument("--toc", action="store_true",
                         help="every page of the table of contents that holds a formula")
+    parser.add_argument("--scripts", action="store_true",
+                        help="trace each load instead: the main thread's time evaluating each "
+                             "script before the first screen's maths (pages given with #)")
     parser.add_argument("--rate", type=float, default=CPU_SLOWDOWN,
                         help="CPU slowdown (the target is judged at 4)")
     args = parser.parse_args(argv)
@@ -525,9 +610,16 @@ def main(argv=None):
         html = pathlib.Path(args.compare[0].split("=", 1)[1] if args.compare else args.html)
         args.pages = args.pages or [p for p in toc_pages(html)
                                     if 'class="math' in (html / p).read_text()]
+    if args.compare and not all("=" in item for item in args.compare):
+        parser.error("--compare takes LABEL=HTML (e.g. --compare top=_build/html)")
+    if args.scripts:
+        if not args.pages:
+            parser.error("--scripts takes the pages to trace (e.g. book/api.html#module-mlnotes)")
+        builds = (dict(item.split("=", 1) for item in args.compare) if args.compare
+                  else {"build": args.html})
+        print(scripts_table(builds, args.pages, args.runs))
+        return
     if args.compare:
-        if not all("=" in item for item in args.compare):
-            parser.error("--compare takes LABEL=HTML (e.g. --compare top=_build/html)")
         builds = dict(item.split("=", 1) for item in args.compare)
         results, formulas, size = run(builds, args.pages or None, args.runs, sample=args.sample)
         text = compare_table(results)

@@ -241,3 +241,90 @@ def test_prerender_mode_is_checked(monkeypatch):
         prerender.prerender(App, None)
     monkeypatch.setenv("MLNOTES_PRERENDER_MATHS", "0")
     assert prerender.prerender(App, None) is None  # none: the pages are left as written
+
+
+# A page's head as pydata-sphinx-theme and Sphinx write it (the search scripts deferred by
+# defer_search_scripts), with a page's name: the parts load_scripts_late moves.
+HEAD = """<head>
+    <link rel="preload" as="script" href="../_static/scripts/bootstrap.js?digest=9" />
+    <script src="../_static/documentation_options.js?v=1"></script>
+    <script src="../_static/doctools.js?v=2"></script>
+    <script src="../_static/sphinx_highlight.js?v=3"></script>
+    <script src="../_static/clipboard.min.js?v=4"></script>
+    <script src="../_static/copybutton.js?v=5"></script>
+    <script src="../_static/scripts/sphinx-book-theme.js?v=6"></script>
+    <script>let toggleHintShow = 'Click to show';</script>
+    <script src="../_static/togglebutton.js?v=7"></script>
+    <script data-sd-tabs-storage-prefix="x-" src="../_static/design-tabs.js?v=8"></script>
+    <script>DOCUMENTATION_OPTIONS.pagename = 'PAGE';</script>
+    <script>DOCUMENTATION_OPTIONS.search_as_you_type = false;</script>
+    <script src="../_static/searchtools.js"></script>
+    <script src="../_static/language_data.js"></script>
+    <script src="../searchindex.js"></script>
+</head><body>BODY
+    <script defer src="../_static/scripts/bootstrap.js?digest=9"></script>
+<script defer src="../_static/scripts/pydata-sphinx-theme.js?digest=9"></script>
+</body>"""
+SEARCH_FILES = ["../_static/searchtools.js", "../_static/language_data.js", "../searchindex.js"]
+LATE_FILES = ["../_static/doctools.js?v=2", "../_static/sphinx_highlight.js?v=3",
+              "../_static/clipboard.min.js?v=4", "../_static/copybutton.js?v=5",
+              "../_static/togglebutton.js?v=7", "../_static/scripts/bootstrap.js?digest=9"]
+
+
+def _rewritten(page="book/pca", body="<p>text</p>", head=HEAD):
+    surface = _load_ext("surface")
+    html = head.replace("PAGE", page).replace("BODY", body)
+    return surface, surface.load_scripts_late(surface.defer_search_scripts(html))
+
+
+def loader_text(html):
+    found = re.search(r'<script id="mlnotes-script-loader">.*?</script>', html, re.S)
+    return found.group(0) if found else ""
+
+
+def _script_tags(html):
+    return re.findall(r'<script\b[^>]*\ssrc="([^"]+)"[^>]*>', html)
+
+
+def test_a_page_loads_no_search_script_and_no_button_script_before_its_maths():
+    surface, html = _rewritten()
+    tags = _script_tags(html)
+    # left in the head: the options (the page's inline scripts use them) and the book theme's,
+    # deferred; the search and button scripts are no longer tags of the page
+    assert tags == ["../_static/documentation_options.js?v=1",
+                    "../_static/scripts/sphinx-book-theme.js?v=6",
+                    "../_static/scripts/pydata-sphinx-theme.js?digest=9"]
+    assert "bootstrap.js" not in html.replace(loader_text(html), "")  # nor preloaded
+    assert re.search(r'<script defer="defer" src="[^"]*sphinx-book-theme\.js', html)
+    loader = re.search(r'<script id="mlnotes-script-loader">(.*?)</script>', html, re.S)
+    assert loader, "no loader for the scripts taken out"
+    groups = json.loads(re.search(r"var groups = (\{.*?\}), loading", loader.group(1)).group(1))
+    # each group keeps the page's order (doctools first: searchtools and the others use it)
+    assert groups == {"late": LATE_FILES, "search": SEARCH_FILES}
+    # the loader sits after the options it follows in the head, before the page's other scripts
+    assert html.index("documentation_options.js") < loader.start() < html.index("toggleHintShow")
+    # sphinx-design's tab script acts only at DOMContentLoaded: dropped from a page without tabs
+    assert "design-tabs.js" not in html
+    # a second pass (an incremental build) changes nothing
+    assert surface.load_scripts_late(html) == html
+
+
+def test_a_page_with_tabs_keeps_their_script():
+    _, html = _rewritten(body='<div class="sd-tab-set docutils">tabs</div>')
+    assert "../_static/design-tabs.js?v=8" in _script_tags(html)
+
+
+def test_the_search_page_and_search_as_you_type_keep_the_search_scripts_at_load():
+    # the search page searches at load (?q=): its scripts stay, deferred, after doctools
+    surface, html = _rewritten(page="search")
+    tags = _script_tags(html)
+    assert "mlnotes-script-loader" not in html
+    assert [tag for tag in tags if tag in SEARCH_FILES] == SEARCH_FILES
+    assert tags.index("../_static/doctools.js?v=2") < tags.index(SEARCH_FILES[0])
+    assert all(re.search(rf'<script defer="defer" src="{re.escape(src)}"', html)
+               for src in SEARCH_FILES)
+    # search-as-you-type searches from every page's search box at DOMContentLoaded
+    _, typed = _rewritten(head=HEAD.replace("search_as_you_type = false",
+                                            "search_as_you_type = true"))
+    assert [tag for tag in _script_tags(typed) if tag in SEARCH_FILES] == SEARCH_FILES
+    assert "mlnotes-script-loader" not in typed
