@@ -344,142 +344,27 @@ def lazy_images(html_text):
 
 
 SEARCH_SCRIPT_RE = re.compile(
-    r'[ \t]*<script (?:defer="defer" )?src="(?P<src>[^"]*(?:_static/searchtools\.js|'
-    r'_static/language_data\.js|searchindex\.js))"></script>\n?')
-# Scripts that only wire things below the first screen (Sphinx's doctools and search-word
-# highlighting, the code cells' copy buttons, the toggle buttons): loaded after the first
-# screen's maths, in this order (doctools first: the others and searchtools use its helpers).
-LATE_SCRIPT_RE = re.compile(
-    r'[ \t]*<script src="(?P<src>[^"]*_static/(?:doctools|sphinx_highlight|clipboard\.min|'
-    r'copybutton|togglebutton)\.js(?:\?v=[0-9a-f]+)?)"></script>\n?')
-# Bootstrap (81 KB) only opens the header's download menu here (its data API; the theme's
-# tooltips are never started): loaded with the late scripts, after them; a press of the menu's
-# button before then loads it at once and presses the button again once it has run.
-BOOTSTRAP_SCRIPT_RE = re.compile(
-    r'[ \t]*<script defer src="(?P<src>[^"]*_static/scripts/bootstrap\.js(?:\?digest=[0-9a-f]+)?)">'
-    r'</script>\n?')
-BOOTSTRAP_PRELOAD_RE = re.compile(
-    r'[ \t]*<link rel="preload" as="script" href="[^"]*_static/scripts/bootstrap\.js[^"]*" />\n?')
-BOOK_THEME_SCRIPT_RE = re.compile(
-    r'<script src="(?P<src>[^"]*_static/scripts/sphinx-book-theme\.js(?:\?v=[0-9a-f]+)?)">')
-DESIGN_TABS_RE = re.compile(
-    r'[ \t]*<script [^>]*src="[^"]*_static/design-tabs\.js(?:\?v=[0-9a-f]+)?"></script>\n?')
-SEARCH_PAGE_MARK = "DOCUMENTATION_OPTIONS.pagename = 'search';"
-AS_YOU_TYPE_MARK = "DOCUMENTATION_OPTIONS.search_as_you_type = true;"
-LOADER_MARK = "mlnotes-script-loader"
-# The loader written into each page where the moved scripts were. "late" runs once the first
-# screen's maths is drawn with its fonts (window.mlnotesMathsReady, mlnotes-mathjax.js; then
-# the fonts, a frame and an idle moment; a page without maths: its load event). "search" runs
-# on the reader's first move toward the search (a focus or press of the search button or
-# field, Ctrl/Cmd+K), after "late"; Sphinx's Search.init then empties the search fields (it
-# fills them with the URL's ?q=): what the reader typed meanwhile is put back.
-LOADER_JS = r"""<script id="LOADER_MARK">(function () {
-  var groups = GROUPS, loading = {}, typed = new Map(), wired = false, pressed = null;
-  function load(name) {
-    if (!loading[name]) {
-      if (name === "search") load("late");
-      loading[name] = true;
-      groups[name].forEach(function (src, i) {
-        var s = document.createElement("script");
-        s.src = src;
-        s.async = false;  // in order, after those asked for before
-        if (name === "search" && i === 0) s.onload = function () {
-          typed.forEach(function (value, field) { if (!field.value) field.value = value; });
-        };
-        if (/scripts\/bootstrap\.js/.test(src)) s.onload = function () {
-          wired = true;
-          if (pressed) pressed.click();
-        };
-        document.head.appendChild(s);
-      });
-    }
-  }
-  document.addEventListener("input", function (e) {
-    if (e.target.name === "q") typed.set(e.target, e.target.value);
-  }, true);
-  document.addEventListener("click", function (e) {  // a menu pressed before Bootstrap came
-    var toggle = !wired && e.target.closest && e.target.closest('[data-bs-toggle="dropdown"]');
-    if (toggle) { pressed = toggle; load("late"); }
-  }, true);
-  function searching(e) {
-    var t = e.target;
-    if (e.type === "keydown" ? ((e.ctrlKey || e.metaKey) && /^k$/i.test(e.key)) :
-        t.closest && t.closest('input[name="q"], .search-button__button, .search-button-field, '
-                               + 'form.bd-search')) load("search");
-  }
-  ["focusin", "pointerdown", "click", "keydown"].forEach(function (type) {
-    document.addEventListener(type, searching, true);
-  });
-  function drawn() {  // the next frame drawn, then the main thread idle (at most 2 s later)
-    return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(function () {
-      if (window.requestIdleCallback) requestIdleCallback(r, { timeout: 2000 }); else r();
-    }, 0); }); });
-  }
-  document.addEventListener("DOMContentLoaded", function () {
-    var ready = window.mlnotesMathsReady || new Promise(function (r) {
-      if (document.readyState === "complete") r(); else addEventListener("load", r);
-    });
-    ready.then(function () { return document.fonts.ready; }).then(drawn)
-      .then(function () { load("late"); });
-  });
-})();</script>
-"""
+    r'<script src="(?P<src>[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
+    r'searchindex\.js))"></script>')
 
 
 def defer_search_scripts(html_text):
-    """The page with pydata-sphinx-theme's search scripts deferred (the search page's, which
-    searches at load): the theme loads Sphinx's search tools and the whole search index (280 KB)
-    on every page, in the head, where they stop the page from being parsed (and its maths
-    typeset) until they have loaded and run. Deferred, they keep their order."""
-    return SEARCH_SCRIPT_RE.sub(
-        lambda m: m.group(0).replace('<script src=', '<script defer="defer" src='), html_text)
-
-
-def load_scripts_late(html_text):
-    """The page with nothing the first screen does not need run before its maths.
-
-    On every page but the search page (and unless search-as-you-type is on, which needs them
-    from the start), the search scripts (``SEARCH_SCRIPT_RE``: 280 KB evaluated on every page,
-    used only by search.html, where the search box leads) are taken out of the head and loaded
-    when the reader first goes to the search; Sphinx's doctools, search-word highlighting, the
-    copy and toggle buttons (``LATE_SCRIPT_RE``, parser-blocking in the head) and Bootstrap
-    (``BOOTSTRAP_SCRIPT_RE``, deferred) once the first screen's maths is drawn (``LOADER_JS``,
-    written where the first of them was);
-    sphinx-book-theme.js is deferred (it waits for the page itself); sphinx-design's tab script
-    is dropped from a page without tabs (it only wires them, and acts at DOMContentLoaded only,
-    so it cannot be loaded late). A page already rewritten is left as it is."""
-    if LOADER_MARK in html_text or SEARCH_PAGE_MARK in html_text:
-        return html_text
-    if AS_YOU_TYPE_MARK in html_text:
-        return defer_search_scripts(html_text)
-    late = [m["src"] for m in LATE_SCRIPT_RE.finditer(html_text)]
-    late += [m["src"] for m in BOOTSTRAP_SCRIPT_RE.finditer(html_text)]
-    search = [m["src"] for m in SEARCH_SCRIPT_RE.finditer(html_text)]
-    if not late and not search:
-        return html_text
-    loader = (LOADER_JS.replace("LOADER_MARK", LOADER_MARK)
-              .replace("GROUPS", json.dumps({"late": late, "search": search})))
-    first = LATE_SCRIPT_RE.search(html_text) or SEARCH_SCRIPT_RE.search(html_text)
-    html_text = html_text[:first.start()] + loader + html_text[first.start():]
-    html_text = SEARCH_SCRIPT_RE.sub("", LATE_SCRIPT_RE.sub("", html_text))
-    html_text = BOOTSTRAP_PRELOAD_RE.sub("", BOOTSTRAP_SCRIPT_RE.sub("", html_text))
-    html_text = BOOK_THEME_SCRIPT_RE.sub(r'<script defer="defer" src="\g<src>">', html_text)
-    if 'class="sd-tab-set' not in html_text:
-        html_text = DESIGN_TABS_RE.sub("", html_text)
-    return html_text
+    """The page with pydata-sphinx-theme's search scripts deferred: the theme loads Sphinx's
+    search tools and the whole search index (250 KB) on every page, in the head, where they
+    stop the page from being parsed (and its maths typeset) until they have loaded and run; the
+    search box needs them only once it is opened. Deferred, they keep their order."""
+    return SEARCH_SCRIPT_RE.sub(r'<script defer="defer" src="\g<src>"></script>', html_text)
 
 
 def _drop_fontawesome_js(app, exception):
     """fontawesome.js (1.5 MB) draws a dozen icons; mlnotes.css draws them with the theme's web
     font instead, so every built page loses the script. Images load lazily (``lazy_images``);
-    the scripts the first screen does not need load after its maths or on demand
-    (``load_scripts_late``; on the search page the search scripts are deferred:
-    ``defer_search_scripts``)."""
+    the search scripts are deferred (``defer_search_scripts``)."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        trimmed = load_scripts_late(defer_search_scripts(lazy_images(drop_fontawesome_js(text))))
+        trimmed = defer_search_scripts(lazy_images(drop_fontawesome_js(text)))
         if trimmed != text:
             page.write_text(trimmed, encoding="utf-8")
 
