@@ -266,8 +266,9 @@ TARGETS_JS = r"""
 """
 
 
-def sampled_anchors(browser, url, k):
-    """``k`` link targets of ``url`` (TARGETS_JS), spread evenly over the page's order."""
+def _evaluate_typeset(browser, url, script):
+    """``script`` (called with the phone's screen height) evaluated on ``url`` opened on a phone
+    with every formula typeset."""
     context = browser.new_context(viewport=VIEWPORT, is_mobile=True, has_touch=True)
     try:
         context.add_init_script(TYPESET_ALL)
@@ -275,9 +276,14 @@ def sampled_anchors(browser, url, k):
         page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
         page.wait_for_function("() => !document.documentElement.classList.contains("
                                "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
-        ids = page.evaluate(TARGETS_JS, VIEWPORT["height"])
+        return page.evaluate(script, VIEWPORT["height"])
     finally:
         context.close()
+
+
+def sampled_anchors(browser, url, k):
+    """``k`` link targets of ``url`` (TARGETS_JS), spread evenly over the page's order."""
+    ids = _evaluate_typeset(browser, url, TARGETS_JS)
     if len(ids) <= k:
         return ids
     return [ids[round((i + 1) * len(ids) / (k + 1)) - 1] for i in range(k)]
@@ -286,16 +292,7 @@ def sampled_anchors(browser, url, k):
 def densest_anchor(browser, url):
     """The id on ``url`` below which a phone's screen holds the most formulas (all typeset),
     their number, and the number on the page's first screen."""
-    context = browser.new_context(viewport=VIEWPORT, is_mobile=True, has_touch=True)
-    try:
-        context.add_init_script(TYPESET_ALL)
-        page = context.new_page()
-        page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
-        page.wait_for_function("() => !document.documentElement.classList.contains("
-                               "'mlnotes-maths-pending')", timeout=TIMEOUT_MS)
-        return page.evaluate(DENSEST_JS, VIEWPORT["height"])
-    finally:
-        context.close()
+    return _evaluate_typeset(browser, url, DENSEST_JS)
 
 
 def measure(browser, url):
