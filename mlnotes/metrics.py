@@ -185,9 +185,15 @@ def knn_preservation(X: ArrayLike, Z: ArrayLike, n_neighbors: int = 10) -> float
     among its ``n_neighbors`` nearest in ``Z`` (1 = every neighbourhood kept)."""
     X, Z = _same_points(X, Z)
     _check_k(n_neighbors, len(X), len(X) - 1, "each point has at most n_samples - 1 neighbours")
-    in_X, in_Z = nearest_neighbors(X, n_neighbors), nearest_neighbors(Z, n_neighbors)
-    same = (in_X[:, :, None] == in_Z[:, None, :]).any(axis=2)
-    return float(same.mean())
+    return _neighbourhoods_kept(nearest_neighbors(X, n_neighbors),
+                                nearest_neighbors(Z, n_neighbors))
+
+
+def _neighbourhoods_kept(in_X: np.ndarray, in_Z: np.ndarray) -> float:
+    """Mean fraction of each row of ``in_X`` (a point's nearest neighbours' indices in the data)
+    also found in the same row of ``in_Z`` (in the embedding): :func:`knn_preservation` for
+    neighbours already found, as when one data set's neighbours are compared with many maps."""
+    return float((in_X[:, :, None] == in_Z[:, None, :]).any(axis=2).mean())
 
 
 def kl_divergence(P: ArrayLike, Q: ArrayLike) -> float:

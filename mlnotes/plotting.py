@@ -703,15 +703,10 @@ def smallest_tick_label_pt(fig: "Figure") -> float:
 
 def legend_texts(fig: "Figure") -> list:
     """The texts (entries and titles) of the visible legends of ``fig``, its axes' and its
-    own."""
-    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
-    texts = []
-    for legend in legends:
-        if legend is None or not legend.get_visible():
-            continue
-        texts += [t for t in [*legend.get_texts(), legend.get_title()]
-                  if t.get_visible() and t.get_text().strip()]
-    return texts
+    own (:func:`_visible_legends`)."""
+    return [text for _, legend, _ in _visible_legends(fig)
+            for text in [*legend.get_texts(), legend.get_title()]
+            if text.get_visible() and text.get_text().strip()]
 
 
 def readable_texts(fig: "Figure") -> list[tuple[str, Any]]:
@@ -757,9 +752,9 @@ def _raise_small_tick_labels(fig):
 
 
 def legend_pt_for_width(width_in: float) -> float:
-    """The smallest legend text (points) that a figure saved ``width_in`` inches wide shows at
-    ``PHONE_MIN_TEXT_PX`` pixels in a phone's column (``PHONE_COLUMN_PX``): ``MIN_TICK_PT`` for
-    a figure no wider than the column, 12 pt at ``MAX_FIGURE_WIDTH``."""
+    """The smallest text (points; legends are raised to it) that a figure saved ``width_in``
+    inches wide shows at ``PHONE_MIN_TEXT_PX`` pixels in a phone's column (``PHONE_COLUMN_PX``):
+    ``MIN_TICK_PT`` for a figure no wider than the column, 12 pt at ``MAX_FIGURE_WIDTH``."""
     return MIN_TICK_PT * max(1.0, width_in * FIG_DPI / PHONE_COLUMN_PX)
 
 
@@ -844,9 +839,13 @@ def shown_on_a_phone_px(fig: "Figure") -> float:
     """How tall (CSS pixels) the smallest text a reader must read in ``fig`` (laid out;
     :func:`smallest_text_pt`) is shown when the saved figure is shrunk to a phone's column
     (``PHONE_COLUMN_PX``); what the browser test measures in the built page."""
-    points = smallest_text_pt(fig)
-    width_px = _tight_width(fig) * FIG_DPI
-    return points * FIG_DPI / 72 * min(1.0, PHONE_COLUMN_PX / width_px)
+    return _shown_px(smallest_text_pt(fig), _tight_width(fig))
+
+
+def _shown_px(points, width_in):
+    """How tall (CSS pixels) text of ``points`` is in a figure saved ``width_in`` inches wide
+    and shrunk to a phone's column."""
+    return points * FIG_DPI / 72 * min(1.0, PHONE_COLUMN_PX / (width_in * FIG_DPI))
 
 
 def _warn_small_on_a_phone(fig):
@@ -854,17 +853,16 @@ def _warn_small_on_a_phone(fig):
     show under ``PHONE_MIN_TEXT_PX`` on a phone: a point label, annotation or title set small
     in a figure saved wide, or a legend too wide for the width (raising its text widens the
     figure further)."""
-    shown = shown_on_a_phone_px(fig)
+    width = _tight_width(fig)
+    points, name = _smallest_readable_text(fig)
+    shown = _shown_px(points, width)
     if 0 < shown < PHONE_MIN_TEXT_PX - 0.05:
-        points, name = _smallest_readable_text(fig)
-        need = PHONE_MIN_TEXT_PX * 72 / FIG_DPI * max(1.0, _tight_width(fig) * FIG_DPI
-                                                      / PHONE_COLUMN_PX)
-        warnings.warn(f"Text too small on a phone: the figure is saved "
-                      f"{_tight_width(fig):.2f} in wide, so its {points:.3g} pt text ({name}) "
-                      f"shows at {shown:.1f} px in a phone's column (at least "
-                      f"{PHONE_MIN_TEXT_PX}: {need:.3g} pt at this width). Set its text larger, "
-                      "label fewer points, draw the figure narrower (fewer panels a row) or give "
-                      "its legend fewer columns.", FigureTextOverlap, stacklevel=3)
+        warnings.warn(f"Text too small on a phone: the figure is saved {width:.2f} in wide, so "
+                      f"its {points:.3g} pt text ({name}) shows at {shown:.1f} px in a phone's "
+                      f"column (at least {PHONE_MIN_TEXT_PX}: "
+                      f"{legend_pt_for_width(width):.3g} pt at this width). Set its text "
+                      "larger, label fewer points, draw the figure narrower (fewer panels a "
+                      "row) or give its legend fewer columns.", FigureTextOverlap, stacklevel=3)
 
 
 def _use_retina_figures():

@@ -413,8 +413,16 @@
      page's load event and its handlers: 0.1-0.5 s at 4x). */
   const RANGES = [[/\\mathbb\b/, "double-struck", "mjx-ncm-ds"],
                   [/\\mathcal\b/, "calligraphic", "mjx-ncm-c"]];
-  const pageTeX = () => Array.from(document.querySelectorAll(".math"),
-                                   (e) => (asTeX(e) ? e.textContent : "")).join(" ");
+  // the TeX of the page's formulas not typeset at build time, read once the page is parsed
+  // (by the preloads below, then by loadRanges at MathJax's start-up: read once for both)
+  let texOfPage = null;
+  const pageTeX = () => {
+    if (texOfPage !== null) return texOfPage;
+    const tex = Array.from(document.querySelectorAll(".math"),
+                           (e) => (asTeX(e) ? e.textContent : "")).join(" ");
+    if (document.readyState !== "loading") texOfPage = tex;  // the whole page: kept
+    return tex;
+  };
   function loadRanges() {
     try {
       const font = MathJax.startup.output.font;

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..datasets import load_digits
 from ..graphs import DisconnectedGraphWarning, nearest_neighbors
+from ..metrics import _neighbourhoods_kept
 from ..plotting import scatter
 from ..umap import UMAP, low_dimensional_similarity, target_curve
 from . import _static as st
@@ -48,8 +49,7 @@ def digits_neighbours(n_samples):
 def kept_share(n_samples, Z):
     """:func:`mlnotes.metrics.knn_preservation` of the map ``Z`` of the first ``n_samples``
     digits, with the digits' neighbours found once (:func:`digits_neighbours`)."""
-    in_X, in_Z = digits_neighbours(n_samples), nearest_neighbors(Z, K_KEPT)
-    return float((in_X[:, :, None] == in_Z[:, None, :]).any(axis=2).mean())
+    return _neighbourhoods_kept(digits_neighbours(n_samples), nearest_neighbors(Z, K_KEPT))
 
 
 @streamed_run(maxsize=32)
