@@ -101,16 +101,23 @@ PRECOMPRESSED = (".png", ".jpg", ".jpeg", ".woff2", ".woff", ".gif")
 # * on every animation frame, the first screen's maths is done (mlnotesFirstScreenAt, ms) once
 #   the page says so (no "mlnotes-maths-pending" on <html>), a link's target (ANCHOR) is at the
 #   top of the screen, and every formula a reader could see on the screen holds MathJax's output;
+#   on the first frame after the page says so, what was left on the screen (mlnotesClaim): the
+#   page's word is true only if no formula on the screen was still TeX then;
 # * the page-wide work that must wait for the first screen's maths is seen when it starts
 #   (mlnotesDeferredAt, ms): a scroll cue, a tab stop on a box that scrolls (the theme's, or
 #   mlnotes.js's), a wide inline formula or a shrunk figure marked, or mlnotes.js's flag that
-#   all of them are.
+#   all of them are. It must start after the page's word (its mark "mlnotes-typeset-end"), a
+#   fact of the page's own order of work. (Against mlnotesFirstScreenAt it was a race: the
+#   watch judges on animation frames, the marks run when the browser is idle between two, and
+#   a CPU that is slower or differently loaded moves one past the other.)
 WATCH_MS = 150
 WATCH_JS = r"""
 window.mlnotesTexSeen = [];
 window.mlnotesFirstScreenAt = null;
 window.mlnotesDeferredAt = null;
 window.mlnotesDeferredWhat = null;
+window.mlnotesClaim = null;
+window.mlnotesFramesAfterClaim = 0;
 (() => {
   const anchor = ANCHOR;
   const onScreen = new Set();
@@ -142,23 +149,33 @@ window.mlnotesDeferredWhat = null;
     const shown = window.mlnotesTexShown();
     if (shown.length) window.mlnotesTexSeen.push(...shown.slice(0, 2));
   }, WATCH_MS);
+  // the scroll position at the last frame, whatever the page's state (judged against it from
+  // the first frame after the page says it is done: counting only from then held the watch a
+  // frame behind the page, in which mlnotes.js's marks, run when the browser is idle, came first)
   let lastScroll = null;
   const tick = () => {
+    // the observer's view is a frame old: not judged on a frame in which the page scrolled
+    const still = scrollY === lastScroll;
+    lastScroll = scrollY;
     if (document.readyState === 'loading'
         || document.documentElement.classList.contains('mlnotes-maths-pending')) {
       requestAnimationFrame(tick);
       return;
     }
-    // the observer's view is a frame old: not judged on a frame in which the page scrolled
-    const still = scrollY === lastScroll;
-    lastScroll = scrollY;
     let placed = true;
     if (anchor) {
       const target = document.getElementById(anchor);
       const top = target ? target.getBoundingClientRect().top : Infinity;
       placed = top > -50 && top < 100;
     }
-    if (still && placed && !window.mlnotesOnScreen()[1].length) {
+    const pending = window.mlnotesOnScreen()[1];
+    // the first frame after the page said its first screen's maths was done: what was left
+    if (window.mlnotesClaim === null) {
+      window.mlnotesClaim = {at: performance.now(), still, placed, pending: pending.length,
+                             tex: pending.slice(0, 2).map((e) => e.textContent.trim().slice(0, 40))};
+    }
+    window.mlnotesFramesAfterClaim += 1;
+    if (still && placed && !pending.length) {
       window.mlnotesFirstScreenAt = performance.now();
     } else {
       requestAnimationFrame(tick);
@@ -356,17 +373,27 @@ def _first_screen(browser, site, page, mutant=None):
     problems = []
     found = pw_page.evaluate("""() => ({at: window.mlnotesFirstScreenAt,
         deferred: window.mlnotesDeferredAt, what: window.mlnotesDeferredWhat,
-        seen: window.mlnotesTexSeen})""")
+        seen: window.mlnotesTexSeen, claim: window.mlnotesClaim,
+        frames: window.mlnotesFramesAfterClaim,
+        said: (performance.getEntriesByName('mlnotes-typeset-end')[0] || {}).startTime})""")
     share = pw_page.evaluate(TYPESET_SHARE_JS)
     if not typeset:
         problems.append("the first screen's formulas were never all typeset")
     if share > MAX_TYPESET_SHARE:
         problems.append(f"{share:.0%} of the page's formulas typeset before the first "
                         f"screen could be read (at most {MAX_TYPESET_SHARE:.0%})")
-    if found["deferred"] is not None and (found["at"] is None or found["deferred"] < found["at"]):
+    said, claim = found["said"], found["claim"]
+    if typeset and said is None:
+        problems.append("the page never marked its first screen's maths done "
+                        "(mlnotes-typeset-end)")
+    if claim and claim["pending"]:
+        problems.append(f"the page said its first screen's maths was done at {said / 1000:.2f} s "
+                        f"with {claim['pending']} formulas on the screen still TeX "
+                        f"({claim['tex']})")
+    if found["deferred"] is not None and (said is None or found["deferred"] < said):
         problems.append(f"page-wide marks (scroll cues, tab stops) began at "
                         f"{found['deferred'] / 1000:.2f} s, before the first screen's maths "
-                        f"({found['what']})")
+                        f"was done ({found['what']})")
     if cpu > FIRST_SCREEN_CPU_RATIO * reference:
         problems.append(f"{cpu:.2f} s of the main thread's CPU to the first screen's maths, "
                         f"{cpu / reference:.2f} times the page's start-up at its top "
@@ -377,6 +404,9 @@ def _first_screen(browser, site, page, mutant=None):
     problems.extend(f"fetched late for the first batch: {late}"
                     for late in pw_page.evaluate(EARLY_FETCH_JS))
     measures = {"first_screen_s": (found["at"] or float("nan")) / 1000, "cpu": cpu,
+                "said_s": said / 1000 if said is not None else None, "claim": claim,
+                "frames_after_claim": found["frames"],
+                "deferred_s": found["deferred"] / 1000 if found["deferred"] is not None else None,
                 "start_up_cpu": reference, "share": share, "requested": requested}
     return problems, measures, context, pw_page, cdp
 
@@ -452,6 +482,9 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
                      "first_screen_cpu_ratio": round(measures["cpu"] / measures["start_up_cpu"], 2),
                      "first_screen_cpu_ratio_bound": FIRST_SCREEN_CPU_RATIO,
                      "typeset_share": round(measures["share"], 3),
+                     "said_done_s": measures["said_s"], "first_frame_after": measures["claim"],
+                     "frames_to_first_screen": measures["frames_after_claim"],
+                     "page_wide_marks_s": measures["deferred_s"],
                      "load_event_s": round(timing["load"], 2) if timing else None,
                      "first_paint_s": timing["paint"] if timing else None,
                      "served_mb": round(served, 2), "worst_scroll_typeset_s": round(worst, 2),
@@ -463,7 +496,8 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
 # Careless versions of the page's scripts that the first-screen check must reject: the first
 # batch begins at the top of the page and works down to the link's target; the page-wide marks
 # of mlnotes.js run at once rather than after the first screen's maths; the theme's load-time
-# tab stops (every code block measured) let through.
+# tab stops (every code block measured) let through; the page's word that its first screen is
+# done given before the screen's formulas are typeset.
 FIRST_SCREEN_MUTANTS = [
     ("mlnotes-mathjax.js", ("const batch = Array.from(waiting);",
                             "const batch = formulas.filter((el) => !done.has(el) && ("
@@ -472,6 +506,9 @@ FIRST_SCREEN_MUTANTS = [
                     "function mlnotesAfterFirstScreen(callback) { return callback();")),
     ("mlnotes.js", ("return undefined;  // the theme's tab stops (above)",
                     "return mlnotesAddListener.call(this, type, listener, options);")),
+    # the page says its first screen is done before its first batch is typeset
+    ("mlnotes-mathjax.js", ("const firstDone = new Promise((resolve) => { firstScreen = resolve; });",
+                            "const firstDone = Promise.resolve(); firstScreen = () => null;")),
     # MathJax's assistive MathML, and the font's ranges, left for MathJax to fetch
     ("mlnotes-mathjax.js", ('preload("mathjax4/a11y/assistive-mml.js", "script");', "")),
     ("mlnotes-mathjax.js", ('preload(`mathjax4/fonts/mathjax-newcm-font/chtml/dynamic/${name}.js`, '
