@@ -30,11 +30,11 @@ remember them), so room reserved for a legend below the panels stays reserved.
 Colliding text. After fitting a figure, the PNG formatter thins any crowded axis (3-D axes' and
 colour bars' included) and gives flattened fixed-aspect panels more height; text that still
 overlaps other text (tick labels, titles, axis labels, point labels, a legend's frame), a point
-label over a marker, a legend over plotted data and a title wrapped onto more than
-``MAX_TITLE_LINES`` lines (a panel too narrow: a wide row shrunk to a phone's width) raise
-:class:`FigureTextOverlap`, which shows in the chapter's output (``find_text_overlaps``,
-``find_covering_legends`` and ``find_cramped_titles`` list them; a hygiene test keeps every
-chapter free of it).
+label over a marker or crossed by a plotted line (a curve, an error bar), a legend over plotted
+data and a title wrapped onto more than ``MAX_TITLE_LINES`` lines (a panel too narrow: a wide
+row shrunk to a phone's width) raise :class:`FigureTextOverlap`, which shows in the chapter's
+output (``find_text_overlaps``, ``find_covering_legends`` and ``find_cramped_titles`` list
+them; a hygiene test keeps every chapter free of it).
 """
 
 import functools
@@ -262,9 +262,9 @@ def fit_titles(fig: "Figure") -> int:
 
 class FigureTextOverlap(UserWarning):
     """Two texts of a saved figure overlap (tick labels, titles, axis labels, colour bar labels,
-    point labels), a point label hides a marker, or a legend hides plotted data: the figure needs
-    more room (``figsize``, fewer panels a row), fewer ticks or labels, labels moved off their
-    points, or its legend outside the data."""
+    point labels), a point label hides a marker or a plotted line crosses it, or a legend hides
+    plotted data: the figure needs more room (``figsize``, fewer panels a row), fewer ticks or
+    labels, labels moved off their points and lines, or its legend outside the data."""
 
 
 def _drawn_ticks(axis):
@@ -375,7 +375,9 @@ def find_text_overlaps(fig: "Figure", *, tolerance_pt: float = OVERLAP_TOLERANCE
     points in both directions, as drawn at the figure's size (see :func:`figure_texts`; a
     legend's frame counts as one text), and
     point labels (``ax.text``, ``ax.annotate``) whose box covers a marker of their axes (their
-    own point's or another's, a marker taken as the square of its size; see :func:`data_marks`).
+    own point's or another's, a marker taken as the square of its size; see :func:`data_marks`)
+    or that a plotted line crosses (:func:`data_segments`: curves, error bars; an annotation's
+    own leader line is not one).
 
     Text keeps its size in points when a figure is scaled, so whether two texts overlap does not
     depend on the scale it is shown at; whether a label covers a point does. One layout pass
@@ -491,23 +493,88 @@ def data_marks(ax: "Axes", *, lines: bool = True,
     return [mark for mark in marks if len(mark[1])]
 
 
+def data_segments(ax: "Axes") -> list[tuple[str, Any]]:
+    """The straight pieces of the lines plotted on a 2-D ``ax``, in display pixels as drawn at
+    its last draw, one entry a series: lines with a line style (``ax.plot``: curves, the
+    segments between markers) and line collections (``ax.errorbar``'s bars, ``ax.vlines``,
+    ``ax.hlines``, ``LineCollection``), in data coordinates. Guides placed in axes coordinates
+    (``axhline``, ``axvline``) are not data; a 3-D axes has none (an empty list).
+
+    Returns
+    -------
+    segments : list of (str, ndarray of shape (n, 2, 2))
+        Per series: its description ("the line 'label'") and its segments' two ends (pixels);
+        a segment with an end that is not finite (a gap in the line) is left out.
+    """
+    from matplotlib.collections import LineCollection
+
+    if ax.name == "3d" or not ax.get_visible():
+        return []
+    found = []
+    for line in ax.lines:
+        if (not line.get_visible() or line.get_transform() != ax.transData
+                or line.get_linestyle() in ("None", "", " ", "none")):
+            continue
+        points = ax.transData.transform(np.asarray(line.get_xydata(), dtype=float))
+        found.append((_series_name("the line", line), np.stack([points[:-1], points[1:]], axis=1)))
+    for collection in ax.collections:
+        if (not isinstance(collection, LineCollection) or not collection.get_visible()
+                or collection.get_transform() != ax.transData):
+            continue
+        pieces = [np.stack([ends[:-1], ends[1:]], axis=1)
+                  for ends in (ax.transData.transform(np.asarray(segment, dtype=float))
+                               for segment in collection.get_segments()) if len(ends) > 1]
+        if pieces:
+            found.append((_series_name("the lines", collection), np.concatenate(pieces)))
+    found = [(name, segments[np.isfinite(segments).all(axis=(1, 2))]) for name, segments in found]
+    return [(name, segments) for name, segments in found if len(segments)]
+
+
+def segment_lengths_in_box(segments: Any, box: Any) -> Any:
+    """The length (pixels) of each segment (rows of ``segments``, shape (n, 2, 2)) inside
+    ``box`` (x0, y0, x1, y1): each segment clipped to the box (Liang-Barsky)."""
+    segments = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+    start, delta = segments[:, 0], segments[:, 1] - segments[:, 0]
+    enter, leave = np.zeros(len(segments)), np.ones(len(segments))
+    for axis in (0, 1):
+        low, high = box[axis], box[axis + 2]
+        along = delta[:, axis]
+        flat = along == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = (low - start[:, axis]) / along
+            second = (high - start[:, axis]) / along
+        # a segment parallel to this side is inside along it throughout, or nowhere
+        within = (start[:, axis] >= low) & (start[:, axis] <= high)
+        enter = np.maximum(enter, np.where(flat, np.where(within, 0.0, np.inf),
+                                           np.minimum(first, second)))
+        leave = np.minimum(leave, np.where(flat, np.where(within, 1.0, -np.inf),
+                                           np.maximum(first, second)))
+    return np.clip(leave - enter, 0.0, None) * np.hypot(delta[:, 0], delta[:, 1])
+
+
 def _labels_over_markers(fig, texts, boxes, tol):
-    """(label, markers) pairs: a point label whose box covers a marker of its axes (its own
-    point's or another's) by more than ``tol`` pixels both ways."""
+    """(label, markers or line) pairs: a point label whose box covers a marker of its axes (its
+    own point's or another's) by more than ``tol`` pixels both ways, or that a plotted line
+    (:func:`data_segments`) crosses more than ``tol`` pixels inside its edges."""
     pairs = []
-    marks: dict = {}  # the marks of each axes with point labels, found once
+    marks: dict = {}  # the marks and lines of each axes with point labels, found once
     for (description, ax, text), (x0, y0, x1, y1) in zip(texts, boxes, strict=True):
         if ax is None or text not in ax.texts:
             continue
         if ax not in marks:
-            marks[ax] = data_marks(ax, lines=False, projected=True)
-        for series, points, half in marks[ax]:
+            marks[ax] = (data_marks(ax, lines=False, projected=True), data_segments(ax))
+        for series, points, half in marks[ax][0]:
             hidden = ((np.minimum(x1, points[:, 0] + half) - np.maximum(x0, points[:, 0] - half) > tol)
                       & (np.minimum(y1, points[:, 1] + half) - np.maximum(y0, points[:, 1] - half) > tol))
             if hidden.any():
                 count = int(hidden.sum())
                 pairs.append((description, f"{count} marker{'s' * (count > 1)} of {series} of "
                               f"{_panel_name(fig, ax)}"))
+        inner = (x0 + tol, y0 + tol, x1 - tol, y1 - tol)
+        pairs += [(description, f"{series} of {_panel_name(fig, ax)}")
+                  for series, segments in marks[ax][1]
+                  if inner[0] < inner[2] and inner[1] < inner[3]
+                  and segment_lengths_in_box(segments, inner).sum() > tol]
     return pairs
 
 
@@ -578,7 +645,7 @@ def warn_text_overlaps(fig: "Figure", *, draw: bool = True) -> list[tuple[str, s
                 if len(pairs) > MAX_OVERLAPS_NAMED else "")
         warnings.warn(f"Text collides in this figure: {shown}{more}. Give the figure more room "
                       "(a larger figsize, two rows instead of three columns), fewer ticks or "
-                      "labels, or move the labels off the points.", FigureTextOverlap, stacklevel=2)
+                      "labels, or move the labels off the points and lines.", FigureTextOverlap, stacklevel=2)
     covering = find_covering_legends(fig, draw=False)
     if covering:
         shown = "; ".join(f"{legend} hides {fraction:.0%} of {series}"
@@ -935,13 +1002,15 @@ def _overlap_area(box, boxes):
 def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float = 3.0,
                  **kwargs: Any) -> list[Any]:
     """Label each point ``Z[i]`` of ``ax`` with ``names[i]``, beside it where the label covers
-    the least of the other labels, the figure's other texts, the markers and the space outside
-    the axes.
+    the least of the other labels, the figure's other texts, the markers, the plotted lines and
+    the space outside the axes.
 
     Each label tries the eight places around its point (``LABEL_PLACES``, ``offset_pt`` points
     off it) and takes the one whose box overlaps least, in display pixels, with the labels
     placed before it, the figure's texts (:func:`figure_texts`: titles, tick and axis labels),
-    the squares of the axes' markers (:func:`data_marks`) and the area outside the axes; ties go
+    the squares of the axes' markers (:func:`data_marks`) and the area outside the axes; a line
+    (:func:`data_segments`: curves, error bars) crossing the box counts its length inside it
+    times the label's height, as much as a text over that stretch of the label would. Ties go
     to the earlier place. Greedy, so a crowded map may still collide (the
     formatter then warns, :class:`FigureTextOverlap`): label fewer points.
 
@@ -978,6 +1047,7 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
     marks += [np.array([_text_extents(text, renderer) for _, _, text in figure_texts(fig)])
               .reshape(-1, 4)]
     taken = np.concatenate(marks)
+    segments = np.concatenate([pieces for _, pieces in data_segments(ax)] + [np.empty((0, 2, 2))])
     anchors = ax.transData.transform(Z)
     shift = offset_pt * fig.dpi / 72
     labels = []
@@ -992,7 +1062,8 @@ def label_points(ax: "Axes", Z: ArrayLike, names: list[str], *, offset_pt: float
             bottom = y + dy * shift - (height if dy < 0 else height / 2 if dy == 0 else 0)
             box = np.array([left, bottom, left + width, bottom + height])
             outside = width * height - _overlap_area(box, frame[None, :])[0]
-            costs.append(_overlap_area(box, taken).sum() + outside)
+            crossed = segment_lengths_in_box(segments, box).sum() * height
+            costs.append(_overlap_area(box, taken).sum() + outside + crossed)
         # the first of the cheapest, to a hundredth of a square pixel (the area outside the
         # axes is a difference of two areas: rounding errors must not pick a later place)
         best = int(np.argmin(np.round(costs, 2)))

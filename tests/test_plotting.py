@@ -307,6 +307,55 @@ def test_label_points_keeps_off_the_figures_other_texts(phone_defaults):
     plt.close(fig)
 
 
+def _labelled_point_by_a_line(errorbars):
+    """A labelled dot at (0, 0) and, to its upper right, a line rising from it (or, with
+    ``errorbars``, the upward error bar of a point beside it): the label's first place, its
+    upper right, is crossed; its lower right is free."""
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([0.0], [0.0], s=16)
+    if errorbars:
+        ax.errorbar([0.3], [0.0], yerr=[[0.0], [0.6]], fmt="o", ms=3)
+    else:
+        ax.plot([0.0, 1.0], [0.0, 1.0])
+    ax.set(xlim=(-1, 2), ylim=(-1, 1.5))
+    fig.tight_layout()
+    return fig, ax
+
+
+@pytest.mark.parametrize("errorbars", [False, True])
+def test_label_points_keeps_off_the_plotted_lines(phone_defaults, monkeypatch, errorbars):
+    """A label is placed where no line (a curve, an error bar) crosses it; placed as if the
+    lines were not there (the mutant), the line crosses it and the check says so."""
+    fig, ax = _labelled_point_by_a_line(errorbars)
+    label = plotting.label_points(ax, [[0.0, 0.0]], ["a long name here"], fontsize=10)[0]
+    box = label.get_window_extent(fig.canvas.get_renderer()).extents
+    assert sum(plotting.segment_lengths_in_box(segments, box).sum()
+               for _, segments in plotting.data_segments(ax)) == 0
+    assert plotting.find_text_overlaps(fig) == []
+    label.remove()
+    segments = plotting.data_segments
+    monkeypatch.setattr(plotting, "data_segments", lambda ax: [])  # the mutant: lines ignored
+    label = plotting.label_points(ax, [[0.0, 0.0]], ["a long name here"], fontsize=10)[0]
+    monkeypatch.setattr(plotting, "data_segments", segments)
+    assert (label.get_horizontalalignment(), label.get_verticalalignment()) == ("left", "bottom")
+    series = "the lines" if errorbars else "the line"
+    assert plotting.find_text_overlaps(fig) == [("the label 'a long name here' of panel 1",
+                                                 f"{series} of panel 1")]
+    plt.close(fig)
+
+
+def test_segment_lengths_in_a_box_are_the_clipped_lengths():
+    box = (0.0, 0.0, 10.0, 10.0)
+    segments = np.array([[[-5, 5], [15, 5]],    # across: 10 inside
+                         [[2, 2], [5, 6]],      # wholly inside: 5 long
+                         [[-5, -5], [5, 5]],    # half in, diagonally
+                         [[20, 0], [20, 10]],   # parallel to a side, outside
+                         [[3, 0], [3, 20]],     # vertical, from the bottom edge out of the top
+                         [[11, -1], [-1, 11]]])  # crosses a corner region: 10 sqrt 2 inside
+    lengths = plotting.segment_lengths_in_box(segments, box)
+    np.testing.assert_allclose(lengths, [10, 5, 5 * np.sqrt(2), 0, 10, 10 * np.sqrt(2)])
+
+
 def _legend_over(loc):
     fig, ax = plt.subplots(figsize=(4, 3))
     rng = np.random.default_rng(0)
