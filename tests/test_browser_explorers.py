@@ -105,10 +105,39 @@ def site(tmp_path_factory):
 
 
 PIXELS_JS = """root => Array.from(root.querySelectorAll('canvas')).map(c => c.toDataURL()).join('|')"""
+# Every text an explorer draws on its canvases (tick and axis labels, text layers), with the
+# CSS pixels it is shown at: the font's size times the drawing's scale (the context's transform,
+# rotation included) times the canvas' shown width over its pixel width (a canvas stretched or
+# shrunk by the page shows its text so much larger or smaller). The same rule as the figures'
+# (mlnotes.plotting.PHONE_MIN_TEXT_PX at a 390 px screen), for the pictures the static book draws.
+CANVAS_TEXT_JS = """(() => {
+  window.mlxCanvasTexts = [];
+  const fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+    const c = this.canvas, m = this.getTransform();
+    const size = parseFloat((this.font.match(/([0-9.]+)px/) || [0, 0])[1]);
+    if (c.closest && c.closest('.mlnotes-explorer') && String(text).trim() && c.width) {
+      window.mlxCanvasTexts.push({text: String(text).slice(0, 30),
+        px: size * Math.hypot(m.a, m.b) * c.getBoundingClientRect().width / c.width});
+    }
+    return fill.call(this, text, ...rest);
+  };
+})();"""
 
 
-def _open(browser, site, page, *, width, touch=False):
-    """The page, with every explorer started; records requests to other hosts and errors."""
+def _small_canvas_texts(tab):
+    """The texts the page's explorers drew on canvas under ``PHONE_MIN_TEXT_PX`` as shown, and
+    how many texts were drawn in all."""
+    from mlnotes.plotting import PHONE_MIN_TEXT_PX
+
+    drawn = tab.evaluate("window.mlxCanvasTexts")
+    return [t for t in drawn if t["px"] < PHONE_MIN_TEXT_PX - 0.05], len(drawn)
+
+
+def _open(browser, site, page, *, width, touch=False, script=None):
+    """The page, with every explorer started; records requests to other hosts, errors and the
+    texts drawn on the explorers' canvases (``CANVAS_TEXT_JS``). ``script``: the text served
+    as explorer.js instead of the book's."""
     host = urlparse(site).netloc
     context = browser.new_context(viewport={"width": width, "height": 900}, has_touch=touch,
                                   is_mobile=touch)
@@ -119,6 +148,10 @@ def _open(browser, site, page, *, width, touch=False):
     tab.on("console", lambda m: tab.errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: tab.errors.append(str(e)))
     tab.route(lambda url: urlparse(url).netloc not in (host, ""), lambda route: route.abort())
+    if script is not None:  # explorer.js as given (a test's mutant)
+        tab.route(lambda url: urlparse(url).path.endswith("/explorer.js"), lambda route: route.fulfill(
+            body=script, content_type="application/javascript"))
+    tab.add_init_script(CANVAS_TEXT_JS)
     tab.goto(f"{site}/{page}.html", wait_until="networkidle")
     tab.wait_for_function("window.MLNotesExplorers !== undefined", polling=POLL_MS)
     tab.evaluate("MLNotesExplorers.initAll()")
@@ -244,6 +277,10 @@ def test_explorers_fit_a_phone_and_answer_to_touch(page, site, browser):
                  && parseFloat(getComputedStyle(e).fontSize) < 13.9)
         .map(e => e.textContent.trim().slice(0, 30))""")
     assert not tiny, f"explorer text under 14 px on a phone: {tiny[:5]}"
+    # the pictures' own texts (tick labels, axis labels, labels on the data) as the phone
+    # shows them: at least the figures' 9 px
+    small, drawn = _small_canvas_texts(tab)
+    assert drawn and not small, f"{len(small)} of {drawn} texts drawn under 9 px: {small[:5]}"
     # one-handed: with the main panel scrolled to mid-screen, the controls are still on screen
     sticky = root.evaluate("""r => {
         const controls = r.querySelector('.mlx-controls'), canvas = r.querySelector('canvas');
@@ -263,6 +300,20 @@ def test_explorers_fit_a_phone_and_answer_to_touch(page, site, browser):
         if (A === 0) continue; return (0.2126 * R + 0.7152 * G + 0.0722 * B) / 255; } return 0; }""")
     assert band < 0.35, f"a light band (luminance {band:.2f}) around the explorer in dark mode"
     assert not tab.outside and not tab.errors, (tab.outside[:5], tab.errors[:5])
+    tab.context.close()
+
+
+def test_the_phone_text_check_sees_a_small_font_in_an_explorers_picture(site, browser):
+    """The mutant of the check above: explorer.js drawing its text layers (the labels placed
+    on the data, e.g. the PCA explorer's curve names) at 7 px is caught on the phone."""
+    script = (ROOT / "book" / "_static" / "explorer.js").read_text()
+    mutant = script.replace('ctx.font = "11px system-ui, sans-serif"; ctx.textAlign = l.align;',
+                            'ctx.font = "7px system-ui, sans-serif"; ctx.textAlign = l.align;')
+    assert mutant != script, "the text layer's font is set elsewhere now: update the mutant"
+    tab = _open(browser, site, "explorers", width=390, touch=True, script=mutant)
+    small, drawn = _small_canvas_texts(tab)
+    assert small and len(small) < drawn, (len(small), drawn)
+    assert all(t["px"] == pytest.approx(7, abs=0.2) for t in small), small[:5]
     tab.context.close()
 
 
