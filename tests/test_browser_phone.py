@@ -53,7 +53,7 @@ pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "tests" / "artifacts" / "phone"
 PHONE, LAPTOP, WIDE = 390, 1366, 1440
 MODES = ["light", "dark"]
-MAX_SCROLLING_EQUATIONS = 10
+MAX_SCROLLING_EQUATIONS = 0
 # sphinx-proof boxes whose text is a statement (a proof may scroll; a statement may not)
 STATEMENT_KINDS = ("theorem", "proposition", "lemma", "corollary", "definition")
 SAMPLE_PAGES = ["book/tsne.html", "book/appendix_notation.html", "book/isomap.html"]
