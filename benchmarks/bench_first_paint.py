@@ -44,8 +44,9 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 the largest item of a trace, before the first paint and again after each batch of formulas), and
 so are the text blocks of a page typeset lazily; the page-wide marks of mlnotes.js (scroll cues
 and tab stops, wide formulas, figures) wait until the first screen's maths is drawn, and the
-theme's own load-time tab stops (which measured every code block, 1.0-1.7 s of the main thread
-at 4x) are not made; MathJax typesets only the formulas near the screen
+theme's own tab stops (which measured every code block, 1.0-1.7 s of the main thread at 4x)
+are not made, and the theme's script itself (pydata-sphinx-theme.js) runs after the first
+screen's maths, the colour mode set in the page's head (book/_ext/surface.py); MathJax typesets only the formulas near the screen
 (book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
 typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
 formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).

@@ -403,6 +403,7 @@ document.querySelectorAll = function (selectors) {
    data-mlnotes-theme on <html> says it has run (the browser tests). */
 const MLNOTES_THEME_BUTTONS = ".primary-toggle, .secondary-toggle, .search-button__button";
 let mlnotesThemeLoading = null;
+let mlnotesThemeCame = false;  // its script has run, or failed to load: presses go through
 function mlnotesLoadTheme() {
   const tag = document.querySelector("script[data-mlnotes-late-src]");
   if (!tag) return Promise.resolve();
@@ -411,28 +412,31 @@ function mlnotesLoadTheme() {
       const script = document.createElement("script");
       script.src = tag.getAttribute("data-mlnotes-late-src");
       script.onload = () => {
+        mlnotesThemeCame = true;
         document.documentElement.dataset.mlnotesTheme = "1";
         resolve();
       };
-      script.onerror = () => resolve();
+      script.onerror = () => {
+        mlnotesThemeCame = true;
+        resolve();
+      };
       document.body.append(script);
     });
   }
   return mlnotesThemeLoading;
 }
 function mlnotesThemeEarlyPresses() {
+  const waiting = () => !mlnotesThemeCame && document.querySelector("script[data-mlnotes-late-src]");
   document.addEventListener("click", (event) => {
     const button = event.target.closest && event.target.closest(MLNOTES_THEME_BUTTONS);
-    if (!button || document.documentElement.dataset.mlnotesTheme
-        || !document.querySelector("script[data-mlnotes-late-src]")) return;
+    if (!button || !waiting()) return;
     event.preventDefault();
     event.stopPropagation();
     mlnotesLoadTheme().then(() => button.click());
   }, true);
   window.addEventListener("keydown", (event) => {
-    if (document.documentElement.dataset.mlnotesTheme || !/^k$/i.test(event.key)
-        || !(event.ctrlKey || event.metaKey) || event.shiftKey || event.altKey
-        || !document.querySelector("script[data-mlnotes-late-src]")) return;
+    if (!/^k$/i.test(event.key) || !(event.ctrlKey || event.metaKey) || event.shiftKey
+        || event.altKey || !waiting()) return;
     event.preventDefault();
     event.stopPropagation();
     const { key, code, ctrlKey, metaKey } = event;
