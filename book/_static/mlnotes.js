@@ -405,22 +405,18 @@ const MLNOTES_THEME_BUTTONS = ".primary-toggle, .secondary-toggle, .search-butto
 let mlnotesThemeLoading = null;
 let mlnotesThemeCame = false;  // its script has run, or failed to load: presses go through
 function mlnotesLoadTheme() {
-  const tag = document.querySelector("script[data-mlnotes-late-src]");
-  if (!tag) return Promise.resolve();
   if (!mlnotesThemeLoading) {
-    mlnotesThemeLoading = new Promise((resolve) => {
+    // each such script in the page's order, one after the other
+    const tags = Array.from(document.querySelectorAll("script[data-mlnotes-late-src]"));
+    mlnotesThemeLoading = tags.reduce((before, tag) => before.then(() => new Promise((resolve) => {
       const script = document.createElement("script");
       script.src = tag.getAttribute("data-mlnotes-late-src");
-      script.onload = () => {
-        mlnotesThemeCame = true;
-        document.documentElement.dataset.mlnotesTheme = "1";
-        resolve();
-      };
-      script.onerror = () => {
-        mlnotesThemeCame = true;
-        resolve();
-      };
+      script.onload = () => resolve(true);
+      script.onerror = () => resolve(false);
       document.body.append(script);
+    })), Promise.resolve(true)).then((ran) => {
+      mlnotesThemeCame = true;
+      if (ran && tags.length) document.documentElement.dataset.mlnotesTheme = "1";
     });
   }
   return mlnotesThemeLoading;
