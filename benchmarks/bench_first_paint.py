@@ -44,11 +44,13 @@ book/_ext/explorers.py); code cells and the API's entries are laid out only near
 the largest item of a trace, before the first paint and again after each batch of formulas), and
 so are the text blocks of a page typeset lazily; the page-wide marks of mlnotes.js (scroll cues
 and tab stops, wide formulas, figures) wait until the first screen's maths is drawn, and the
-theme's own load-time tab stops (which measured every code block, 1.0-1.7 s of the main thread
-at 4x) are not made; MathJax typesets only the formulas near the screen
-(book/_static/mlnotes-mathjax.js); by default the formulas of each page's first screens are
-typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every
-formula, which measured slower on the heaviest pages; ``=0`` none: book/_static/mathjax4/README.md).
+theme's own tab stops (which measured every code block, 1.0-1.7 s of the main thread at 4x)
+are not made, and the theme's script itself (pydata-sphinx-theme.js) runs after the first
+screen's maths, the colour mode set in the page's head (book/_ext/surface.py); MathJax
+typesets only the formulas near the screen (book/_static/mlnotes-mathjax.js); by default the
+formulas of each page's first screens are typeset at build time (book/_ext/prerender.py,
+``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every formula, which measured slower on the heaviest
+pages; ``=0`` none: book/_static/mathjax4/README.md).
 Two builds are compared with ``--compare lazy=DIR --compare top=DIR``: every case is measured in each in
 turn, run after run, so both see the same load; the table gives the medians side by side and the
 machine's load average over the runs. The check below reads the formulas on the screen from an
@@ -329,15 +331,19 @@ def measure(browser, url):
         context.close()
 
 
-TRACE_CATEGORIES = ["devtools.timeline", "blink.user_timing"]
+TRACE_CATEGORIES = ["devtools.timeline", "blink.user_timing", "toplevel", "__metadata"]
+# the row of ``scripts_table`` with the main thread's tasks, all of them (not a script)
+BUSY = "main thread, every task"
 
 
 def script_costs(browser, url):
     """One load of ``url`` on the throttled phone, traced (CDP ``devtools.timeline``): the main
     thread's time (ms, the trace's thread time) evaluating each script from navigation start to
     the first screen's maths (the mark ``mlnotes-typeset-end``), by file ("inline" for the
-    page's own). Which scripts run before the maths and what each costs; the trace inflates
-    them all a little (compare builds, not seconds)."""
+    page's own), and under ``BUSY`` the thread time of every task the main thread ran by then
+    (scripts, style, layout, parsing: the CPU to the page's own word, which a CPU read polled
+    after the fact overshoots by the work just after it). Which scripts run before the maths
+    and what each costs; the trace inflates them all a little (compare builds, not seconds)."""
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE,
                                   is_mobile=True, has_touch=True)
     try:
@@ -365,6 +371,18 @@ def script_costs(browser, url):
             if name.endswith(".html"):
                 name = "inline"
             costs[name] = costs.get(name, 0.0) + e.get("tdur", e.get("dur", 0)) / 1e3
+    main = {e["tid"] for e in events if e.get("name") == "thread_name" and e["pid"] == end["pid"]
+            and e.get("args", {}).get("name") == "CrRendererMain"}
+    tasks = sorted((e["ts"], e["ts"] + e.get("dur", 0), e.get("tdur", e.get("dur", 0)))
+                   for e in events if e.get("name") == "ThreadControllerImpl::RunTask"
+                   and e.get("ph") == "X" and e["pid"] == end["pid"] and e["tid"] in main
+                   and start <= e["ts"] < end["ts"])
+    busy, outer_end = 0.0, -1.0
+    for ts, finish, thread in tasks:
+        if ts >= outer_end:  # a task nested in another (a nested run loop) counts once
+            busy += thread
+            outer_end = finish
+    costs[BUSY] = busy / 1e3
     return costs
 
 
@@ -380,27 +398,33 @@ def scripts_table(builds, pages, runs, echo=print):
                 for label, base in bases.items():
                     costs = script_costs(browser, f"{base}/{page}")
                     found[label][page].append(costs)
-                    echo(f"  [{label}] {page} run {k + 1}: {sum(costs.values()):.0f} ms of "
-                         f"scripts before the maths, load average {os.getloadavg()[0]:.1f}")
+                    scripts = sum(v for n, v in costs.items() if n != BUSY)
+                    echo(f"  [{label}] {page} run {k + 1}: {scripts:.0f} ms of scripts, "
+                         f"{costs[BUSY]:.0f} ms of main-thread tasks before the maths, "
+                         f"load average {os.getloadavg()[0]:.1f}")
     labels = list(builds)
     lines = ["| page | script | " + " | ".join(f"{label} ms" for label in labels) + " |",
              "|---|---|" + "---:|" * len(labels)]
     for page in pages:
-        names = sorted({n for label in labels for c in found[label][page] for n in c},
+        names = sorted({n for label in labels for c in found[label][page] for n in c} - {BUSY},
                        key=lambda n: -max(statistics.median(c.get(n, 0.0) for c in
                                                             found[label][page])
                                           for label in labels))
-        rows = [("all", [statistics.median(sum(c.values()) for c in found[label][page])
-                         for label in labels])]
+        rows = [(BUSY, [statistics.median(c[BUSY] for c in found[label][page])
+                        for label in labels]),
+                ("all scripts", [statistics.median(sum(v for n, v in c.items() if n != BUSY)
+                                                   for c in found[label][page])
+                                 for label in labels])]
         rows += [(n, [statistics.median(c.get(n, 0.0) for c in found[label][page])
                       for label in labels]) for n in names]
         for i, (name, values) in enumerate(rows):
-            if name != "all" and max(values) < 2:
+            if name not in (BUSY, "all scripts") and max(values) < 2:
                 continue
             lines.append(f"| {page if i == 0 else ''} | {name} | "
                          + " | ".join(f"{v:.0f}" for v in values) + " |")
-    lines.append(f"\nMain-thread time evaluating each script (CDP trace, thread time) from "
-                 f"navigation start to the first screen's maths, CPU slowed {RATE[0]:g}x, "
+    lines.append(f"\nMain-thread time (CDP trace, thread time) of every task, and evaluating "
+                 f"each script, from navigation start to the first screen's maths (the mark "
+                 f"mlnotes-typeset-end), CPU slowed {RATE[0]:g}x, "
                  f"medians of {runs} runs per page and build, interleaved.")
     return "\n".join(lines)
 

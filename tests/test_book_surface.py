@@ -40,6 +40,30 @@ def test_images_load_lazily_and_keep_their_shape():
     assert surface.lazy_images(once) == once
 
 
+def test_theme_script_runs_late_and_the_mode_is_set_in_the_head():
+    surface = _load_ext("surface")
+    # the markup pydata-sphinx-theme 0.17 writes (its head script, preload and deferred script)
+    src = "../_static/scripts/pydata-sphinx-theme.js?digest=abc"
+    page = ('<head>\n  <script data-cfasync="false">\n'
+            '    document.documentElement.dataset.mode = localStorage.getItem("mode") || "auto";\n'
+            '    document.documentElement.dataset.theme = localStorage.getItem("theme") || "auto";\n'
+            '  </script>\n<link rel="stylesheet" href="x.css" />\n'
+            f'<link rel="preload" as="script" href="{src}" />\n</head><body>\n'
+            '<script defer src="../_static/scripts/bootstrap.js?digest=abc"></script>\n'
+            f'<script defer src="{src}"></script>\n</body>')
+    once = surface.theme_script_late(page)
+    assert f'<script data-mlnotes-late-src="{src}"></script>' in once
+    assert "pydata-sphinx-theme.js" not in once.replace(f'data-mlnotes-late-src="{src}"', "")
+    # the mode is resolved right after the theme's head script, before any style sheet
+    head_end = once.index("</script>") + len("</script>\n")
+    assert once[head_end:].startswith("<script data-mlnotes-mode")
+    assert once.index("data-mlnotes-mode") < once.index("x.css")
+    assert "bootstrap.js" in once
+    assert surface.theme_script_late(once) == once
+    # a page without the theme's script (a redirect) keeps its head as it is
+    bare = "<head><title>x</title></head><body></body>"
+    assert surface.theme_script_late(bare) == bare
+
 # --- Hand-split display formulas (issue 32) -----------------------------------------------------
 # A display formula may be split into lines by hand only where each line reads as a whole on a
 # laptop and in the PDF too: a chain of relations aligned at the relation, or one equation per

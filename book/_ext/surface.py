@@ -356,15 +356,62 @@ def defer_search_scripts(html_text):
     return SEARCH_SCRIPT_RE.sub(r'<script defer="defer" src="\g<src>"></script>', html_text)
 
 
+# The theme's own head script copies the stored mode ("auto" on a first visit) into data-theme,
+# which no style rule matches: the page was first painted in no colour mode and styled again
+# when pydata-sphinx-theme.js resolved it. This one, right after it, resolves it before the first
+# paint (the reader's choice, else the system's setting) and follows the system's setting while
+# the reader has made no choice, also before the theme's script has run.
+THEME_MODE_SCRIPT = (
+    '<script data-mlnotes-mode="">(() => {\n'
+    '  const root = document.documentElement;\n'
+    '  const dark = window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;\n'
+    '  const follow = () => {\n'
+    '    let mode = null;\n'
+    '    try { mode = localStorage.getItem("mode"); } catch (error) { mode = null; }\n'
+    '    root.dataset.theme = mode === "light" || mode === "dark" ? mode\n'
+    '      : (dark && dark.matches ? "dark" : "light");\n'
+    '  };\n'
+    '  follow();\n'
+    '  if (dark && dark.addEventListener) dark.addEventListener("change", follow);\n'
+    '})();</script>\n')
+THEME_HEAD_SCRIPT_RE = re.compile(
+    r'<script data-cfasync="false">\s*document\.documentElement\.dataset\.mode = .*?</script>\n',
+    re.S)
+THEME_SCRIPT_RE = re.compile(
+    r'<script defer src="(?P<src>[^"]*/scripts/pydata-sphinx-theme\.js[^"]*)"></script>')
+THEME_PRELOAD_RE = re.compile(
+    r'[ \t]*<link rel="preload" as="script" href="[^"]*/scripts/pydata-sphinx-theme\.js'
+    r'[^"]*"\s*/?>\n?')
+
+
+def theme_script_late(html_text):
+    """The page with pydata-sphinx-theme.js run after its first screen's maths, not before it.
+
+    Its work at DOMContentLoaded (the colour mode, the sidebar's scroll position, the page
+    TOC's scroll spy, the header's buttons: 100-160 ms of a 4x slower phone's main thread, with
+    a style recalculation and a layout of the page) held MathJax's start-up back, and none of it
+    changes the layout. Its ``<script>`` becomes ``<script data-mlnotes-late-src>`` (mlnotes.js
+    loads it once the first screen's maths is drawn, or at once when the reader presses a
+    header button before then) and its preload goes; the colour mode is resolved in the head
+    before the first paint (``THEME_MODE_SCRIPT``). A second pass changes nothing; a page
+    without the theme's scripts is left as it is."""
+    if "data-mlnotes-mode" not in html_text and THEME_SCRIPT_RE.search(html_text):
+        html_text = THEME_HEAD_SCRIPT_RE.sub(
+            lambda m: m.group(0) + THEME_MODE_SCRIPT, html_text, count=1)
+    html_text = THEME_PRELOAD_RE.sub("", html_text)
+    return THEME_SCRIPT_RE.sub(r'<script data-mlnotes-late-src="\g<src>"></script>', html_text)
+
+
 def _drop_fontawesome_js(app, exception):
     """fontawesome.js (1.5 MB) draws a dozen icons; mlnotes.css draws them with the theme's web
     font instead, so every built page loses the script. Images load lazily (``lazy_images``);
-    the search scripts are deferred (``defer_search_scripts``)."""
+    the search scripts are deferred (``defer_search_scripts``); the theme's script runs after the
+    first screen's maths (``theme_script_late``)."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        trimmed = defer_search_scripts(lazy_images(drop_fontawesome_js(text)))
+        trimmed = theme_script_late(defer_search_scripts(lazy_images(drop_fontawesome_js(text))))
         if trimmed != text:
             page.write_text(trimmed, encoding="utf-8")
 

@@ -371,28 +371,75 @@ document.addEventListener("contentvisibilityautostatechange", (event) => {
 }, true);
 
 /* The theme (pydata-sphinx-theme) makes each code block, output and table that scrolls a stop
-   of the Tab key, so a keyboard can scroll it: at the "load" event it measures every one of the
-   page's (scrollWidth), which lays out every code cell, also those far from the screen
-   (content-visibility: auto, mlnotes.css), and again 0.3 s after any change in the article
-   (each batch of formulas). On a 4x slower phone that was 1.0-1.7 s of the main thread before
-   the first screen's maths at a link into t-SNE's page or the API page, and 0.6-0.9 s after
-   each batch. Its handler is not registered (this script runs before the theme's: both are
-   deferred, in that order); the boxes get the same tab stops here, measured with the scroll
-   cues (mlnotesMarkScrollBoxes): after the first screen's maths, and each cell as the browser
-   lays it out. */
-const MLNOTES_TAB_STOPS = "pre, .nboutput > .output_area, .cell_output > .output, " +
+   of the Tab key, so a keyboard can scroll it: it measures every one of the page's
+   (scrollWidth), which lays out every code cell, also those far from the screen
+   (content-visibility: auto, mlnotes.css), when it runs (at the "load" event, or at once if the
+   page has loaded), and again 0.3 s after any change in the article (each batch of formulas).
+   On a 4x slower phone that was 1.0-1.7 s of the main thread at a link into t-SNE's page or
+   the API page, and 0.6-0.9 s after each batch. Its query (MLNOTES_THEME_TAB_STOPS, the
+   theme's own selector, whose order differs from this script's) finds nothing; the boxes get
+   the same tab stops here, measured with the scroll cues (mlnotesMarkScrollBoxes): after the
+   first screen's maths, and each cell as the browser lays it out. */
+const MLNOTES_TAB_STOPS = ".pst-scrollable-table-container, pre, .nboutput > .output_area, " +
+  ".cell_output > .output, .jp-RenderedHTMLCommon";
+const MLNOTES_THEME_TAB_STOPS = "pre, .nboutput > .output_area, .cell_output > .output, " +
   ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
-const mlnotesAddListener = window.addEventListener;
-window.addEventListener = function (type, listener, options) {
-  const text = typeof listener === "function" ? String(listener) : "";
-  if (type === "load" && text.includes(".pst-scrollable-table-container") && text.includes("tabIndex")) {
-    return undefined;  // the theme's tab stops (above)
+const mlnotesQueryAll = Document.prototype.querySelectorAll;
+document.querySelectorAll = function (selectors) {
+  if (selectors === MLNOTES_THEME_TAB_STOPS) {
+    return mlnotesQueryAll.call(this, ":not(*)");  // the theme's tab stops (above)
   }
-  return mlnotesAddListener.call(this, type, listener, options);
+  return mlnotesQueryAll.call(this, selectors);
 };
-document.addEventListener("DOMContentLoaded", () => {
-  window.addEventListener = mlnotesAddListener;  // every deferred script has run
-});
+
+/* The theme's script (pydata-sphinx-theme.js: the colour mode, the sidebar's scroll position,
+   the page TOC's scroll spy, the header's drawer and search buttons) runs once the first
+   screen's maths is drawn: run before it (deferred, at DOMContentLoaded) it cost 100-160 ms of
+   a 4x slower phone's main thread, a style recalculation and a layout of the page, before
+   MathJax could start. Nothing it does changes the layout; the colour mode is set before the
+   first paint by the page's head (book/_ext/surface.py, theme_script_late, which writes its
+   address into data-mlnotes-late-src). A press of a header button it handles (a drawer, the
+   search) or Ctrl/Cmd+K before then loads it at once and is replayed. The flag
+   data-mlnotes-theme on <html> says it has run (the browser tests). */
+const MLNOTES_THEME_BUTTONS = ".primary-toggle, .secondary-toggle, .search-button__button";
+let mlnotesThemeLoading = null;
+let mlnotesThemeCame = false;  // its script has run, or failed to load: presses go through
+function mlnotesLoadTheme() {
+  if (!mlnotesThemeLoading) {
+    // each such script in the page's order, one after the other
+    const tags = Array.from(document.querySelectorAll("script[data-mlnotes-late-src]"));
+    mlnotesThemeLoading = tags.reduce((before, tag) => before.then(() => new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = tag.getAttribute("data-mlnotes-late-src");
+      script.onload = () => resolve(true);
+      script.onerror = () => resolve(false);
+      document.body.append(script);
+    })), Promise.resolve(true)).then((ran) => {
+      mlnotesThemeCame = true;
+      if (ran && tags.length) document.documentElement.dataset.mlnotesTheme = "1";
+    });
+  }
+  return mlnotesThemeLoading;
+}
+function mlnotesThemeEarlyPresses() {
+  const waiting = () => !mlnotesThemeCame && document.querySelector("script[data-mlnotes-late-src]");
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(MLNOTES_THEME_BUTTONS);
+    if (!button || !waiting()) return;
+    event.preventDefault();
+    event.stopPropagation();
+    mlnotesLoadTheme().then(() => button.click());
+  }, true);
+  window.addEventListener("keydown", (event) => {
+    if (!/^k$/i.test(event.key) || !(event.ctrlKey || event.metaKey) || event.shiftKey
+        || event.altKey || !waiting()) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const { key, code, ctrlKey, metaKey } = event;
+    mlnotesLoadTheme().then(() => window.dispatchEvent(new KeyboardEvent("keydown",
+      { key, code, ctrlKey, metaKey, bubbles: true, cancelable: true })));
+  }, true);
+}
 
 /* Every box is measured first, then marked: a mark written between two measurements would make
    the browser lay the page out again for each box (seconds on a phone's CPU for a long page). */
@@ -466,12 +513,14 @@ function mlnotesAfterFirstScreen(callback) {
 mlnotesPatchSearch();
 mlnotesThemeToggle();
 mlnotesCloseDrawerOnTap();
+mlnotesThemeEarlyPresses();
 document.addEventListener("DOMContentLoaded", () => {
   mlnotesPatchSearch();
   mlnotesMarkWrappingOutputs();
   mlnotesStackTables();
   mlnotesShortSolutionTitles();
   mlnotesAfterFirstScreen(() => {
+    mlnotesLoadTheme();
     mlnotesMarkWideInlineMath();
     mlnotesMarkScrollBoxes();
     // after the first screen: a look at every element's attributes (90 000 on t-SNE's page)
