@@ -71,6 +71,7 @@ from browser_support import (
     ROOT,
     TYPESET_ALL,
     resize,
+    scaled,
     serve_directory,
     serve_mutant,
     settle,
@@ -606,7 +607,7 @@ def _check_explorers_drawn(pw_page):
     if pw_page.evaluate("!!document.querySelector("
                         "\"script[type='application/vnd.jupyter.widget-view+json']\")"):
         problems.append("a widget view (an empty box) was rendered")
-    found = pw_page.evaluate(EXPLORERS_DRAWN_JS, [POLL_MS, 15_000])
+    found = pw_page.evaluate(EXPLORERS_DRAWN_JS, [POLL_MS, scaled(15_000)])
     if not found:
         problems.append("no explorer cell found")
     for k, drawn in enumerate(found):
