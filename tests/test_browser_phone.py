@@ -45,6 +45,7 @@ from browser_support import (
     TYPESET_ALL,
     after_transitions,
     resize,
+    scaled,
     serve_mutant,
     settle,
     toc_files,
@@ -87,7 +88,7 @@ def _open(browser, site, page, width, mode="light", touch=None, whole=True, muta
     # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
     # then sets data-mlnotes-laid-out on the root
     pw_page.wait_for_function("() => document.documentElement.dataset.mlnotesLaidOut === '1'",
-                              timeout=30000, polling=POLL_MS)
+                              timeout=scaled(30000), polling=POLL_MS)
     return context, pw_page
 
 
