@@ -180,25 +180,31 @@ def scaled(ms):
 # once have run (0 ms timers run in the order they were set: Bootstrap shows a tooltip in one),
 # two frames have been drawn, and every CSS transition or finite animation running then (a
 # drawer sliding in, a tooltip or colours fading) has finished (its end, not a fixed pause: a
-# slow machine draws fewer of its frames, never a shorter one), and the frame after it.
-AFTER_TRANSITIONS_JS = """async () => {
+# slow machine draws fewer of its frames, never a shorter one), and the frame after it. An
+# animation that never ends is let go after ``limit`` ms (a hang guard: the book's longest
+# transition, the sidebar's slide, lasts 0.4 s).
+AFTER_TRANSITIONS_JS = """async (limit) => {
   const task = () => new Promise(r => setTimeout(r, 0));
   const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const end = performance.now() + limit;
   await task(); await frame(); await frame();
-  for (let round = 0; round < 5; round += 1) {
+  for (let round = 0; round < 5 && performance.now() < end; round += 1) {
     const running = document.getAnimations().filter(a => a.playState === 'running'
       && Number.isFinite(a.effect && a.effect.getComputedTiming().endTime));
-    if (!running.length) return;
-    await Promise.all(running.map(a => a.finished.catch(() => null)));
+    if (!running.length) return true;
+    await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                        new Promise(r => setTimeout(r, Math.max(0, end - performance.now())))]);
     await task(); await frame();
   }
+  return false;
 }"""
 
 
-def after_transitions(pw_page):
+def after_transitions(pw_page, limit=10_000):
     """Wait until what the page started by now has been drawn to its end
-    (``AFTER_TRANSITIONS_JS``)."""
-    pw_page.evaluate(AFTER_TRANSITIONS_JS)
+    (``AFTER_TRANSITIONS_JS``; ``limit`` ms, ``scaled`` for this machine, ends a wait for an
+    animation that would never end); whether it was."""
+    return pw_page.evaluate(AFTER_TRANSITIONS_JS, scaled(limit))
 
 
 def wait_until(pw_page, expression, arg=None, timeout=10_000, polling="raf"):
