@@ -138,7 +138,7 @@ POLL_MS = 100
 # How much slower than the machine the tests were written on this one runs now (at least 1):
 # the median of a few runs of a fixed piece of Python work, over its time on a quiet core here
 # (``CALIBRATION_REFERENCE_S``: its CPU time on this machine's CPU, so a run here while the
-# machine is loaded measures the load), measured once per process at its first use. A slower CPU or a
+# machine is loaded measures the load), measured at its first use and again each minute. A slower CPU or a
 # loaded machine (CI's ran the browser phase 1.9x slower) makes it larger, together with every
 # wait of the page's. It scales the time limits of the waits for a state the page reaches in
 # normal operation (``scaled``), never a bound a check asserts. ``MLNOTES_TIME_SCALE`` sets it.
@@ -153,21 +153,30 @@ def _calibration_work():
     return total
 
 
-@functools.cache
+_SCALE = {"at": None, "value": 1.0}
+# how long a measure of ``time_scale`` holds: a machine's load changes during a run
+SCALE_HOLDS_S = 60.0
+
+
 def time_scale():
     """The factor (1 to ``MAX_TIME_SCALE``) by which this machine is slower now than the quiet
-    one the waits' limits were set on (see ``CALIBRATION_REFERENCE_S``)."""
+    one the waits' limits were set on (see ``CALIBRATION_REFERENCE_S``), measured again when
+    the last measure is older than ``SCALE_HOLDS_S`` (0.1 s of CPU a measure)."""
     import statistics
     import time
 
     if os.environ.get("MLNOTES_TIME_SCALE"):
         return max(1.0, float(os.environ["MLNOTES_TIME_SCALE"]))
-    runs = []
-    for _ in range(5):
-        start = time.perf_counter()
-        _calibration_work()
-        runs.append(time.perf_counter() - start)
-    return min(MAX_TIME_SCALE, max(1.0, statistics.median(runs) / CALIBRATION_REFERENCE_S))
+    now = time.monotonic()
+    if _SCALE["at"] is None or now - _SCALE["at"] > SCALE_HOLDS_S:
+        runs = []
+        for _ in range(5):
+            start = time.perf_counter()
+            _calibration_work()
+            runs.append(time.perf_counter() - start)
+        _SCALE.update(at=now, value=min(MAX_TIME_SCALE, max(
+            1.0, statistics.median(runs) / CALIBRATION_REFERENCE_S)))
+    return _SCALE["value"]
 
 
 def scaled(ms):
