@@ -13,6 +13,8 @@ import json
 import pytest
 from test_browser_lab import ARTIFACTS, run_lab
 
+from browser_support import scaled
+
 # both tests share one JupyterLab (a module fixture): xdist sends them to one worker
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("jupyterlab-replay")]
 
@@ -101,7 +103,10 @@ def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
         page.wait_for_function(
             f"() => window.shown.length >= {N_FRAMES - 1} || window.shown.at(-1) === "
             f"{N_FRAMES - 1}", timeout=60_000)
-        page.wait_for_timeout(500)
+        # play has stopped (its button shows "play" again): no picture of its is on its way,
+        # however slow the machine (a fixed 500 ms pause was this machine's guess)
+        page.wait_for_function("b => !!b.querySelector('i.fa-play')", arg=play.element_handle(),
+                               timeout=scaled(30_000))
         shown = page.evaluate("() => window.shown")
         assert shown == list(range(1, N_FRAMES)), f"play showed snapshots {shown}"
 
