@@ -227,7 +227,7 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
             try:
                 page.wait_for_function(
                     "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt.element_handle(),
-                    timeout=10_000)
+                    timeout=scaled(10_000))
                 break
             except PlaywrightTimeout:
                 continue
@@ -247,8 +247,8 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
-            ".some(e => e.textContent.trim() === '5')", timeout=15_000)
-        deadline = time.monotonic() + 30
+            ".some(e => e.textContent.trim() === '5')", timeout=scaled(15_000))
+        deadline = time.monotonic() + scaled(30)
         after = image.screenshot()
         while after == before and time.monotonic() < deadline:
             time.sleep(0.3)
