@@ -135,14 +135,97 @@ def serve_directory(path):
 POLL_MS = 100
 
 
-def wait_until(pw_page, expression, arg=None, timeout=3000, polling="raf"):
-    """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms:
-    a state change the test waits for, not a fixed pause. ``polling``: "raf" (every animation
-    frame) or a period in ms (``POLL_MS``: far less CPU on a long page)."""
+# How much slower than the machine the tests were written on this one runs now (at least 1):
+# the median of a few runs of a fixed piece of Python work, over its time on a quiet core here
+# (``CALIBRATION_REFERENCE_S``: its CPU time on this machine's CPU, so a run here while the
+# machine is loaded measures the load), measured at its first use and again each minute. A slower CPU or a
+# loaded machine (CI's ran the browser phase 1.9x slower) makes it larger, together with every
+# wait of the page's. It scales the time limits of the waits for a state the page reaches in
+# normal operation (``scaled``), never a bound a check asserts. ``MLNOTES_TIME_SCALE`` sets it.
+CALIBRATION_REFERENCE_S = 0.021
+MAX_TIME_SCALE = 10.0
+
+
+def _calibration_work():
+    total = 0
+    for k in range(360_000):
+        total += k * k % 7
+    return total
+
+
+_SCALE = {"at": None, "value": 1.0}
+# how long a measure of ``time_scale`` holds: a machine's load changes during a run
+SCALE_HOLDS_S = 60.0
+
+
+def time_scale():
+    """The factor (1 to ``MAX_TIME_SCALE``) by which this machine is slower now than the quiet
+    one the waits' limits were set on (see ``CALIBRATION_REFERENCE_S``), measured again when
+    the last measure is older than ``SCALE_HOLDS_S`` (0.1 s of CPU a measure)."""
+    import statistics
+    import time
+
+    if os.environ.get("MLNOTES_TIME_SCALE"):
+        return max(1.0, float(os.environ["MLNOTES_TIME_SCALE"]))
+    now = time.monotonic()
+    if _SCALE["at"] is None or now - _SCALE["at"] > SCALE_HOLDS_S:
+        runs = []
+        for _ in range(5):
+            start = time.perf_counter()
+            _calibration_work()
+            runs.append(time.perf_counter() - start)
+        _SCALE.update(at=now, value=min(MAX_TIME_SCALE, max(
+            1.0, statistics.median(runs) / CALIBRATION_REFERENCE_S)))
+    return _SCALE["value"]
+
+
+def scaled(ms):
+    """``ms``, a time limit for a state the page reaches in normal operation, on this machine
+    now (``time_scale``)."""
+    return ms * time_scale()
+
+
+# What a page started by now (a click, a key, a change of mode) has drawn: the timers it set at
+# once have run (0 ms timers run in the order they were set: Bootstrap shows a tooltip in one),
+# two frames have been drawn, and every CSS transition or finite animation running then (a
+# drawer sliding in, a tooltip or colours fading) has finished (its end, not a fixed pause: a
+# slow machine draws fewer of its frames, never a shorter one), and the frame after it. An
+# animation that never ends is let go after ``limit`` ms (a hang guard: the book's longest
+# transition, the sidebar's slide, lasts 0.4 s).
+AFTER_TRANSITIONS_JS = """async (limit) => {
+  const task = () => new Promise(r => setTimeout(r, 0));
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const end = performance.now() + limit;
+  await task(); await frame(); await frame();
+  for (let round = 0; round < 5 && performance.now() < end; round += 1) {
+    const running = document.getAnimations().filter(a => a.playState === 'running'
+      && Number.isFinite(a.effect && a.effect.getComputedTiming().endTime));
+    if (!running.length) return true;
+    await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                        new Promise(r => setTimeout(r, Math.max(0, end - performance.now())))]);
+    await task(); await frame();
+  }
+  return false;
+}"""
+
+
+def after_transitions(pw_page, limit=10_000):
+    """Wait until what the page started by now has been drawn to its end
+    (``AFTER_TRANSITIONS_JS``; ``limit`` ms, ``scaled`` for this machine, ends a wait for an
+    animation that would never end); whether it was."""
+    return pw_page.evaluate(AFTER_TRANSITIONS_JS, scaled(limit))
+
+
+def wait_until(pw_page, expression, arg=None, timeout=10_000, polling="raf"):
+    """Whether the JS ``expression`` (a function of ``arg``) becomes true within ``timeout`` ms
+    (``scaled`` for this machine): a state change the test waits for, not a fixed pause.
+    ``polling``: "raf" (every animation frame) or a period in ms (``POLL_MS``: far less CPU on
+    a long page). The limit only ends a wait that would never end: it costs nothing while the
+    state comes (the default, 10 s, is over 10 times what a click's effect takes here)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        pw_page.wait_for_function(expression, arg=arg, timeout=timeout, polling=polling)
+        pw_page.wait_for_function(expression, arg=arg, timeout=scaled(timeout), polling=polling)
         return True
     except PlaywrightTimeout:
         return False
@@ -167,19 +250,37 @@ def serve_mutant(context, static_name, *mutants):
 # typesets again the display formulas whose column changed (a ResizeObserver; MathJax may fetch
 # a font), which says nothing when it is done. So the test waits for both: the marks made for
 # the new width, then the page still for ``QUIET_MS``: no node added, removed or changed under
-# <html>. (Waiting for stillness alone read a page whose marks were not yet made when a busy
-# machine held mlnotes.js's 150 ms timer back past ``QUIET_MS``.)
+# <html>, no web font loading and no script the page added (MathJax's font ranges, its
+# extensions) still on its way. (Waiting for stillness alone read a page whose marks were not
+# yet made when a busy machine held mlnotes.js's 150 ms timer back past ``QUIET_MS``; a script
+# MathJax waits for is a pause in the page's changes as long as the network and the server
+# take, which a loaded machine can make longer than ``QUIET_MS``.)
 QUIET_MS = 700
 _WATCH_JS = """() => {
   window.mlnotesTestLastChange = performance.now();
   if (!window.mlnotesTestWatcher) {
-    window.mlnotesTestWatcher = new MutationObserver(() => {
-      window.mlnotesTestLastChange = performance.now(); });
+    window.mlnotesTestScripts = 0;  // scripts added to the page and not yet loaded (or failed)
+    const seen = new WeakSet();
+    const watchScript = (n) => {
+      if (n.nodeName !== 'SCRIPT' || !n.src || seen.has(n)
+          || (n.type && !/javascript|module/.test(n.type))) return;  // one that never loads
+      seen.add(n);
+      window.mlnotesTestScripts += 1;
+      const done = () => { window.mlnotesTestScripts -= 1;
+                           window.mlnotesTestLastChange = performance.now(); };
+      n.addEventListener('load', done, {once: true});
+      n.addEventListener('error', done, {once: true});
+    };
+    window.mlnotesTestWatcher = new MutationObserver((records) => {
+      window.mlnotesTestLastChange = performance.now();
+      records.forEach(r => r.addedNodes.forEach(watchScript));
+    });
     window.mlnotesTestWatcher.observe(document.documentElement,
       {childList: true, subtree: true, attributes: true, characterData: true});
   }
 }"""
 _STILL_JS = """([quiet, width]) => document.fonts.status === 'loaded'
+  && window.mlnotesTestScripts === 0
   && (width === null || document.documentElement.dataset.mlnotesLaidOutWidth === String(width))
   && performance.now() - window.mlnotesTestLastChange > quiet"""
 
@@ -187,10 +288,12 @@ _STILL_JS = """([quiet, width]) => document.fonts.status === 'loaded'
 def settle(pw_page, change, timeout=30_000, width=None):
     """Run ``change`` (a function of no arguments: a resize, a theme switch), then wait until the
     page's own re-layout after it is over (``QUIET_MS`` without a change to the document; for a
-    resize to ``width``, after mlnotes.js has marked the page for that width)."""
+    resize to ``width``, after mlnotes.js has marked the page for that width). ``timeout`` (ms,
+    ``scaled`` for this machine) only ends a re-layout that never ends."""
     pw_page.evaluate(_WATCH_JS)
     change()
-    pw_page.wait_for_function(_STILL_JS, arg=[QUIET_MS, width], timeout=timeout, polling=100)
+    pw_page.wait_for_function(_STILL_JS, arg=[QUIET_MS, width], timeout=scaled(timeout),
+                              polling=100)
 
 
 def resize(pw_page, width, height=900):

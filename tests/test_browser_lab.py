@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import ROOT, browser_required, wait_until
+from browser_support import ROOT, browser_required, scaled, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -38,16 +38,52 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "lab"
 SERVER_START_S = 180  # a loaded machine starts it slowly; a start is not what is tested
 CELL_SOURCE = "import mlnotes as ml\nex = ml.widgets.pca_explorer(angle=0)\nex"
 MUTANT_SOURCE = "ex._image_widget.kept = 0  # the page keeps no picture (nor counts on one)"
-# In the page, before JupyterLab loads: when each websocket message leaves or arrives (ms, bytes).
+# A kernel that, for the next setting, also sends a picture-sized message a second after its
+# status line (once): a fixed pause after the status line let it pass unseen; the kernel's
+# idle status after the key's message does not (run on demand: MLNOTES_TIMING_MUTANTS=1).
+LATE_SOURCE = """import time
+_show = ex._show
+def _late(png):
+    ex._show = _show
+    _show(png)
+    time.sleep(1.0)
+    ex._image_widget.send({"late": "x" * 20000})
+ex._show = _late"""
+# In the page, before JupyterLab loads: when each websocket message leaves or arrives (ms,
+# bytes), and what it is (Jupyter's message: its channel, type, id, its request's id and, for a
+# kernel's status, the state): [out 0 / in 1, ms, bytes, channel, type, id, parent id, state].
+# Messages in Jupyter Server's "v1.kernel.websocket.jupyter.org" framing (JupyterLab's: the
+# part count and offsets as 64-bit integers, then the channel, the header, the parent header,
+# the metadata, the content, the buffers) or as JSON text.
 SOCKETS_JS = """
 window.mlxSocket = [];
+const mlxWhat = (d) => {
+  try {
+    let channel, header, parent, content;
+    if (typeof d === 'string') {
+      ({channel, header, parent_header: parent, content} = JSON.parse(d));
+    } else if (d instanceof ArrayBuffer) {
+      const view = new DataView(d);
+      const n = Number(view.getBigUint64(0, true));
+      const at = (k) => Number(view.getBigUint64(8 * (k + 1), true));
+      const text = new TextDecoder();
+      const part = (k) => k + 1 < n ? text.decode(new Uint8Array(d, at(k), at(k + 1) - at(k))) : '';
+      channel = part(0); header = JSON.parse(part(1)); parent = JSON.parse(part(2));
+      content = header.msg_type === 'status' ? JSON.parse(part(4)) : {};
+    } else return [];
+    return [channel, header.msg_type, header.msg_id, (parent || {}).msg_id || null,
+            (content || {}).execution_state || null];
+  } catch (error) { return []; }
+};
 const Socket = window.WebSocket;
 window.WebSocket = function (...args) {
   const ws = new Socket(...args);
   const size = d => d.byteLength || d.size || d.length || 0;
-  ws.addEventListener('message', e => window.mlxSocket.push([1, performance.now(), size(e.data)]));
+  ws.addEventListener('message', e => window.mlxSocket.push(
+    [1, performance.now(), size(e.data), ...mlxWhat(e.data)]));
   const send = ws.send.bind(ws);
-  ws.send = d => { window.mlxSocket.push([0, performance.now(), size(d)]); return send(d); };
+  ws.send = d => { window.mlxSocket.push([0, performance.now(), size(d), ...mlxWhat(d)]);
+                   return send(d); };
   return ws;
 };
 window.WebSocket.prototype = Socket.prototype;
@@ -149,7 +185,8 @@ def live_lab(tmp_path_factory):
     the PCA explorer's notebook and kernel PCA's."""
     root = tmp_path_factory.mktemp("lab")
     (root / "explorer.ipynb").write_text(_notebook({"explorer": CELL_SOURCE,
-                                                    "mutant": MUTANT_SOURCE}))
+                                                    "mutant": MUTANT_SOURCE,
+                                                    "late": LATE_SOURCE}))
     (root / "kpca.ipynb").write_text(_notebook({"explorer": KPCA_SOURCE}))
     with run_lab(root) as running:
         yield running
@@ -190,7 +227,7 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
             try:
                 page.wait_for_function(
                     "p => /\\[(\\*|\\d+)\\]/.test(p.textContent)", arg=prompt.element_handle(),
-                    timeout=10_000)
+                    timeout=scaled(10_000))
                 break
             except PlaywrightTimeout:
                 continue
@@ -210,8 +247,8 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
-            ".some(e => e.textContent.trim() === '5')", timeout=15_000)
-        deadline = time.monotonic() + 30
+            ".some(e => e.textContent.trim() === '5')", timeout=scaled(15_000))
+        deadline = time.monotonic() + scaled(30)
         after = image.screenshot()
         while after == before and time.monotonic() < deadline:
             time.sleep(0.3)
@@ -227,10 +264,14 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
             "a seen setting's picture came from the kernel"
         assert image.screenshot() == before, "the kept picture is not the setting's"
         assert _shown_from_the_kernel(page, handle, "ArrowRight", "ArrowRight")
-        # the mutant: the page keeps no picture; back to 5 (seen) the check must see the kernel
-        page.locator(".jp-Notebook .jp-Cell .cm-content").nth(1).click()
-        page.keyboard.press("Shift+Enter")
-        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=30_000)
+        if os.environ.get("MLNOTES_TIMING_MUTANTS"):
+            # back to 5 (seen), a picture-sized message a second after the status line
+            _run_cell(page, 2)
+            assert not _shown_from_the_page(page, handle, "ArrowLeft"), \
+                "the check passed a kernel that sent a picture after its status line"
+        # the mutant: the page keeps no picture; back to a seen setting (5, or 0 after the
+        # mutant above) the check must see the kernel
+        _run_cell(page, 1)
         assert not _shown_from_the_page(page, handle, "ArrowLeft"), \
             "the check passed a page that keeps no picture"
     except Exception:
@@ -240,9 +281,28 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
     assert not page_errors, f"page errors: {page_errors[:5]}"
 
 
+def _run_cell(page, k):
+    """Run the notebook's cell ``k`` and wait until it has run (its prompt shows its count: the
+    status bar's "Idle" may still be the one from before the cell started)."""
+    page.locator(".jp-Notebook .jp-Cell .cm-content").nth(k).click()
+    page.keyboard.press("Shift+Enter")
+    prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").nth(k)
+    page.wait_for_function("p => /\\[\\d+\\]/.test(p.textContent)", arg=prompt.element_handle(),
+                           timeout=scaled(30_000))
+
+
 SEEN_TEXT = "a setting seen before"  # the status line of a seen setting (_core.SEEN_STATUS)
 PICTURES_SINCE_JS = (f"t => window.mlxSocket.filter(m => m[0] === 1 && m[1] >= t"
                      f" && m[2] > {PICTURE_BYTES}).length")
+# Whether the kernel has answered every widget message the page sent since ``t``: each one's
+# "idle" status has come back (and the page has sent at least one).
+KERNEL_DONE_JS = """t => {
+  const sent = window.mlxSocket.filter(m => m[0] === 0 && m[1] >= t && m[4] === 'comm_msg')
+    .map(m => m[5]);
+  const idle = new Set(window.mlxSocket.filter(m => m[0] === 1 && m[4] === 'status'
+    && m[7] === 'idle').map(m => m[6]));
+  return sent.length > 0 && sent.every(id => idle.has(id));
+}"""
 
 
 def _press(page, handle, *keys):
@@ -265,8 +325,12 @@ def _shown_from_the_page(page, handle, key):
     start = _press(page, handle, key)
     page.wait_for_function(f"([t, b]) => ({PICTURES_SINCE_JS})(t) > 0 || ({src} !== b"
                            f" && {status}.includes('{SEEN_TEXT}'))", arg=[start, before],
-                           timeout=30_000)
-    page.wait_for_timeout(300)  # anything else on its way
+                           timeout=scaled(30_000))
+    # anything else on its way is in: the kernel has said it is idle again after each widget
+    # message the key sent (its status, sent after every message of its answer; a fixed pause
+    # here let a picture a slow machine's kernel sent later pass unseen)
+    page.wait_for_function(f"t => ({KERNEL_DONE_JS})(t)", arg=start, timeout=scaled(30_000),
+                           polling=100)
     return page.evaluate(f"() => {src}") != before and \
         page.evaluate(PICTURES_SINCE_JS, start) == 0
 

@@ -34,6 +34,7 @@ theorems, outputs and an explorer, the notation appendix, a chapter with exercis
 """
 
 import json
+import os
 import re
 
 import pytest
@@ -42,7 +43,10 @@ from browser_support import (
     POLL_MS,
     ROOT,
     TYPESET_ALL,
+    after_transitions,
     resize,
+    scaled,
+    serve_mutant,
     settle,
     toc_files,
     wait_until,
@@ -54,6 +58,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "phone"
 PHONE, LAPTOP, WIDE = 390, 1366, 1440
 MODES = ["light", "dark"]
 MAX_SCROLLING_EQUATIONS = 0
+SEARCH_OPEN_JS = "() => !!(document.getElementById('pst-search-dialog') || {}).open"
 # sphinx-proof boxes whose text is a statement (a proof may scroll; a statement may not)
 STATEMENT_KINDS = ("theorem", "proposition", "lemma", "corollary", "definition")
 SAMPLE_PAGES = ["book/tsne.html", "book/appendix_notation.html", "book/isomap.html"]
@@ -64,10 +69,11 @@ def _toc_pages():
     return [f"{f}.html" for f in files]
 
 
-def _open(browser, site, page, width, mode="light", touch=None, whole=True):
+def _open(browser, site, page, width, mode="light", touch=None, whole=True, mutant=None):
     """``page`` in a new context (a touch screen under 600 px) in ``mode``; with ``whole``
     every formula is typeset at load (``TYPESET_ALL``: the checks that read every formula),
-    else only those near the screen, as for a reader (cheaper: the checks of the header)."""
+    else only those near the screen, as for a reader (cheaper: the checks of the header);
+    ``mutant``: a static file's name and (find, replace), served instead of the file."""
     touch = width < 600 if touch is None else touch
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900},
                                   has_touch=touch, is_mobile=touch,
@@ -75,12 +81,14 @@ def _open(browser, site, page, width, mode="light", touch=None, whole=True):
     context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
                             f"localStorage.setItem('theme', '{mode}');"
                             + (TYPESET_ALL if whole else ""))
+    if mutant:
+        serve_mutant(context, mutant[0], mutant[1])
     pw_page = context.new_page()
     pw_page.goto(f"{site}/{page}", wait_until="load")
     # scroll boxes and figures are marked after typesetting (book/_static/mlnotes.js), which
     # then sets data-mlnotes-laid-out on the root
     pw_page.wait_for_function("() => document.documentElement.dataset.mlnotesLaidOut === '1'",
-                              timeout=30000, polling=POLL_MS)
+                              timeout=scaled(30000), polling=POLL_MS)
     return context, pw_page
 
 
@@ -457,13 +465,24 @@ def _phone_details(pw_page):
         ".map(t => t.innerText.trim().slice(0, 50))")
     if tall:
         problems.append(f"solution titles over one line: {tall[:2]}")
-    # a tap on a header button leaves no tooltip on screen
+    # a tap on a header button leaves no tooltip on screen: looked at once the search dialog
+    # the tap opened is closed again and what the tap and the key started has been drawn to its
+    # end (Bootstrap shows a tooltip in a timer, then fades it in: ``after_transitions``)
     button = pw_page.locator(".bd-header-article .search-button").first
     if button.count():
         button.tap()
-        pw_page.wait_for_timeout(300)
+        if not wait_until(pw_page, SEARCH_OPEN_JS, polling=POLL_MS):
+            problems.append("a tap on the search button opens no search dialog")
+        after_transitions(pw_page)
         pw_page.keyboard.press("Escape")
-        pw_page.wait_for_timeout(200)
+        wait_until(pw_page, f"() => !({SEARCH_OPEN_JS})()", polling=POLL_MS)
+        # whether the tap's events show the button's tooltip depends on how they interleave
+        # (hover and focus from a tap, the dialog's focus coming back): on a slow machine a
+        # careless style sheet's tooltip was not always shown. So the tooltip is also shown as
+        # the tap may show it (Bootstrap's own call), and must not be seen either way.
+        pw_page.evaluate("b => window.bootstrap && bootstrap.Tooltip.getOrCreateInstance(b).show()",
+                         button.element_handle())
+        after_transitions(pw_page)
         if pw_page.evaluate("Array.from(document.querySelectorAll('.tooltip'))"
                             ".some(t => t.getBoundingClientRect().width > 0)"):
             problems.append("a tooltip stays on screen after a tap")
@@ -471,9 +490,11 @@ def _phone_details(pw_page):
     contents = pw_page.locator(".bd-header-article .secondary-toggle")
     if contents.count() and contents.first.is_visible():
         contents.first.tap()
-        wait_until(pw_page, "() => (document.getElementById('pst-secondary-sidebar-modal')"
-                             " || {}).open", polling=POLL_MS)
-        pw_page.wait_for_timeout(300)  # the drawer slides in
+        if not wait_until(pw_page, "() => (document.getElementById("
+                                    "'pst-secondary-sidebar-modal') || {}).open",
+                          polling=POLL_MS):
+            problems.append("a tap on Contents does not open its drawer")
+        after_transitions(pw_page)  # the drawer slides in
         heights = pw_page.evaluate(
             "Array.from(document.querySelectorAll('#pst-secondary-sidebar-modal .toc-entry > a'))"
             ".map(a => a.getBoundingClientRect().height).filter(h => h > 0)")
@@ -492,7 +513,11 @@ def _phone_details(pw_page):
     if menu.count() and menu.first.is_visible():
         pw_page.evaluate("window.scrollTo(0, 0)")
         menu.first.tap()
-        pw_page.wait_for_timeout(300)
+        if not wait_until(pw_page, "() => (document.getElementById("
+                                    "'pst-primary-sidebar-modal') || {}).open",
+                          polling=POLL_MS):
+            problems.append("a tap on the menu button does not open the chapter drawer")
+        after_transitions(pw_page)  # the drawer slides in
         heights = pw_page.evaluate(
             "Array.from(document.querySelectorAll('#pst-primary-sidebar-modal a.reference'))"
             ".map(a => a.getBoundingClientRect().height).filter(h => h > 0)")
@@ -502,17 +527,25 @@ def _phone_details(pw_page):
     return problems
 
 
+def _modes_after_clicks(pw_page, expected):
+    """The page's mode before and after each click on the theme button, each click's mode
+    waited for as ``expected`` says (the mode it must lead to; not a fixed pause, which a slow
+    machine outlasts), then read once what the click started has been drawn."""
+    modes = [pw_page.evaluate("document.documentElement.dataset.theme")]
+    for mode in expected:
+        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
+        wait_until(pw_page, "m => document.documentElement.dataset.theme === m", mode,
+                   polling=POLL_MS)
+        after_transitions(pw_page)
+        modes.append(pw_page.evaluate("document.documentElement.dataset.theme"))
+    return modes
+
+
 @pytest.mark.parametrize("width", [PHONE, WIDE], ids=["390px", "1440px"])
 def test_theme_button_switches_on_the_first_tap(width, site, browser):
     context, pw_page = _open(browser, site, "book/pca.html", width, "light", whole=False)
     try:
-        assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
-        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
-        pw_page.wait_for_timeout(150)
-        assert pw_page.evaluate("document.documentElement.dataset.theme") == "dark"
-        pw_page.locator(".bd-header-article .theme-switch-button").first.click()
-        pw_page.wait_for_timeout(150)
-        assert pw_page.evaluate("document.documentElement.dataset.theme") == "light"
+        assert _modes_after_clicks(pw_page, ["dark", "light"]) == ["light", "dark", "light"]
     finally:
         context.close()
 
@@ -547,6 +580,24 @@ def _search(pw_page, site, query):
         " snippet: (li.querySelector('p.context') || {}).textContent || ''}))")
 
 
+# The search dialog's magnifier over the start of its field: 'covered', 'no dialog' or None.
+COVERED_JS = r"""() => {
+  const d = document.querySelector('#pst-search-dialog'); if (!d || !d.open) return 'no dialog';
+  const input = d.querySelector('input'); const icon = d.querySelector('i, svg');
+  if (!input || !icon) return null;
+  const start = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
+  return icon.getBoundingClientRect().right > start + 1 ? 'covered' : null; }"""
+
+
+def _magnifier_covers(pw_page):
+    """Open the search dialog from the header; ``COVERED_JS`` once it is open and drawn (not
+    after a fixed pause)."""
+    pw_page.locator(".bd-header-article .search-button").first.click()
+    wait_until(pw_page, SEARCH_OPEN_JS, polling=POLL_MS)
+    after_transitions(pw_page)
+    return pw_page.evaluate(COVERED_JS)
+
+
 def test_search_finds_both_spellings_and_quotes_text(site, browser):
     context, pw_page = _open(browser, site, "book/intro.html", LAPTOP, whole=False)
     try:
@@ -554,14 +605,7 @@ def test_search_finds_both_spellings_and_quotes_text(site, browser):
         american = _search(pw_page, site, "double+centering")
         # the magnifier of the search dialog does not cover what is typed
         pw_page.goto(f"{site}/book/pca.html", wait_until="load")
-        pw_page.locator(".bd-header-article .search-button").first.click()
-        pw_page.wait_for_timeout(300)
-        covered = pw_page.evaluate(r"""() => {
-          const d = document.querySelector('#pst-search-dialog'); if (!d || !d.open) return 'no dialog';
-          const input = d.querySelector('input'); const icon = d.querySelector('i, svg');
-          if (!input || !icon) return null;
-          const start = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
-          return icon.getBoundingClientRect().right > start + 1 ? 'covered' : null; }""")
+        covered = _magnifier_covers(pw_page)
     finally:
         context.close()
     assert british, "no result for 'double centring'"
@@ -604,3 +648,49 @@ def test_mathjax_breaks_formulas_at_the_width_they_have(page, site, browser):
     narrow = [w for w in widths if w["measured"] < 0.9 * w["actual"]]
     assert not narrow, (f"{page}: MathJax measured a narrower column than the formula has, so "
                         f"it breaks lines too early: {narrow[:3]}")
+
+
+# Careless versions of the style sheet and script that the checks above, which wait for the
+# page's own state instead of a fixed pause, must still reject (run on demand, slowed machines
+# included: ``MLNOTES_TIMING_MUTANTS=1``): tooltips no longer hidden on a touch screen; the
+# drawers' links back to 20 px lines; the theme button that switches nothing; the search field
+# without room for its magnifier.
+TOOLTIP_MUTANT = ("  .tooltip {\n    display: none !important;\n  }", "  .tooltip {\n  }")
+DRAWER_LINKS_MUTANT = ("  dialog .bd-sidebar .reference {\n    min-height: 44px;\n"
+                       "    display: block !important;\n    box-sizing: border-box;\n"
+                       "    padding-top: calc((44px - 1.5em) / 2);\n"
+                       "    padding-bottom: calc((44px - 1.5em) / 2);\n",
+                       "  dialog .bd-sidebar .reference {\n    display: block !important;\n")
+THEME_MUTANT = ('    mlnotesSetMode(dark ? "light" : "dark");\n', "")
+MAGNIFIER_MUTANT = ("  padding-left: 2.4rem !important;\n", "")
+
+
+@pytest.mark.skipif(not os.environ.get("MLNOTES_TIMING_MUTANTS"),
+                    reason="run on demand: MLNOTES_TIMING_MUTANTS=1")
+def test_waiting_checks_fail_their_mutants(site, browser):
+    """The phone's tooltip and drawer checks, the theme button's and the magnifier's, each on
+    its mutant: every one must find a problem."""
+    found = {}
+    for name, mutant in [("tooltip", TOOLTIP_MUTANT), ("drawer links", DRAWER_LINKS_MUTANT)]:
+        context, pw_page = _open(browser, site, "book/pca.html", PHONE, whole=False,
+                                 mutant=("mlnotes.css", mutant))
+        try:
+            found[name] = _phone_details(pw_page)
+        finally:
+            context.close()
+    assert any("tooltip stays" in p for p in found["tooltip"]), found["tooltip"]
+    assert any("px high (< 44)" in p for p in found["drawer links"]), found["drawer links"]
+    context, pw_page = _open(browser, site, "book/pca.html", PHONE, "light", whole=False,
+                             mutant=("mlnotes.js", THEME_MUTANT))
+    try:
+        modes = _modes_after_clicks(pw_page, ["dark", "light"])
+    finally:
+        context.close()
+    assert modes != ["light", "dark", "light"], modes
+    context, pw_page = _open(browser, site, "book/pca.html", LAPTOP, whole=False,
+                             mutant=("mlnotes.css", MAGNIFIER_MUTANT))
+    try:
+        covered = _magnifier_covers(pw_page)
+    finally:
+        context.close()
+    assert covered == "covered", covered

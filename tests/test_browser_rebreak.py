@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from browser_support import POLL_MS, serve_mutant
+from browser_support import POLL_MS, scaled, serve_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -74,10 +74,11 @@ MUTANTS = [
 
 def _settle(pw_page, k, timeout):
     """Scroll holder ``k`` to the middle of the screen; what ``PROBLEM_JS`` finds once settled
-    or after ``timeout`` seconds ('' when nothing)."""
+    or after ``timeout`` seconds (``scaled`` for this machine: a mutant's problem stays, the
+    real page's goes once its typesetting is done) ('' when nothing)."""
     pw_page.locator(f'[data-rebreak="{k}"]').evaluate(
         "h => window.scrollTo(0, h.getBoundingClientRect().top + scrollY - innerHeight / 2)")
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while True:
         problem = pw_page.evaluate(PROBLEM_JS, k)
         if not problem or time.monotonic() > end:
@@ -123,7 +124,7 @@ def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
             # the right-click: MathJax's menu, the formula now MathJax's own; closed again
             _settle(pw_page, k, timeout)
             pw_page.locator(f'[data-rebreak="{k}"] > mjx-container').click(button="right")
-            pw_page.wait_for_function(MENU_OPEN_JS, timeout=10000, polling=POLL_MS)
+            pw_page.wait_for_function(MENU_OPEN_JS, timeout=scaled(10000), polling=POLL_MS)
             pw_page.keyboard.press("Escape")
         for n, (width, height) in enumerate(WIDTHS):
             if n:
@@ -217,12 +218,14 @@ def _toc_maths(browser, site, width, mode, mutant=None):
         if phone:
             pw_page.locator(".bd-header-article .secondary-toggle").first.tap()
             pw_page.wait_for_function("() => (document.getElementById("
-                                      "'pst-secondary-sidebar-modal') || {}).open", timeout=10000,
+                                      "'pst-secondary-sidebar-modal') || {}).open",
+                                      timeout=scaled(10000),
                                       polling=POLL_MS)
             where = "#pst-secondary-sidebar-modal"
         # the contents' formulas are typeset right after the first screen's
         pw_page.wait_for_function(f"() => Array.from(document.querySelectorAll('{where} .math'))"
-                                  ".every(m => m.querySelector('mjx-container'))", timeout=10000,
+                                  ".every(m => m.querySelector('mjx-container'))",
+                                  timeout=scaled(10000),
                                   polling=POLL_MS)
         return pw_page.evaluate(TOC_MATHS_JS, where)
     finally:
