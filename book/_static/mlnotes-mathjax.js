@@ -48,10 +48,13 @@
     return;
   }
   const LAZY_MARGIN = "1200px";
-  // the screen and half a screen below it: typeset, the formulas are shorter than their
+  // the screen and a tenth of a screen below it: typeset, the formulas are shorter than their
   // (hidden) TeX source, and those below move up into the screen (t-SNE: 21 on the screen
-  // before, 29 after)
-  const FIRST_MARGIN = "0px 0px 50% 0px";
+  // before, 29 after), where the next batch takes them before the first screen counts as done
+  // (next(), below). Half a screen below took more formulas than moved up: at 4x, the main
+  // thread's CPU to the first screen's maths was 0.26-0.55 s more at the links into t-SNE,
+  // the errata and the API (benchmarks/results-first-paint.md).
+  const FIRST_MARGIN = "0px 0px 10% 0px";
   const ALWAYS = "#pst-secondary-sidebar .math, .bd-toc .math";
   const config = window.MathJax;
   if (!config || typeof config !== "object") return;  // a page without maths loads no MathJax
