@@ -40,6 +40,7 @@ import re
 import pytest
 
 from browser_support import (
+    BOOK_HTML,
     POLL_MS,
     ROOT,
     TYPESET_ALL,
@@ -195,21 +196,70 @@ STYLE_JS = r"""
 """
 
 
+# Every folded part of a page opened: the solutions and hints (sphinx-togglebutton's dropdown
+# admonitions, opened by their title as a reader taps it) and the folded cells (<details>).
+# Closed, their formulas have no box and were never measured: a solution's display that fitted
+# the article's column scrolled in the opened dropdown's narrower one (291 px at 390).
+OPEN_FOLDS_JS = r"""
+() => {
+  const article = document.querySelector('.bd-article');
+  const folds = Array.from(article.querySelectorAll('.toggle-hidden > .admonition-title'));
+  folds.forEach((title) => title.click());
+  const details = Array.from(article.querySelectorAll('details:not([open])'));
+  details.forEach((d) => { d.open = true; });
+  return folds.length + details.length;
+}
+"""
+
+
+def _wide_equations_with_folds_open(pw_page, url):
+    """The display equations of ``url`` that scroll sideways (``EQUATIONS_JS``) once every fold
+    is opened (``OPEN_FOLDS_JS``), and how many folds were opened."""
+    pw_page.goto(url, wait_until="load")
+    # typeset at build time; the displays too wide for a phone again in the browser
+    # (book/_static/mlnotes-mathjax.js), every one before the class goes (TYPESET_ALL)
+    pw_page.wait_for_function("() => !document.documentElement.classList.contains("
+                              "'mlnotes-maths-pending')", timeout=scaled(60000), polling=POLL_MS)
+    # the displays in a fold opened are typeset again for its column, if too wide
+    opened = []
+    settle(pw_page, lambda: opened.append(pw_page.evaluate(OPEN_FOLDS_JS)))
+    return pw_page.evaluate(EQUATIONS_JS, list(STATEMENT_KINDS)), opened[0]
+
+
+# A solution's display written as a careless author would: one line that fits the article's
+# column at 390 px (336 px) but not the opened dropdown's (291 px), where no relation is left
+# to break at (the autoencoders' warm-up before it was rewritten).
+FOLDED_WIDE = (r"\tfrac13 Z^\top \mathcal R = \tfrac13 (6, -6) = (2, -2)",
+               r"\tfrac13\left[-3(-1, 1) + (-1, 1) + 2(2, -2)\right]")
+
+
+def test_a_display_too_wide_for_its_opened_fold_is_found(site, browser):
+    """The mutant of the check below: the autoencoders' page served with ``FOLDED_WIDE`` in a
+    solution scrolls once the solution is opened, and is found there."""
+    context, pw_page = _open(browser, site, "book/intro.html", PHONE)
+    try:
+        page = "book/autoencoders.html"
+        html = (BOOK_HTML / page).read_text(encoding="utf-8")
+        assert FOLDED_WIDE[0] in html, "the warm-up's solution changed: update FOLDED_WIDE"
+        pw_page.route(f"**/{page}", lambda route: route.fulfill(
+            body=html.replace(*FOLDED_WIDE), content_type="text/html"))
+        wide, opened = _wide_equations_with_folds_open(pw_page, f"{site}/{page}")
+    finally:
+        context.close()
+    assert opened and any("-3(-1,1)" in e["tex"].replace(" ", "") for e in wide), wide
+
+
 @pytest.mark.slow
 def test_display_equations_fit_a_phone(site, browser):
-    """Every toc page at 390 px: at most 10 display equations scroll, none in a statement; the
+    """Every toc page at 390 px, its solutions, hints and folded cells opened (``OPEN_FOLDS_JS``):
+    at most ``MAX_SCROLLING_EQUATIONS`` display equations scroll, none in a statement; the
     formulas broken into lines are broken only where their meaning holds (``BREAKS_JS``)."""
-    found, styles, faults, broken = {}, {}, [], 0
+    found, styles, faults, broken, folds = {}, {}, [], 0, []
     context, pw_page = _open(browser, site, "book/intro.html", PHONE)
     try:
         for page in _toc_pages():
-            pw_page.goto(f"{site}/{page}", wait_until="load")
-            # typeset at build time; the displays too wide for a phone again in the browser
-            # (book/_static/mlnotes-mathjax.js), every one before the class goes (TYPESET_ALL)
-            pw_page.wait_for_function("() => !document.documentElement.classList.contains("
-                                      "'mlnotes-maths-pending')", timeout=60000,
-                                      polling=POLL_MS)
-            wide = pw_page.evaluate(EQUATIONS_JS, list(STATEMENT_KINDS))
+            wide, opened = _wide_equations_with_folds_open(pw_page, f"{site}/{page}")
+            folds.append(opened)
             if wide:
                 found[page] = wide
             styles[page] = pw_page.evaluate(STYLE_JS)
@@ -218,6 +268,7 @@ def test_display_equations_fit_a_phone(site, browser):
             faults += [f"{page}: {f}" for f in breaks["faults"]]
     finally:
         context.close()
+    assert sum(folds) >= 100, f"only {sum(folds)} folds opened in the book"
     # formulas broken into lines keep their meaning: the test can fail only if some are broken
     assert broken >= 20, f"only {broken} display formulas broken into lines at 390 px"
     assert not faults, (f"{len(faults)} bad line breaks in {broken} broken formulas at 390 px:\n  "
