@@ -321,7 +321,7 @@ def _thread_time(cdp):
                 if m["name"] == "ThreadTime")
 
 
-def _open_on_a_slow_phone(browser, site, page, mutant=None):
+def _open_on_a_slow_phone(browser, site, page, mutant=None, during_load=None):
     """Open ``page`` (``file`` or a link, ``file#target``) on a phone whose CPU is
     ``CPU_SLOWDOWN`` times slower, until its first screen's maths is done (``WATCH_JS``), with
     ``mutant`` (a static file's name, (find, replace)) served instead of the file: the context,
@@ -340,6 +340,8 @@ def _open_on_a_slow_phone(browser, site, page, mutant=None):
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
     cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
     anchor = page.partition("#")[2] or None
+    if during_load:  # what a reader or the phone does while the page loads (a script)
+        pw_page.add_init_script(during_load)
     pw_page.add_init_script(WATCH_JS.replace("WATCH_MS", str(WATCH_MS))
                             .replace("ANCHOR", json.dumps(anchor)))
     start = _thread_time(cdp)
@@ -495,6 +497,61 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
                      "untypeset_after_scroll_px": slow}
     record.write_text(json.dumps(results, indent=1))
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+
+
+# What happens to a page while it loads, at once after its scripts have run (DOMContentLoaded):
+# the window resized (a phone settles its viewport as the page loads: Chromium's phone
+# emulation does, 1.2-1.8 s in; a reader turns the phone) and a fold opened (a toggle event).
+# Each made mlnotes.js measure and mark the whole page at once, before the first screen's maths:
+# the resize did so in one `make test` here and in CI (its timer fired once the page was parsed).
+DURING_LOAD_JS = r"""
+document.addEventListener('DOMContentLoaded', () => {
+  window.dispatchEvent(new Event('resize'));
+  const fold = document.querySelector('.bd-article details:not([open])');
+  if (fold) fold.open = true;
+  window.mlnotesDuringLoad = {fold: Boolean(fold)};
+});
+"""
+# mlnotes.js as a careless author would leave it: each of the two handlers marking at once
+DURING_LOAD_MUTANTS = [
+    ("mlnotes.js", ("  if (!mlnotesMarked()) {\n    mlnotesResizedEarly = true;",
+                    "  if (false) {\n    mlnotesResizedEarly = true;")),
+    ("mlnotes.js", ("if (event.target.open && mlnotesMarked()) mlnotesMarkScrollBoxes();",
+                    "if (event.target.open) mlnotesMarkScrollBoxes();")),
+]
+
+
+def _marks_during_load(browser, site, mutant=None):
+    """The problems of t-SNE's link opened on the slow phone with ``DURING_LOAD_JS``: page-wide
+    marks made before the page's word that its first screen's maths is done."""
+    context, pw_page, _, typeset, _, _ = _open_on_a_slow_phone(
+        browser, site, HEAVY_PAGES[0], mutant, during_load=DURING_LOAD_JS)
+    try:
+        # the resize's marks come 150 ms after it, the fold's at once: both before the word
+        found = pw_page.evaluate("""() => ({deferred: window.mlnotesDeferredAt,
+            what: window.mlnotesDeferredWhat, during: window.mlnotesDuringLoad,
+            said: (performance.getEntriesByName('mlnotes-typeset-end')[0] || {}).startTime})""")
+    finally:
+        context.close()
+    assert typeset and found["during"] and found["during"]["fold"], found
+    if found["deferred"] is not None and found["deferred"] < found["said"]:
+        return [f"page-wide marks at {found['deferred'] / 1000:.2f} s, before the first "
+                f"screen's maths was done at {found['said'] / 1000:.2f} s ({found['what']})"]
+    return []
+
+
+def test_a_resize_or_a_fold_opened_while_loading_waits_for_the_first_screen(site, browser):
+    """A resize and a fold opened while the page loads (``DURING_LOAD_JS``) mark nothing before
+    the first screen's maths: the first marking after it covers them."""
+    assert not _marks_during_load(browser, site)
+
+
+@pytest.mark.skipif(not os.environ.get("MLNOTES_FIRST_SCREEN_MUTANTS"),
+                    reason="the mutants cost CPU: MLNOTES_FIRST_SCREEN_MUTANTS=1")
+@pytest.mark.parametrize("static, mutant", DURING_LOAD_MUTANTS)
+def test_the_during_load_check_fails_its_mutants(static, mutant, site, browser):
+    """Each of ``DURING_LOAD_MUTANTS`` (a handler that marks at once) fails the check above."""
+    assert _marks_during_load(browser, site, (static, mutant))
 
 
 # Careless versions of the page's scripts that the first-screen check must reject: the first

@@ -529,6 +529,7 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 window.addEventListener("load", () => {
   mlnotesAfterFirstScreen(() => {
+    if (mlnotesResizedEarly) mlnotesMarkWideInlineMath();
     mlnotesMarkZoomableFigures();
     mlnotesMarkScrollBoxes();
     // everything above is marked: tools that read the laid-out page wait for this flag
@@ -555,8 +556,20 @@ function mlnotesAfterLayoutMoves(callback) {
   ]).then(() => requestAnimationFrame(callback));
 }
 
+/* Before the page is first marked (after the first screen's maths, mlnotesAfterFirstScreen), a
+   resize (a phone settling its viewport as the page loads, a turn of the phone) or a fold
+   opened marks nothing: that first marking is made at the width of its time, the wide inline
+   formulas again if the window was resized since the first pass over them. (Marked at once, a
+   resize while the page loaded measured every box of the page before the first screen's maths,
+   on a slow phone.) */
+let mlnotesResizedEarly = false;
+const mlnotesMarked = () => Boolean(document.documentElement.dataset.mlnotesLaidOut);
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
+  if (!mlnotesMarked()) {
+    mlnotesResizedEarly = true;
+    return;
+  }
   clearTimeout(mlnotesResizeTimer);
   mlnotesResizeTimer = setTimeout(() => mlnotesAfterLayoutMoves(mlnotesRefreshLayout), 150);
 });
@@ -581,7 +594,7 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 // a folded cell opened: its code is laid out now, and may need the scroll cue
 document.addEventListener("toggle", (event) => {
-  if (event.target.open) mlnotesMarkScrollBoxes();
+  if (event.target.open && mlnotesMarked()) mlnotesMarkScrollBoxes();
 }, true);
 // light <-> dark: the colour behind each scroll box changes. Not before the page is laid out
 // (the load handler marks every box then): the theme's script sets the mode as the page loads,
