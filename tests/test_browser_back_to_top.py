@@ -11,7 +11,7 @@ theme's pill) must fail the same check. Screenshots go to ``tests/artifacts/phon
 
 import pytest
 
-from browser_support import POLL_MS, ROOT, serve_mutant, wait_until
+from browser_support import POLL_MS, ROOT, scaled, serve_mutant, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -65,10 +65,15 @@ def _button_at_the_picture(browser, site, mode, *, mutant=False):
         serve_mutant(context, "mlnotes.css", (css[start:end], ""))
     tab = context.new_page()
     tab.goto(f"{site}/{PAGE}", wait_until="load")
+    # the theme's script, which shows the button on a scroll up, runs once the first screen's
+    # maths is drawn (book/_static/mlnotes.js sets data-mlnotes-theme then): a scroll before it
+    # shows no button
+    tab.wait_for_function("document.documentElement.dataset.mlnotesTheme === '1'",
+                          polling=POLL_MS, timeout=scaled(60_000))
     # the explorer draws its picture when it comes near the screen (explorer.js)
     tab.evaluate("document.querySelector('.mlnotes-explorer').scrollIntoView({block: 'center'})")
     tab.wait_for_function("document.querySelector('.mlnotes-explorer canvas') !== null",
-                          polling=POLL_MS, timeout=60_000)
+                          polling=POLL_MS, timeout=scaled(60_000))
     tab.evaluate(SCROLL_TO_PICTURE_JS)
     wait_until(tab, "getComputedStyle(document.getElementById('pst-back-to-top')).display "
                     "!== 'none'", timeout=5000, polling=POLL_MS)
