@@ -361,11 +361,15 @@ const MLNOTES_MEASURE_ALL = (() => {
     return false;
   }
 })();
+// the page has been marked once, after its first screen's maths (the load handler below)
+function mlnotesMarked() {
+  return Boolean(document.documentElement.dataset.mlnotesLaidOut);
+}
 function mlnotesLaidOut(el) {
   return MLNOTES_MEASURE_ALL || !el.checkVisibility || el.checkVisibility({ contentVisibilityAuto: true });
 }
 document.addEventListener("contentvisibilityautostatechange", (event) => {
-  if (event.skipped || MLNOTES_MEASURE_ALL || !document.documentElement.dataset.mlnotesLaidOut) return;
+  if (event.skipped || MLNOTES_MEASURE_ALL || !mlnotesMarked()) return;
   mlnotesMarkScrollBoxes(event.target);
   mlnotesMarkZoomableFigures(event.target);
 }, true);
@@ -563,7 +567,6 @@ function mlnotesAfterLayoutMoves(callback) {
    resize while the page loaded measured every box of the page before the first screen's maths,
    on a slow phone.) */
 let mlnotesResizedEarly = false;
-const mlnotesMarked = () => Boolean(document.documentElement.dataset.mlnotesLaidOut);
 let mlnotesResizeTimer = null;
 window.addEventListener("resize", () => {
   if (!mlnotesMarked()) {
@@ -582,7 +585,7 @@ const mlnotesMathObserver = new MutationObserver((records) => {
   // time when the theme's scripts add their buttons)
   if (!records.some((r) => Array.from(r.addedNodes).some((n) => n.nodeName.startsWith("MJX-")))) return;
   // before the page is first marked (mlnotesAfterFirstScreen), that marking covers them
-  if (!document.documentElement.dataset.mlnotesLaidOut) return;
+  if (!mlnotesMarked()) return;
   clearTimeout(mlnotesMathTimer);
   mlnotesMathTimer = setTimeout(() => {
     mlnotesMarkWideInlineMath();
@@ -601,6 +604,6 @@ document.addEventListener("toggle", (event) => {
 // and measuring every box then cost 0.3-1.7 s of a 4x slower phone's time before the first
 // screen's maths (t-SNE's page).
 new MutationObserver(() => {
-  if (document.documentElement.dataset.mlnotesLaidOut) mlnotesMarkScrollBoxes();
+  if (mlnotesMarked()) mlnotesMarkScrollBoxes();
 })
   .observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
