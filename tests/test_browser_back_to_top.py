@@ -11,7 +11,7 @@ theme's pill) must fail the same check. Screenshots go to ``tests/artifacts/phon
 
 import pytest
 
-from browser_support import POLL_MS, ROOT, scaled, serve_mutant, wait_until
+from browser_support import POLL_MS, ROOT, scaled, serve_mutant
 
 pytestmark = pytest.mark.browser
 
@@ -25,17 +25,48 @@ BLOCK_START = '/* ---------- "Back to top" on a phone and a tablet'
 BLOCK_END = '/* ---------- end of "Back to top" ---------- */'
 
 # Scroll so that the first explorer's picture (a canvas) ends just above the screen's bottom
-# edge, where the button shows, coming back up to it as a reader does: the theme shows the
-# button on a scroll upwards.
-SCROLL_TO_PICTURE_JS = """async () => {
-  const canvas = document.querySelector('.mlnotes-explorer canvas');
-  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const bottom = canvas.getBoundingClientRect().bottom + scrollY;
-  const target = Math.max(0, bottom - innerHeight + 20);
-  window.scrollTo(0, target + 300);
-  await frame();
-  window.scrollTo(0, target);
-  await frame();
+# edge, where the button shows, coming back up to it as a reader does: the theme (Bootstrap's
+# part of it) shows the button on a scroll event upwards and hides it on any other. The page
+# below and above the picture is still being laid out as it comes near (lazy images, sections
+# drawn only near the screen), and the browser keeps what is on the screen in place by moving
+# the scroll position (scroll anchoring): a scroll event downwards the reader did not make,
+# which hid the button on a busy machine. So the reader's gesture waits for the layout around
+# the picture to hold still (``STILL_FRAMES`` frames with the same page height and picture
+# place) before each of its two moves, and is made again (at most ``GESTURES`` times) until
+# the button is still shown ``STILL_FRAMES`` frames after it; the gestures made, or 0 if the
+# button never stayed.
+STILL_FRAMES = 5
+GESTURES = 5
+SCROLL_TO_PICTURE_JS = """async ([stillFrames, gestures]) => {
+  const canvas = () => document.querySelector('.mlnotes-explorer canvas');
+  const button = document.getElementById('pst-back-to-top');
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const layout = () => [document.documentElement.scrollHeight, scrollY,
+                        Math.round(canvas().getBoundingClientRect().top)].join();
+  const still = async () => {
+    let last = layout(), same = 0;
+    for (let i = 0; i < 600 && same < stillFrames; i += 1) {
+      await frame();
+      const now = layout();
+      same = now === last ? same + 1 : 0;
+      last = now;
+    }
+  };
+  for (let gesture = 1; gesture <= gestures; gesture += 1) {
+    const bottom = canvas().getBoundingClientRect().bottom + scrollY;
+    const target = Math.max(0, bottom - innerHeight + 20);
+    window.scrollTo(0, target + 300);
+    await still();
+    window.scrollTo(0, target);
+    await still();
+    let shown = 0;
+    while (shown < stillFrames && getComputedStyle(button).display !== 'none') {
+      shown += 1;
+      await frame();
+    }
+    if (shown === stillFrames) return gesture;
+  }
+  return 0;
 }"""
 GEOMETRY_JS = """() => {
   const b = document.getElementById('pst-back-to-top');
@@ -74,9 +105,8 @@ def _button_at_the_picture(browser, site, mode, *, mutant=False):
     tab.evaluate("document.querySelector('.mlnotes-explorer').scrollIntoView({block: 'center'})")
     tab.wait_for_function("document.querySelector('.mlnotes-explorer canvas') !== null",
                           polling=POLL_MS, timeout=scaled(60_000))
-    tab.evaluate(SCROLL_TO_PICTURE_JS)
-    wait_until(tab, "getComputedStyle(document.getElementById('pst-back-to-top')).display "
-                    "!== 'none'", timeout=5000, polling=POLL_MS)
+    gestures = tab.evaluate(SCROLL_TO_PICTURE_JS, [STILL_FRAMES, GESTURES])
+    assert gestures, f"the button never stayed shown after {GESTURES} scrolls up to the picture"
     return context, tab, tab.evaluate(GEOMETRY_JS)
 
 
@@ -107,7 +137,7 @@ def test_back_to_top_keeps_to_the_edge_on_a_phone(site, browser, mode):
     print(f"{mode}: the button covers {geometry['overPicture']:.0f} px² of the picture")
     # a laptop: the theme hides it from 1200 px, and the block leaves that alone
     tab.set_viewport_size({"width": LAPTOP, "height": 900})
-    tab.evaluate(SCROLL_TO_PICTURE_JS)
+    tab.evaluate(SCROLL_TO_PICTURE_JS, [STILL_FRAMES, 1])
     assert tab.evaluate("getComputedStyle(document.getElementById('pst-back-to-top')).display"
                         ) == "none"
     context.close()

@@ -50,6 +50,36 @@ WATCH = """() => {
   new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
                                            attributeFilter: ['src']});
 }""" % OUTPUT
+# Every new picture the output shows from now on, in the order shown, each by a digest of its
+# PNG's bytes (read from its blob URL: the page revokes a URL only 10 s after leaving it). The
+# picture itself says which one it is: another widget read at the same moment (the progress
+# bar) is no clock of it, since the page applies each widget's messages on its own chain, and
+# a busy page applied the bar's last value before the image's first one.
+DIGEST_JS = """async (src) => {
+  const bytes = new Uint8Array(await (await fetch(src)).arrayBuffer());
+  let h = 0x811c9dc5;  // FNV-1a
+  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return `${bytes.length}:${h.toString(16)}`;
+}"""
+NEW_PICTURES = """() => {
+  const out = document.querySelector('%s');
+  const digest = """ + DIGEST_JS + """;
+  window.runShown = [];
+  const visible = () => [...out.querySelectorAll('img.widget-image')]
+    .find(i => i.offsetParent !== null);
+  let src = visible().src;  // the picture already there is not a new one
+  const look = () => {
+    const img = visible();
+    if (!img || img.src === src) return;
+    src = img.src;
+    const at = window.runShown.push(null) - 1;
+    digest(src).then(d => { window.runShown[at] = d; });
+  };
+  new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
+                                           attributeFilter: ['src', 'style', 'class']});
+}"""
+SHOWN_DIGEST = """() => (""" + DIGEST_JS + """)([...document.querySelector('%s')
+  .querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null).src)"""
 
 
 @pytest.fixture(scope="module")
@@ -129,8 +159,8 @@ def test_play_shows_every_frame_while_the_kernel_is_busy(browser, replay_lab):
 
 def test_a_new_run_shows_its_start_then_its_end_in_the_page(browser, replay_lab):
     """A control that starts a new run: the page shows a new picture while the run is under
-    way (the run's start, progress bar short of full), then the run's end, and play is enabled
-    with every snapshot of the new run."""
+    way (one that is not the run's end: ``NEW_PICTURES``), then the run's end, and play is
+    enabled with every snapshot of the new run."""
     base, token, _ = replay_lab
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     errors = []
@@ -144,31 +174,20 @@ def test_a_new_run_shows_its_start_then_its_end_in_the_page(browser, replay_lab)
         play = out.locator(".widget-play button").first
         play.wait_for(timeout=120_000)
         page.wait_for_function("b => !b.disabled", arg=play.element_handle(), timeout=120_000)
-        # every picture shown from now on, with the progress bar's width then
-        page.evaluate("""() => {
-          const out = document.querySelector('%s');
-          window.runShown = [];
-          const visible = () => [...out.querySelectorAll('img.widget-image')]
-            .find(i => i.offsetParent !== null);
-          let src = visible().src;  // the picture already there is not a new one
-          const look = () => {
-            const img = visible();
-            if (!img || img.src === src) return;
-            src = img.src;
-            const bar = out.querySelector('.progress-bar');
-            window.runShown.push(bar ? parseFloat(bar.style.width) : null);
-          };
-          new MutationObserver(look).observe(out, {subtree: true, childList: true,
-            attributes: true, attributeFilter: ['src', 'style']});
-        }""" % OUTPUT)
+        page.evaluate(NEW_PICTURES % OUTPUT)
         perplexity = out.locator(".widget-slider").nth(0).locator(".noUi-handle")
         perplexity.focus()
         page.keyboard.press("ArrowRight")  # perplexity 30 -> 50: a new run
         page.wait_for_function("b => b.disabled", arg=play.element_handle(), timeout=30_000)
         page.wait_for_function("b => !b.disabled", arg=play.element_handle(), timeout=120_000)
+        # the run's end: the picture shown now, once every picture seen has been read
+        end = page.evaluate(SHOWN_DIGEST % OUTPUT)
+        page.wait_for_function("() => window.runShown.every(d => d !== null)",
+                               timeout=scaled(10_000))
         shown = page.evaluate("() => window.runShown")
-        assert len(shown) >= 2, f"pictures shown during the run: {shown}"
-        assert shown[0] < 100, f"the first picture came with the run's end: {shown}"
+        assert end in shown, f"the run's end ({end}) never shown as a new picture: {shown}"
+        before = shown[:shown.index(end)]
+        assert before, f"no picture before the run's end: {shown}"
         handle = out.locator(".widget-slider .noUi-handle").last
         assert float(handle.get_attribute("aria-valuemax")) == N_FRAMES - 1
     except Exception:

@@ -10,12 +10,13 @@ CPU is slowed down four times (``Emulation.setCPUThrottlingRate``, Chrome's "mid
   (``Performance.getMetrics`` ThreadTime, which counts the throttling's slowdown) at most
   ``FIRST_SCREEN_CPU_RATIO`` times what the same page costs to the same moment when opened at
   its top (no formula on its first screen: MathJax's start-up and the page's own), measured in
-  the same browser just before. A ratio, not seconds: a slower CPU or a busier machine makes
-  both longer (a fixed 7 s budget held here at 2.6-4.6 s and failed on a CI machine whose
-  browser ran about twice as slow, at 7.6 s). The seconds themselves, against the 3 s target
-  on a quiet machine, are the benchmark's (benchmarks/bench_first_paint.py). The wall-clock
-  times from the start of navigation, of the first paint and of the load event are recorded,
-  and only a delay past ``FIRST_SCREEN_S`` after the load event fails;
+  the same browser, the two interleaved, the least of ``CPU_SAMPLES`` each. A ratio, not
+  seconds: a slower CPU or a busier machine makes both longer (a fixed 7 s budget held here at
+  2.6-4.6 s and failed on a CI machine whose browser ran about twice as slow, at 7.6 s). The
+  seconds themselves, against the 3 s target on a quiet machine, are the benchmark's
+  (benchmarks/bench_first_paint.py). The wall-clock times from the start of navigation, of the
+  first paint and of the load event are recorded, and only a delay past ``FIRST_SCREEN_S``
+  after the load event fails;
 * by then only the formulas near the first screen are typeset (at most ``MAX_TYPESET_SHARE`` of
   the page's: a typesetter working down from the page's top to the link's target fails), and
   the page-wide work that waits for them (scroll cues and tab stops, wide formulas, figures:
@@ -88,7 +89,15 @@ FIRST_SCREEN_S = 15.0
 # (1.3); the page before its changes took 5.2-8.0 s at load averages 16-29, and a typesetter
 # working down from the page's top 8.2-8.5 s, where the link took 3.0-4.6 s. Both grow with a
 # slower CPU or a machine's load (the throttling's pauses are timed by the wall clock), together.
-FIRST_SCREEN_CPU_RATIO = 2.0
+FIRST_SCREEN_CPU_RATIO = 2.3
+# Each of the two is measured this many times, interleaved (the page at its top, then the
+# link), and the least of each compared: a busy machine adds to a load's CPU time, never takes
+# from it, and the first page a browser opens costs more (its caches are cold: 5.2-6.1 s where
+# the next took 2.5-3.1). With one sample of each the ratio was 1.3 here and 2.05 in CI (at a
+# bound of 2.0), and the page at its top alone took 1.9-3.6 s on a machine kept busy by other
+# work (load 15-25). Two samples each, at that load: the book 1.13-1.45, a typesetter working
+# down from the page's top 3.08-4.05.
+CPU_SAMPLES = 2
 SCROLL_TYPESET_S = 15.0
 MAX_SERVED_MB = 1.5
 # while scrolling, each request answers this late (a phone's network)
@@ -373,9 +382,18 @@ def _first_screen(browser, site, page, mutant=None):
     file's name, (find, replace)) served instead of the file, after the same page opened at its
     top (the CPU reference, ``FIRST_SCREEN_CPU_RATIO``); the problems found, the measures, and
     the context and page (open, for the caller to go on with and close)."""
-    reference = _start_up_cpu(browser, site, page)
-    context, pw_page, cdp, typeset, cpu, requested = _open_on_a_slow_phone(
-        browser, site, page, mutant)
+    # ``CPU_SAMPLES`` of each, interleaved, the least of each kept: the first page a browser
+    # opens costs it more (its caches are cold), and a busy machine adds to a load's CPU time,
+    # never takes from it
+    references, cpus = [], []
+    for sample in range(CPU_SAMPLES):
+        references.append(_start_up_cpu(browser, site, page))
+        context, pw_page, cdp, typeset, cpu, requested = _open_on_a_slow_phone(
+            browser, site, page, mutant)
+        cpus.append(cpu)
+        if sample < CPU_SAMPLES - 1:
+            context.close()
+    reference, cpu = min(references), min(cpus)
     problems = []
     found = pw_page.evaluate("""() => ({at: window.mlnotesFirstScreenAt,
         deferred: window.mlnotesDeferredAt, what: window.mlnotesDeferredWhat,
@@ -413,7 +431,8 @@ def _first_screen(browser, site, page, mutant=None):
                 "said_s": said / 1000 if said is not None else None, "claim": claim,
                 "frames_after_claim": found["frames"],
                 "deferred_s": found["deferred"] / 1000 if found["deferred"] is not None else None,
-                "start_up_cpu": reference, "share": share, "requested": requested}
+                "start_up_cpu": reference, "share": share, "requested": requested,
+                "cpu_samples": cpus, "start_up_cpu_samples": references}
     return problems, measures, context, pw_page, cdp
 
 
@@ -485,6 +504,9 @@ def test_first_screen_of_maths_typeset_quickly_and_tex_never_shown(page, site, b
                      "cpu_slowdown": CPU_SLOWDOWN,
                      "first_screen_cpu_s": round(measures["cpu"], 3),
                      "start_up_cpu_s": round(measures["start_up_cpu"], 3),
+                     "first_screen_cpu_samples_s": [round(c, 3) for c in measures["cpu_samples"]],
+                     "start_up_cpu_samples_s": [round(c, 3)
+                                                for c in measures["start_up_cpu_samples"]],
                      "first_screen_cpu_ratio": round(measures["cpu"] / measures["start_up_cpu"], 2),
                      "first_screen_cpu_ratio_bound": FIRST_SCREEN_CPU_RATIO,
                      "typeset_share": round(measures["share"], 3),
@@ -555,7 +577,8 @@ def test_the_during_load_check_fails_its_mutants(static, mutant, site, browser):
 
 
 # Careless versions of the page's scripts that the first-screen check must reject: the first
-# batch begins at the top of the page and works down to the link's target; the page-wide marks
+# batch begins at the top of the page and works down to the link's target (its share of the
+# page's formulas and its CPU ratio both fail); the page-wide marks
 # of mlnotes.js run at once rather than after the first screen's maths; the page's word that
 # its first screen is done given before the screen's formulas are typeset. (The theme's tab-stop
 # pass let through: test_theme_late_check_fails_its_mutants, the theme's script running after
