@@ -93,9 +93,13 @@
     if (!components.includes("ui/menu")) components.push("ui/menu");
   } else {
     // options of the menu and of the accessibility components it loads: unknown without them
-    const MENU_OPTIONS = ["enableMenu", "menuOptions", "enableSpeech", "enableBraille",
-                          "enableExplorer", "enableEnrichment"];
+    const MENU_OPTIONS = ["menuOptions", "enableSpeech", "enableBraille", "enableExplorer",
+                          "enableEnrichment"];
     MENU_OPTIONS.forEach((key) => delete config.options[key]);
+    // no menu: this script's own flag (the right-click, below), hidden from MathJax's check of
+    // its options (not enumerable), for which it is unknown without the menu
+    Object.defineProperty(config.options, "enableMenu",
+                          { value: false, enumerable: false, configurable: true, writable: true });
     // the assistive MathML component sets the menu's setting for itself as it loads: taken out
     // again once every component has run, before MathJax reads its options
     const ready = config.startup.ready;
@@ -739,7 +743,7 @@
   document.addEventListener("contextmenu", (event) => {
     const c = event.target.closest && event.target.closest(
       ".math > mjx-container[data-mlnotes-built], .math > mjx-container[data-mlnotes-browser]");
-    if (!c || !menu) return;
+    if (!c || config.options.enableMenu === false) return;
     const math = c.querySelector(":scope > mjx-math");
     const tex = math && math.getAttribute("data-latex");
     if (!tex) return;
