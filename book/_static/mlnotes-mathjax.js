@@ -162,9 +162,10 @@
   FONTS.forEach(preloadFont);
 
   // MathJax's components the page loads, in the order they run (core first: every other one
-  // needs it), and the files of those not under their own name
+  // needs it), and the files of those not under their own name (the assistive MathML, which
+  // every page loads, is preloaded on its own: below)
   const COMPONENTS = ["core", "input/tex", "output/chtml", "[mathjax-newcm]/chtml", "a11y/sre",
-                      "ui/menu", "a11y/assistive-mml"];
+                      "ui/menu"];
   const FILES = { "[mathjax-newcm]/chtml": "fonts/mathjax-newcm-font/chtml" };
   const wanted = new Set(["core", ...components]);  // and what they depend on:
   if (wanted.has("output/chtml")) wanted.add("[mathjax-newcm]/chtml");  // the default font
@@ -491,6 +492,7 @@
      MathJax asked for them, they were the last wait before the first batch (their scripts
      ran after the page's load event and its handlers: 0.15-0.35 s at 4x). */
   if (lazy) {
+    preload("mathjax4/a11y/assistive-mml.js", "script");
     COMPONENTS.filter((name) => wanted.has(name))
       .forEach((name) => preload(`mathjax4/${FILES[name] || name}.js`, "script"));
     const early = () => {
