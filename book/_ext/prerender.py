@@ -62,8 +62,8 @@ FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
                  r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
-MATHJAX_SCRIPT = re.compile(r'<script defer="defer" src="([^"]*mathjax4/(?:startup|tex-chtml)\.js'
-                            r'[^"]*)"></script>')
+MATHJAX_SCRIPT = re.compile(r'<script defer="defer" src="([^"]*mathjax4/tex-chtml\.js[^"]*)">'
+                            r'</script>')
 
 
 def pages_with_tex(outdir):

@@ -76,37 +76,10 @@
   }
   config.options = config.options || {};
   config.startup = config.startup || {};
-  /* MathJax's components (book/_static/mathjax4/README.md): the page's script is MathJax's
-     loader (startup.js), which loads those of _config.yml (loader.load: the TeX input, the
-     CHTML output with its font, the assistive MathML). A mouse adds the menu (right-click,
-     "Show Math As TeX": ui/menu, with the interface of the speech-rule engine it requires,
-     a11y/sre; the settings in options are the menu's). On a touch screen a long press opened
-     the menu half off a phone's screen: no menu there, and so neither component (0.4 MB of
-     script, about a fifth of MathJax's start-up on a phone: the combined tex-chtml.js, which
-     holds them and the explorer's and speech code that the book turns off, is only the
-     build's, book/_ext/prerender_maths.cjs). */
-  const menu = !(window.matchMedia
-                 && window.matchMedia("(hover: none) and (pointer: coarse)").matches);
-  config.loader = config.loader || {};
-  const components = (config.loader.load = (config.loader.load || []).slice());
-  if (menu) {
-    if (!components.includes("ui/menu")) components.push("ui/menu");
-  } else {
-    // options of the menu and of the accessibility components it loads: unknown without them
-    const MENU_OPTIONS = ["menuOptions", "enableSpeech", "enableBraille", "enableExplorer",
-                          "enableEnrichment"];
-    MENU_OPTIONS.forEach((key) => delete config.options[key]);
-    // no menu: this script's own flag (the right-click, below), hidden from MathJax's check of
-    // its options (not enumerable), for which it is unknown without the menu
-    Object.defineProperty(config.options, "enableMenu",
-                          { value: false, enumerable: false, configurable: true, writable: true });
-    // the assistive MathML component sets the menu's setting for itself as it loads: taken out
-    // again once every component has run, before MathJax reads its options
-    const ready = config.startup.ready;
-    config.startup.ready = function () {
-      MENU_OPTIONS.forEach((key) => delete MathJax.config.options[key]);
-      return ready ? ready() : MathJax.startup.defaultReady();
-    };
+  // On a touch screen a long press opened MathJax's menu, half off a phone's screen: no menu
+  // there (a mouse keeps it: right-click, "Show Math As TeX").
+  if (window.matchMedia && window.matchMedia("(hover: none) and (pointer: coarse)").matches) {
+    config.options.enableMenu = false;
   }
   // A page typeset at build time (book/_ext/prerender.py) has its MathJax script turned off:
   // its address is in data-mlnotes-mathjax, for the displays a narrow screen must break again
@@ -160,16 +133,6 @@
     preload(`mathjax4/fonts/mathjax-newcm-font/chtml/woff2/${name}.woff2`, "font");
   }
   FONTS.forEach(preloadFont);
-
-  // MathJax's components the page loads, in the order they run (core first: every other one
-  // needs it), and the files of those not under their own name (the assistive MathML, which
-  // every page loads, is preloaded on its own: below)
-  const COMPONENTS = ["core", "input/tex", "output/chtml", "[mathjax-newcm]/chtml", "a11y/sre",
-                      "ui/menu"];
-  const FILES = { "[mathjax-newcm]/chtml": "fonts/mathjax-newcm-font/chtml" };
-  const wanted = new Set(["core", ...components]);  // and what they depend on:
-  if (wanted.has("output/chtml")) wanted.add("[mathjax-newcm]/chtml");  // the default font
-  if (wanted.has("ui/menu")) wanted.add("a11y/sre");
 
   const asTeX = (el) => !el.querySelector("mjx-container");
 
@@ -485,16 +448,13 @@
       .map(([, name]) => ranges[name]));
   }
   /* What MathJax fetches before its first batch is asked for while the page is still busy
-     with its deferred scripts (the theme's, then DOMContentLoaded): its components (its
-     loader asks for them only once startup.js has run, and for each only once those it
-     depends on have run: a chain of round trips on a phone's network) from the start, and
-     the ranges above, with their web fonts, once the page's TeX is parsed. Fetched when
-     MathJax asked for them, they were the last wait before the first batch (their scripts
-     ran after the page's load event and its handlers: 0.15-0.35 s at 4x). */
+     with its deferred scripts (the theme's, then DOMContentLoaded): its assistive MathML
+     component (loaded by its loader only once tex-chtml.js has run) from the start, and the
+     ranges above, with their web fonts, once the page's TeX is parsed. Fetched when MathJax
+     asked for them, they were the last wait before the first batch (their scripts ran after
+     the page's load event and its handlers: 0.15-0.35 s at 4x). */
   if (lazy) {
     preload("mathjax4/a11y/assistive-mml.js", "script");
-    COMPONENTS.filter((name) => wanted.has(name))
-      .forEach((name) => preload(`mathjax4/${FILES[name] || name}.js`, "script"));
     const early = () => {
       const tex = pageTeX();
       RANGES.filter(([used]) => used.test(tex)).forEach(([, name, woff2]) => {
