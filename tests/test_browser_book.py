@@ -623,17 +623,25 @@ def _check_explorers_drawn(pw_page):
 # Each explorer cell in turn scrolled to the middle of the screen (as a reader scrolls to it),
 # then, once its explorer is ready (class mlx-ready) or after ``timeout`` ms, the number of its
 # canvases with a picture (null: no explorer, or never ready). In the page, in one round trip.
+# The scroll is made again while the explorer is off the screen: the page may still move under
+# it (a formula typeset above it, a box marked), and explorer.js starts an explorer only when it
+# comes near the screen.
 EXPLORERS_DRAWN_JS = """async ([poll, timeout]) => {
   const cells = Array.from(document.querySelectorAll('div.cell'))
     .filter(c => c.textContent.includes('_explorer('));
   const found = [];
+  const away = (e) => { const r = e.getBoundingClientRect();
+                        return r.bottom < 0 || r.top > innerHeight; };
   for (const cell of cells) {
     const explorer = cell.querySelector('.cell_output .mlnotes-explorer');
     if (!explorer) { found.push(null); continue; }
     explorer.scrollIntoView({block: 'center'});
     const end = performance.now() + timeout;
     while (!cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
-           && performance.now() < end) await new Promise(r => setTimeout(r, poll));
+           && performance.now() < end) {
+      await new Promise(r => setTimeout(r, poll));
+      if (away(explorer)) explorer.scrollIntoView({block: 'center'});
+    }
     found.push(cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
       ? [...explorer.querySelectorAll('canvas')].filter(c => c.width > 100 && c.height > 50).length
       : null);
