@@ -188,6 +188,7 @@ def live_lab(tmp_path_factory):
                                                     "mutant": MUTANT_SOURCE,
                                                     "late": LATE_SOURCE}))
     (root / "kpca.ipynb").write_text(_notebook({"explorer": KPCA_SOURCE}))
+    (root / "kpca_mutant.ipynb").write_text(_notebook({"explorer": KPCA_MUTANT_SOURCE}))
     with run_lab(root) as running:
         yield running
 
@@ -816,6 +817,11 @@ def equations_off(path):
 
 # --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----
 KPCA_SOURCE = "import mlnotes as ml\nml.widgets.kernel_pca_explorer(n_samples=120)"
+# The mutant: an explorer that no longer disables the controls a setting makes useless (after
+# its first drawing); the check of the linear kernel's state must fail on it (run on demand:
+# MLNOTES_TIMING_MUTANTS=1).
+KPCA_MUTANT_SOURCE = ("import mlnotes as ml\nex = ml.widgets.kernel_pca_explorer(n_samples=120)\n"
+                      "ex.irrelevant = lambda **params: {}\nex")
 # Whether each slider of the first output is disabled (in order)
 SLIDERS_DISABLED_JS = """() => [...document.querySelector('.jp-OutputArea-output')
   .querySelectorAll('.widget-slider')]
@@ -839,6 +845,19 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
     """Kernel PCA's explorer in JupyterLab: a figure as soon as the cell runs (no static
     fallback), gamma and the data set redraw it; the linear kernel disables gamma and the
     degree and says why; the poly kernel enables the degree, which redraws it."""
+    _check_live_kpca(browser, live_lab, "kpca")
+
+
+@LIVE
+@pytest.mark.skipif(not os.environ.get("MLNOTES_TIMING_MUTANTS"),
+                    reason="run on demand: MLNOTES_TIMING_MUTANTS=1")
+def test_the_live_controls_check_fails_its_mutant(browser, live_lab):
+    with pytest.raises(AssertionError, match="linear: sliders disabled"):
+        _check_live_kpca(browser, live_lab, "kpca_mutant")
+
+
+def _check_live_kpca(browser, live_lab, name):
+    """The checks of the test above on the explorer of notebook ``name``."""
     base, token = live_lab
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     host = urlparse(base).netloc
@@ -846,7 +865,7 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
     out = page.locator(".jp-OutputArea-output").first
     image = out.locator("img.widget-image")
     try:
-        page.goto(f"{base}/lab/workspaces/kpca/tree/kpca.ipynb?token={token}")
+        page.goto(f"{base}/lab/workspaces/{name}/tree/{name}.ipynb?token={token}")
         page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=scaled(60_000))
         for _ in range(3):
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
@@ -906,7 +925,7 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
         changed(before, "data set")
     except Exception:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "kpca_failure.png"))
+        page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"))
         raise
     finally:
         page.context.close()
