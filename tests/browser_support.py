@@ -49,6 +49,21 @@ TYPESET_ALL = "localStorage.setItem('mlnotes-typeset', 'all');" + EAGER_IMAGES
 RAW_TEX = r"\\[A-Za-z]{2,}|\\[()\[\]]|\$[^$\s][^$]*\$|\$\$"
 
 
+# Sphinx's search page has every result in and each one's snippet: its status line says the
+# search is over ("Search finished", or no match), and each result holds its snippet (a
+# paragraph .context) or its description (a <span>: a result that has no snippet). The status
+# line alone says nothing of the snippets: searchtools.js writes it once the last result is
+# listed, and each snippet comes later, when that result's page has been fetched (under load
+# the status line was read with no snippet in).
+SEARCH_DONE_JS = """() => {
+  const status = (document.querySelector('#search-results .search-summary') || {}).textContent
+    || '';
+  if (/did not match/i.test(status)) return true;
+  return /Search finished/i.test(status) && Array.from(document.querySelectorAll(
+    '#search-results li')).every(li => li.querySelector(':scope > p.context, :scope > span'));
+}"""
+
+
 def toc_files():
     """The book's files in ``_toc.yml`` order (without suffix), from its root down."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())

@@ -70,6 +70,7 @@ from browser_support import (
     POLL_MS,
     RAW_TEX,
     ROOT,
+    SEARCH_DONE_JS,
     TYPESET_ALL,
     resize,
     scaled,
@@ -623,17 +624,25 @@ def _check_explorers_drawn(pw_page):
 # Each explorer cell in turn scrolled to the middle of the screen (as a reader scrolls to it),
 # then, once its explorer is ready (class mlx-ready) or after ``timeout`` ms, the number of its
 # canvases with a picture (null: no explorer, or never ready). In the page, in one round trip.
+# The scroll is made again while the explorer is off the screen: the page may still move under
+# it (a formula typeset above it, a box marked), and explorer.js starts an explorer only when it
+# comes near the screen.
 EXPLORERS_DRAWN_JS = """async ([poll, timeout]) => {
   const cells = Array.from(document.querySelectorAll('div.cell'))
     .filter(c => c.textContent.includes('_explorer('));
   const found = [];
+  const away = (e) => { const r = e.getBoundingClientRect();
+                        return r.bottom < 0 || r.top > innerHeight; };
   for (const cell of cells) {
     const explorer = cell.querySelector('.cell_output .mlnotes-explorer');
     if (!explorer) { found.push(null); continue; }
     explorer.scrollIntoView({block: 'center'});
     const end = performance.now() + timeout;
     while (!cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
-           && performance.now() < end) await new Promise(r => setTimeout(r, poll));
+           && performance.now() < end) {
+      await new Promise(r => setTimeout(r, poll));
+      if (away(explorer)) explorer.scrollIntoView({block: 'center'});
+    }
     found.push(cell.querySelector('.cell_output .mlnotes-explorer.mlx-ready')
       ? [...explorer.querySelectorAll('canvas')].filter(c => c.width > 100 && c.height > 50).length
       : null);
@@ -866,24 +875,22 @@ def test_page_checks_reject_colour_figure_and_tooltip_mutants(site, browser):
     assert len(index["taps"]) > 20, index["taps"]
 
 
-# Sphinx's search says when every result (each with its snippet) is in
-SEARCH_DONE_JS = ("() => /Search finished|did not match/i.test((document.querySelector("
-                  "'#search-results .search-summary') || {}).textContent || '')")
 # the search's text read as the page's whole text (blocks run together, formulas as they come)
 SNIPPET_MUTANT = ("    return mlnotesReadableText(block || main);", "    return main.textContent;")
 
 
 def _snippet_problems(browser, site, mutant=None):
     """Raw TeX and words of adjacent blocks run together in the snippets of a search for
-    "eigenvalues", every result in (the search's own word, not the first three to arrive:
-    how many those are depends on the machine's speed)."""
+    "eigenvalues", every result and its snippet in (``SEARCH_DONE_JS``, not the first three
+    to arrive: how many those are depends on the machine's speed)."""
     context = browser.new_context(viewport={"width": LAPTOP, "height": 900})
     if mutant:
         serve_mutant(context, "mlnotes.js", mutant)
     pw_page = context.new_page()
     try:
         pw_page.goto(f"{site}/search.html?q=eigenvalues", wait_until="load")
-        assert wait_until(pw_page, SEARCH_DONE_JS, timeout=60_000, polling=POLL_MS)
+        assert wait_until(pw_page, SEARCH_DONE_JS, timeout=60_000, polling=POLL_MS), \
+            "the search never had every result's snippet in (SEARCH_DONE_JS)"
         snippets = pw_page.evaluate(
             "Array.from(document.querySelectorAll('#search-results p.context'))"
             ".map(p => p.textContent)")
@@ -903,10 +910,17 @@ def test_search_snippets_are_readable(site, browser):
     assert not problems, problems
 
 
+# no snippet made (the page's text read as empty): the wait for every result's snippet must
+# fail, not read the results as they are
+NO_SNIPPET_MUTANT = ("    return mlnotesReadableText(block || main);", '    return "";')
+
+
 @pytest.mark.skipif(not os.environ.get("MLNOTES_TIMING_MUTANTS"),
                     reason="run on demand: MLNOTES_TIMING_MUTANTS=1")
 def test_search_snippet_check_fails_its_mutant(site, browser):
     assert _snippet_problems(browser, site, SNIPPET_MUTANT), "the snippet check passed the mutant"
+    with pytest.raises(AssertionError, match="every result's snippet"):
+        _snippet_problems(browser, site, NO_SNIPPET_MUTANT)
 
 
 def test_notebook_pages_offer_their_ipynb(built):

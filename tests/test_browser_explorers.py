@@ -24,7 +24,15 @@ import pytest
 
 import mlnotes.widgets as mw
 
-from browser_support import POLL_MS, ROOT, after_transitions, scaled, serve_directory, serve_mutant
+from browser_support import (
+    POLL_MS,
+    ROOT,
+    after_transitions,
+    scaled,
+    serve_directory,
+    serve_mutant,
+    wait_until,
+)
 
 # one pytest-xdist worker runs the whole file, so the small book below is built once
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("explorer_book")]
@@ -193,12 +201,20 @@ def _move_everything(tab, root, *, tap=False):
                 tab.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
             else:
                 continue
-            assert root.get_attribute("data-mlx-state") != state, f"{name}: the setting did not change"
+            assert _state_changed(tab, root, state), f"{name}: the setting did not change"
             assert _picture(root) != before, f"{name}: the picture did not change"
             moved.add(name)
         if len(moved) == n_controls:
             break
     return moved
+
+
+def _state_changed(tab, root, state):
+    """Whether the explorer ``root`` comes to show a setting other than ``state`` (its
+    ``data-mlx-state``, which explorer.js sets once it has drawn a setting): a tap's click
+    comes from the touch screen's gesture, after the tap itself has returned."""
+    return wait_until(tab, "([r, s]) => r.getAttribute('data-mlx-state') !== s",
+                      [root.element_handle(), state], timeout=5000, polling=POLL_MS)
 
 
 def _redrawn(roots, before, timeout_s=5.0):
@@ -268,8 +284,9 @@ def test_explorers_fit_a_phone_and_answer_to_touch(page, site, browser):
     root.scroll_into_view_if_needed()
     radio_group = root.locator("fieldset.mlx-choice")
     if radio_group.count():
-        before = _picture(root)
+        before, state = _picture(root), root.get_attribute("data-mlx-state")
         radio_group.first.locator("label").last.tap()
+        assert _state_changed(tab, root, state), "a tap on an option changed no setting"
         assert _picture(root) != before
     small = tab.evaluate("""Array.from(document.querySelectorAll(
         '.mlnotes-explorer input[type=range], .mlnotes-explorer .mlx-choice label, .mlnotes-explorer button'))
@@ -386,9 +403,10 @@ def test_the_inline_loader_finds_the_script_without_the_extension(tmp_path, brow
     with serve_directory(tmp_path) as url:
         tab = browser.new_page()
         tab.goto(f"{url}/a/b/page.html", wait_until="networkidle")
-        tab.wait_for_function("window.MLNotesExplorers !== undefined", polling=POLL_MS)
+        tab.wait_for_function("window.MLNotesExplorers !== undefined", polling=POLL_MS,
+                              timeout=scaled(30_000))
         tab.evaluate("MLNotesExplorers.initAll()")
-        tab.wait_for_selector(".mlnotes-explorer.mlx-ready canvas")
+        tab.wait_for_selector(".mlnotes-explorer.mlx-ready canvas", timeout=scaled(30_000))
         tab.close()
 
 
@@ -411,3 +429,25 @@ def test_dark_band_check_fails_its_mutant(site, browser):
     finally:
         tab.context.close()
     assert band >= 0.35, f"the band check passed the mutant (luminance {band:.2f})"
+
+
+# explorer.js answering no tap on an option: the phone's check, which waits for the setting a
+# tap's click brings, must reject it (run on demand: ``MLNOTES_TIMING_MUTANTS=1``)
+TAP_MUTANT = ("r.addEventListener(\"change\", function () { if (r.checked) choose(x, j, i); });",
+              "r.addEventListener(\"change\", function () {});")
+
+
+@pytest.mark.skipif(not os.environ.get("MLNOTES_TIMING_MUTANTS"),
+                    reason="run on demand: MLNOTES_TIMING_MUTANTS=1")
+def test_tap_check_fails_its_mutant(site, browser):
+    tab = _open(browser, site, "explorers", width=390, touch=True,
+                mutant=("explorer.js", TAP_MUTANT))
+    try:
+        root = tab.locator(".mlnotes-explorer", has=tab.locator("fieldset.mlx-choice")).first
+        root.scroll_into_view_if_needed()
+        state = root.get_attribute("data-mlx-state")
+        root.locator("fieldset.mlx-choice").first.locator("label").last.tap()
+        changed = _state_changed(tab, root, state)
+    finally:
+        tab.context.close()
+    assert not changed, "the tap check passed an explorer that answers no tap"

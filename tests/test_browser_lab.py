@@ -188,6 +188,7 @@ def live_lab(tmp_path_factory):
                                                     "mutant": MUTANT_SOURCE,
                                                     "late": LATE_SOURCE}))
     (root / "kpca.ipynb").write_text(_notebook({"explorer": KPCA_SOURCE}))
+    (root / "kpca_mutant.ipynb").write_text(_notebook({"explorer": KPCA_MUTANT_SOURCE}))
     with run_lab(root) as running:
         yield running
 
@@ -218,8 +219,8 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
 
         # wait until the kernel is idle, then run the cell from its editor (again if the
         # first key press came before the notebook was connected to the kernel)
-        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
-        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=scaled(60_000))
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=scaled(60_000))
         prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
         for _ in range(3):
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
@@ -233,12 +234,11 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
                 continue
 
         image = page.locator(".jp-OutputArea-output img.widget-image")
-        image.wait_for(state="visible", timeout=40_000)
-        page.wait_for_function(
-            "() => { const i = document.querySelector('.jp-OutputArea-output img.widget-image');"
-            " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
+        image.wait_for(state="visible", timeout=scaled(40_000))
+        assert _picture_shown(page), "the explorer shows no picture"
         output = page.locator(".jp-OutputArea-output").first
         output.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
+        before_src = page.evaluate(f"() => {IMAGE_SRC_JS}")
         before = image.screenshot()
 
         # move the "angle" slider one step with the keyboard (0 -> 5 degrees)
@@ -248,20 +248,25 @@ def test_moving_a_slider_redraws_the_explorer_in_jupyterlab(browser, live_lab):
         page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.jp-OutputArea-output .widget-readout'))"
             ".some(e => e.textContent.trim() === '5')", timeout=scaled(15_000))
-        deadline = time.monotonic() + scaled(30)
+        # the picture and the status line are two widgets, whose messages the page applies on
+        # separate promise chains: each is waited for in its own state (the new picture loaded
+        # and decoded, the status line's text), then read
+        drawn = _picture_shown(page, before_src)
+        updated = wait_until(page, f"() => {STATUS_JS}.includes('updated in')", timeout=30_000,
+                             polling=100)
         after = image.screenshot()
-        while after == before and time.monotonic() < deadline:
-            time.sleep(0.3)
-            after = image.screenshot()
         output.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
-        status = page.locator(".jp-OutputArea-output .widget-html").last.inner_text()
-        assert after != before, "the explorer's figure did not change after moving the slider"
-        assert "updated in" in status
+        assert drawn and after != before, \
+            "the explorer's figure did not change after moving the slider"
+        assert updated, f"status line: {page.evaluate(f'() => {STATUS_JS}')!r}"
 
         # Back to 0, a setting seen: the page swaps to its kept picture, and no picture comes
         # from the kernel; on to 10, a new setting: its picture comes from the kernel.
         assert _shown_from_the_page(page, handle, "ArrowLeft"), \
             "a seen setting's picture came from the kernel"
+        # compared once the kept picture is loaded and decoded (until then the page may still
+        # show the last one: a new source is the image's pending request)
+        assert _picture_shown(page), "the kept picture does not load"
         assert image.screenshot() == before, "the kept picture is not the setting's"
         assert _shown_from_the_kernel(page, handle, "ArrowRight", "ArrowRight")
         if os.environ.get("MLNOTES_TIMING_MUTANTS"):
@@ -292,6 +297,27 @@ def _run_cell(page, k):
 
 
 SEEN_TEXT = "a setting seen before"  # the status line of a seen setting (_core.SEEN_STATUS)
+# The explorer's picture and its status line, read in the page
+IMAGE_SRC_JS = "document.querySelector('.jp-OutputArea-output img.widget-image').src"
+STATUS_JS = ("[...document.querySelectorAll('.jp-OutputArea-output .widget-html')].at(-1)"
+             ".textContent")
+# Whether the explorer's picture has a source other than ``b`` (any, with null), loaded: a new
+# source is the image's pending request until it has loaded (``complete``), and the old picture
+# stays on the screen meanwhile.
+IMAGE_LOADED_JS = """(b) => {
+  const i = document.querySelector('.jp-OutputArea-output img.widget-image');
+  return !!i && i.src !== b && i.complete && i.naturalWidth > 0;
+}"""
+DECODED_JS = ("() => document.querySelector('.jp-OutputArea-output img.widget-image').decode()"
+              ".then(() => true, () => false)")
+
+
+def _picture_shown(page, before_src=None, timeout=30_000):
+    """Whether the explorer's picture comes to have a source other than ``before_src`` (any,
+    with None), loaded and decoded (ready to be drawn: a screenshot shows it) within
+    ``timeout`` ms (``scaled``)."""
+    return (wait_until(page, IMAGE_LOADED_JS, before_src, timeout=timeout, polling=100)
+            and page.evaluate(DECODED_JS))
 PICTURES_SINCE_JS = (f"t => window.mlxSocket.filter(m => m[0] === 1 && m[1] >= t"
                      f" && m[2] > {PICTURE_BYTES}).length")
 # Whether the kernel has answered every widget message the page sent since ``t``: each one's
@@ -318,9 +344,7 @@ def _shown_from_the_page(page, handle, key):
     """Whether pressing ``key`` (back to a seen setting) changes the explorer's picture with
     no picture from the kernel: the kernel heard of the move (its status line says the setting
     was seen) and sent no message large enough to carry a picture."""
-    src = "document.querySelector('.jp-OutputArea-output img.widget-image').src"
-    status = "[...document.querySelectorAll('.jp-OutputArea-output .widget-html')].at(-1)" \
-             ".textContent"
+    src, status = IMAGE_SRC_JS, STATUS_JS
     before = page.evaluate(f"() => {src}")
     start = _press(page, handle, key)
     page.wait_for_function(f"([t, b]) => ({PICTURES_SINCE_JS})(t) > 0 || ({src} !== b"
@@ -338,7 +362,8 @@ def _shown_from_the_page(page, handle, key):
 def _shown_from_the_kernel(page, handle, *keys):
     """Whether pressing ``keys`` (to a new setting) brings a picture from the kernel."""
     start = _press(page, handle, *keys)
-    page.wait_for_function(f"t => ({PICTURES_SINCE_JS})(t) > 0", arg=start, timeout=30_000)
+    page.wait_for_function(f"t => ({PICTURES_SINCE_JS})(t) > 0", arg=start,
+                           timeout=scaled(30_000))
     return True
 
 
@@ -408,6 +433,30 @@ RENDERED_JS = """() => {
   const kernel = panel.sessionContext.session?.kernel;
   return cells.length > 0 && cells.every(c => c.rendered && c.node.querySelector('.myst'))
          && kernel && kernel.status === 'idle';
+}"""
+# Whether what the current document shows is jupyterlab-myst's last rendering, within ``limit``
+# ms: each MyST widget (a notebook's Markdown cells, a Markdown preview's renderer) redraws
+# itself when its model changes (a notebook pass hands every rendered cell its new part), in an
+# update request Lumino runs at an animation frame, and its ``renderPromise`` resolves once
+# React has drawn it and the browser is idle. The cell showing its ``.myst`` node (RENDERED_JS)
+# may precede that: under load a look between the two read a half-drawn notebook. So: every
+# widget's drawing awaited, then a frame (the requests posted meanwhile run), until no widget
+# started another.
+DRAWN_JS = """async (limit) => {
+  const end = performance.now() + limit;
+  const widget = window.jupyterapp.shell.currentWidget;
+  const mysts = () => widget.content && widget.content.widgets
+    ? widget.content.widgets.filter(c => c._mystWidget).map(c => c._mystWidget)
+    : [widget.content && widget.content.renderer].filter(r => r && 'renderPromise' in r);
+  while (performance.now() < end) {
+    const drawing = mysts().map(w => w.renderPromise);
+    await Promise.all(drawing);
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    const now = mysts();
+    if (now.length === drawing.length && now.every((w, k) => w.renderPromise === drawing[k]))
+      return true;
+  }
+  return false;
 }"""
 STATE_JS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -591,7 +640,7 @@ def myst_lab(browser, tmp_path_factory):
                    lambda route: route.abort())
         page.goto(f"{base}/lab?token={token}")
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started",
-                               timeout=60_000)
+                               timeout=scaled(60_000))
         page.evaluate("() => window.jupyterapp.started")
         assert page.evaluate(BATCH_JS), "no Markdown cell factory to batch jupyterlab-myst on"
         kernel = [None]  # the first notebook starts the kernel the others connect to
@@ -604,7 +653,8 @@ def myst_lab(browser, tmp_path_factory):
             kernel[0] = page.evaluate(OPEN_CHAPTER_JS, [name, kernel[0]])
             broken = page.evaluate("() => window.mlxBatchBroken")
             assert not broken, f"BATCH_JS does not fit this jupyterlab-myst: {broken}"
-            if not _settled(page, RENDERED_JS, timeout=30_000 if batch else 90_000):
+            if not (_settled(page, RENDERED_JS, timeout=30_000 if batch else 90_000)
+                    and page.evaluate(DRAWN_JS, scaled(30_000))):
                 page.screenshot(path=str(ARTIFACTS / f"myst_{name.replace('/', '_')}.png"))
                 return None
             state = page.evaluate(STATE_JS)
@@ -621,8 +671,9 @@ def myst_lab(browser, tmp_path_factory):
             """The references and citations Lab shows "Not Found" in the Markdown page
             ``name`` (None: it did not render within 30 s)."""
             page.evaluate(OPEN_MARKDOWN_JS, name)
-            if not _settled(page, "() => window.jupyterapp.shell.currentWidget?.node"
-                                  ".querySelector('.myst')", timeout=30_000):
+            if not (_settled(page, "() => window.jupyterapp.shell.currentWidget?.node"
+                                   ".querySelector('.myst')", timeout=30_000)
+                    and page.evaluate(DRAWN_JS, scaled(30_000))):
                 return None
             return page.evaluate(UNRESOLVED_JS)
 
@@ -631,12 +682,13 @@ def myst_lab(browser, tmp_path_factory):
 
 
 def _settled(page, expression, timeout):
-    """Whether the JS ``expression`` becomes true within ``timeout`` ms, looked at every 200 ms
-    (not every frame, as ``wait_until`` does: the page renders meanwhile)."""
+    """Whether the JS ``expression`` becomes true within ``timeout`` ms (``scaled`` for this
+    machine), looked at every 200 ms (not every frame, as ``wait_until`` does: the page renders
+    meanwhile)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(expression, timeout=timeout, polling=200)
+        page.wait_for_function(expression, timeout=scaled(timeout), polling=200)
         return True
     except PlaywrightTimeout:
         return False
@@ -765,6 +817,26 @@ def equations_off(path):
 
 # --- a live explorer in JupyterLab: every control moves the figure, or says why it cannot ----
 KPCA_SOURCE = "import mlnotes as ml\nml.widgets.kernel_pca_explorer(n_samples=120)"
+# The mutant: an explorer that disables none of the controls a setting makes useless; the
+# checks of the sliders' states (waited for, each widget in its own state) must fail on it (run
+# on demand: MLNOTES_TIMING_MUTANTS=1).
+KPCA_MUTANT_SOURCE = ("import mlnotes as ml\nex = ml.widgets.kernel_pca_explorer(n_samples=120)\n"
+                      "ex.irrelevant = lambda **params: {}\nex")
+# Whether each slider of the first output is disabled (in order)
+SLIDERS_DISABLED_JS = """() => [...document.querySelector('.jp-OutputArea-output')
+  .querySelectorAll('.widget-slider')]
+  .map(s => !!s.querySelector('.noUi-target[disabled], [disabled]'))"""
+# Whether the first output's sliders are as ``disabled`` says ({index: true if disabled}) and
+# its text has (true) or has not (false) each text of ``says``
+LIVE_STATE_JS = """([disabled, says]) => {
+  const out = document.querySelector('.jp-OutputArea-output');
+  if (!out) return false;
+  const sliders = [...out.querySelectorAll('.widget-slider')];
+  const text = out.innerText;
+  return Object.entries(disabled).every(([k, off]) => !!sliders[k]
+           && !!sliders[k].querySelector('.noUi-target[disabled], [disabled]') === off)
+    && Object.entries(says).every(([t, present]) => text.includes(t) === present);
+}"""
 
 
 @LIVE
@@ -773,6 +845,19 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
     """Kernel PCA's explorer in JupyterLab: a figure as soon as the cell runs (no static
     fallback), gamma and the data set redraw it; the linear kernel disables gamma and the
     degree and says why; the poly kernel enables the degree, which redraws it."""
+    _check_live_kpca(browser, live_lab, "kpca")
+
+
+@LIVE
+@pytest.mark.skipif(not os.environ.get("MLNOTES_TIMING_MUTANTS"),
+                    reason="run on demand: MLNOTES_TIMING_MUTANTS=1")
+def test_the_live_controls_check_fails_its_mutant(browser, live_lab):
+    with pytest.raises(AssertionError, match="rbf: sliders disabled"):
+        _check_live_kpca(browser, live_lab, "kpca_mutant")
+
+
+def _check_live_kpca(browser, live_lab, name):
+    """The checks of the test above on the explorer of notebook ``name``."""
     base, token = live_lab
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     host = urlparse(base).netloc
@@ -780,8 +865,8 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
     out = page.locator(".jp-OutputArea-output").first
     image = out.locator("img.widget-image")
     try:
-        page.goto(f"{base}/lab/workspaces/kpca/tree/kpca.ipynb?token={token}")
-        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
+        page.goto(f"{base}/lab/workspaces/{name}/tree/{name}.ipynb?token={token}")
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=scaled(60_000))
         for _ in range(3):
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
             page.keyboard.press("Shift+Enter")
@@ -791,7 +876,7 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
         page.wait_for_function("() => { const i = document.querySelector("
                                "'.jp-OutputArea-output img.widget-image');"
                                " return i && i.complete && i.naturalWidth > 0; }",
-                               timeout=30_000)
+                               timeout=scaled(30_000))
         assert "needs JavaScript" not in out.inner_text()
 
         def src():
@@ -804,14 +889,21 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
                             arg=before, timeout=30_000)
             assert ok, f"{what}: the figure did not change"
 
+        def shows(disabled, says, what):
+            """Wait until the sliders of ``disabled`` ({index: True if disabled}) are so and
+            the output's text has (True) or has not (False) each text of ``says``: the
+            sliders, the reason line and the picture are widgets of their own, whose messages
+            the page applies on separate promise chains, so one that has changed says nothing
+            of the others (read at once, a slider could still be enabled)."""
+            ok = wait_until(page, LIVE_STATE_JS, [disabled, says], timeout=30_000, polling=100)
+            assert ok, (f"{what}: sliders disabled {page.evaluate(SLIDERS_DISABLED_JS)} "
+                        f"(wanted {disabled}), text {out.inner_text()!r} (wanted {says})")
+
         def slider(k):
             return out.locator(".widget-slider").nth(k)
 
-        def disabled(k):
-            return slider(k).locator(".noUi-target[disabled], [disabled]").count() > 0
-
         # default rbf kernel: degree disabled (with its reason), gamma moves the figure
-        assert disabled(1) and "degree is disabled: only the poly kernel" in out.inner_text()
+        shows({1: True}, {"degree is disabled: only the poly kernel": True}, "rbf")
         before = src()
         slider(0).locator(".noUi-handle").focus()
         page.keyboard.press("ArrowRight")
@@ -821,9 +913,8 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
             out.locator(".widget-toggle-button", has_text=kernel).first.click()
             changed(before, f"kernel {kernel}")
             if kernel == "linear":
-                assert disabled(0) and disabled(1)
-                assert "the linear kernel has no gamma" in out.inner_text()
-        assert not disabled(1) and "is disabled" not in out.inner_text()
+                shows({0: True, 1: True}, {"the linear kernel has no gamma": True}, "linear")
+        shows({1: False}, {"is disabled": False}, "poly")
         before = src()
         slider(1).locator(".noUi-handle").focus()
         page.keyboard.press("ArrowRight")
@@ -834,7 +925,7 @@ def test_every_control_of_a_live_explorer_redraws_or_is_disabled_with_its_reason
         changed(before, "data set")
     except Exception:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "kpca_failure.png"))
+        page.screenshot(path=str(ARTIFACTS / f"{name}_failure.png"))
         raise
     finally:
         page.context.close()

@@ -43,6 +43,7 @@ from browser_support import (
     BOOK_HTML,
     POLL_MS,
     ROOT,
+    SEARCH_DONE_JS,
     TYPESET_ALL,
     after_transitions,
     resize,
@@ -621,10 +622,8 @@ def test_dark_mode_follows_the_system_until_the_reader_chooses(system, site, bro
 
 def _search(pw_page, site, query):
     pw_page.goto(f"{site}/search.html?q={query}", wait_until="load")
-    # results arrive one by one (each with its snippet); the status line says when all are in
-    pw_page.wait_for_function(
-        "/Search finished|did not match/i.test((document.querySelector('#search-results .search-summary')"
-        " || {}).textContent || '')", timeout=60000, polling=POLL_MS)
+    # results arrive one by one, each snippet after its result (SEARCH_DONE_JS)
+    pw_page.wait_for_function(SEARCH_DONE_JS, timeout=scaled(60000), polling=POLL_MS)
     return pw_page.evaluate(
         "Array.from(document.querySelectorAll('#search-results li')).map(li => ({"
         " href: li.querySelector('a').getAttribute('href').split('#')[0].split('?')[0],"

@@ -72,10 +72,22 @@ MUTANTS = [
 ]
 
 
+# Holder k scrolled to the middle of the screen, again while it is off the screen: the page
+# may still move under it (formulas above it typeset lazily, boxes marked), and the lazy
+# typesetter and the displays' refitting act only near the screen.
+CENTRE_JS = """(k) => {
+  const h = document.querySelector(`[data-rebreak="${k}"]`);
+  const r = h.getBoundingClientRect();
+  if (!(r.bottom < 0 || r.top > innerHeight)) return;
+  window.scrollTo(0, r.top + scrollY - innerHeight / 2);
+}"""
+
+
 def _settle(pw_page, k, timeout):
-    """Scroll holder ``k`` to the middle of the screen; what ``PROBLEM_JS`` finds once settled
-    or after ``timeout`` seconds (``scaled`` for this machine: a mutant's problem stays, the
-    real page's goes once its typesetting is done) ('' when nothing)."""
+    """Scroll holder ``k`` to the middle of the screen (``CENTRE_JS``, and again while it is
+    off it); what ``PROBLEM_JS`` finds once settled or after ``timeout`` seconds (``scaled``
+    for this machine: a mutant's problem stays, the real page's goes once its typesetting is
+    done) ('' when nothing)."""
     pw_page.locator(f'[data-rebreak="{k}"]').evaluate(
         "h => window.scrollTo(0, h.getBoundingClientRect().top + scrollY - innerHeight / 2)")
     end = time.monotonic() + scaled(timeout)
@@ -84,6 +96,7 @@ def _settle(pw_page, k, timeout):
         if not problem or time.monotonic() > end:
             return problem
         pw_page.wait_for_timeout(150)
+        pw_page.evaluate(CENTRE_JS, k)
 
 
 def _run(browser, site, chosen=None, mutant=None, timeout=8.0):
