@@ -31,14 +31,18 @@ BUSY = ("import pathlib, time\n"
         f"while not pathlib.Path({RELEASE!r}).exists() and time.monotonic() < deadline:\n"
         "    time.sleep(0.05)")
 OUTPUT = ".jp-Notebook .jp-CodeCell .jp-OutputArea"
+# The picture the output shows (the replay stacks one image a snapshot, the others hidden)
+SHOWN_JS = ("(out) => [...out.querySelectorAll('img.widget-image')]"
+            ".find(i => i.offsetParent !== null)")
 # The snapshot number of every picture shown (its order in the stack's children is not in the
 # DOM: the slider's value when the picture loads), recorded in the page.
-WATCH = """() => {
+WATCH = ("""() => {
   const out = document.querySelector('%s');
+  const visible = """ + SHOWN_JS + """;
   window.shown = [];
   let src = null;
   const look = () => {
-    const img = [...out.querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null);
+    const img = visible(out);
     if (!img || img.src === src) return;
     src = img.src;
     const handles = out.querySelectorAll('.widget-slider .noUi-handle');
@@ -49,7 +53,7 @@ WATCH = """() => {
   };
   new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
                                            attributeFilter: ['src']});
-}""" % OUTPUT
+}""") % OUTPUT
 # Every new picture the output shows from now on, in the order shown, each by a digest of its
 # PNG's bytes (read from its blob URL: the page revokes a URL only 10 s after leaving it). The
 # picture itself says which one it is: another widget read at the same moment (the progress
@@ -65,11 +69,10 @@ NEW_PICTURES = """() => {
   const out = document.querySelector('%s');
   const digest = """ + DIGEST_JS + """;
   window.runShown = [];
-  const visible = () => [...out.querySelectorAll('img.widget-image')]
-    .find(i => i.offsetParent !== null);
-  let src = visible().src;  // the picture already there is not a new one
+  const visible = """ + SHOWN_JS + """;
+  let src = visible(out).src;  // the picture already there is not a new one
   const look = () => {
-    const img = visible();
+    const img = visible(out);
     if (!img || img.src === src) return;
     src = img.src;
     const at = window.runShown.push(null) - 1;
@@ -78,8 +81,8 @@ NEW_PICTURES = """() => {
   new MutationObserver(look).observe(out, {subtree: true, childList: true, attributes: true,
                                            attributeFilter: ['src', 'style', 'class']});
 }"""
-SHOWN_DIGEST = """() => (""" + DIGEST_JS + """)([...document.querySelector('%s')
-  .querySelectorAll('img.widget-image')].find(i => i.offsetParent !== null).src)"""
+SHOWN_DIGEST = ("() => (" + DIGEST_JS + ")((" + SHOWN_JS
+                + ")(document.querySelector('%s')).src)")
 
 
 @pytest.fixture(scope="module")
