@@ -47,10 +47,13 @@ and tab stops, wide formulas, figures) wait until the first screen's maths is dr
 theme's own tab stops (which measured every code block, 1.0-1.7 s of the main thread at 4x)
 are not made, and the theme's script itself (pydata-sphinx-theme.js) runs after the first
 screen's maths, the colour mode set in the page's head (book/_ext/surface.py); MathJax
-typesets only the formulas near the screen (book/_static/mlnotes-mathjax.js); by default the
-formulas of each page's first screens are typeset at build time (book/_ext/prerender.py,
-``MLNOTES_PRERENDER_MATHS=top``; ``=1`` every formula, which measured slower on the heaviest
-pages; ``=0`` none: book/_static/mathjax4/README.md).
+typesets only the formulas near the screen (book/_static/mlnotes-mathjax.js); by default every
+formula is typeset at build time (book/_ext/prerender.py, ``MLNOTES_PRERENDER_MATHS=island``):
+each page's first screens in place, the others in the page's island, a JSON text the page puts
+in place as the formulas come near the screen, with no MathJax loaded before the first screen's
+maths (``=top`` the first screens only, the rest typeset by MathJax in the page; ``=1`` every
+formula in place, which measured slower on the heaviest pages; ``=0`` none:
+book/_static/mathjax4/README.md).
 Two builds are compared with ``--compare lazy=DIR --compare top=DIR``: every case is measured in each in
 turn, run after run, so both see the same load; the table gives the medians side by side and the
 machine's load average over the runs. The check below reads the formulas on the screen from an
@@ -164,8 +167,16 @@ FIRST_SCREEN_JS = r"""
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
   }).filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}));
   // no formula on the first screen: nothing to wait for once the page has loaded (its
-  // DOMContentLoaded, load and CPU are the measure then)
-  if (!shown.length) return loaded ? {t: null, shown: 0, typeset, formulas: 0} : false;
+  // DOMContentLoaded, load and CPU are the measure then) and the observer has seen it settle,
+  // half a second on (a page whose load event comes early, its maths typeset at build time,
+  // was read as the observer first reported, its blocks not yet laid out near the screen
+  // (content-visibility): its screen full of formulas counted none)
+  if (!shown.length) {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const settled = loaded && window.mlnotesOnScreenVersion > 0 && nav.loadEventEnd > 0
+      && performance.now() - nav.loadEventEnd > 500;
+    return settled ? {t: null, shown: 0, typeset, formulas: 0} : false;
+  }
   if (shown.some(e => !e.querySelector('mjx-math'))) return false;
   if (document.fonts.status !== 'loaded') return false;
   return {t: performance.now() / 1000, shown: shown.length,

@@ -261,7 +261,7 @@ def test_prerender_mode_is_checked(monkeypatch):
 
     monkeypatch.setenv("MLNOTES_PRERENDER_MATHS", "first")
     with pytest.raises(ValueError, match=r"MLNOTES_PRERENDER_MATHS='first': use one of "
-                                         r"\['0', '1', 'all', 'top'\]"):
+                                         r"\['0', '1', 'all', 'island', 'top'\]"):
         prerender.prerender(App, None)
     monkeypatch.setenv("MLNOTES_PRERENDER_MATHS", "0")
     assert prerender.prerender(App, None) is None  # none: the pages are left as written

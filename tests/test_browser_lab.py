@@ -553,7 +553,7 @@ NUMBERING_MUTANT = "mutant_numbering.ipynb"
 # the built book's numbered items: a theorem-like box or exercise (its caption number) or a
 # labelled equation (its eqno), with the label as the element's id
 BOOK_NUMBER_RE = re.compile(
-    r'<div class="[^"]*" id="(?P<id>[^"]+)">\s*(?:<p class="admonition-title">)?\s*'
+    r'<div class="[^"]*" id="(?P<id>[^"]+)"[^>]*>\s*(?:<p class="admonition-title">)?\s*'
     r'<span class="(?:caption-number|eqno)">(?P<number>[^<]+?)\s*<')
 
 

@@ -116,8 +116,9 @@ PRECOMPRESSED = (".png", ".jpg", ".jpeg", ".woff2", ".woff", ".gif")
 # * on every animation frame, the first screen's maths is done (mlnotesFirstScreenAt, ms) once
 #   the page says so (no "mlnotes-maths-pending" on <html>), a link's target (ANCHOR) is at the
 #   top of the screen, and every formula a reader could see on the screen holds MathJax's output;
-#   on the first frame after the page says so, what was left on the screen (mlnotesClaim): the
-#   page's word is true only if no formula on the screen was still TeX then;
+#   on the first frame after the page says so at which the observer has seen the screen (its
+#   link's target in place), its formulas not typeset when the page said so (mlnotesClaim:
+#   still TeX, or typeset after the word): the page's word is true only if there are none;
 # * the page-wide work that must wait for the first screen's maths is seen when it starts
 #   (mlnotesDeferredAt, ms): a scroll cue, a tab stop on a box that scrolls (the theme's, or
 #   mlnotes.js's), a wide inline formula or a shrunk figure marked, or mlnotes.js's flag that
@@ -140,9 +141,24 @@ window.mlnotesFramesAfterClaim = 0;
     for (const e of entries) {
       if (e.isIntersecting) onScreen.add(e.target); else onScreen.delete(e.target);
     }
+    if (entries.length) viewed = true;
   };
   const io = new IntersectionObserver(seen);
   const watched = new WeakSet();
+  // when each formula got its typeset output (a formula typeset at build time in the served
+  // page: never); the observer's first view of the screen comes a frame or two after the
+  // page's word, and the word is judged by what had been typeset when it was given
+  const typesetAt = new WeakMap();
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeName === 'MJX-CONTAINER' && n.parentNode && !typesetAt.has(n.parentNode)) {
+          typesetAt.set(n.parentNode, performance.now());
+        }
+      }
+    }
+  }).observe(document, {subtree: true, childList: true});
+  let viewed = false;  // the observer has reported on the formulas
   // [shown, pending]: the formulas on the screen a reader could see, those not typeset
   window.mlnotesOnScreen = () => {
     document.querySelectorAll('.bd-article .math').forEach((e) => {
@@ -183,14 +199,20 @@ window.mlnotesFramesAfterClaim = 0;
       const top = target ? target.getBoundingClientRect().top : Infinity;
       placed = top > -50 && top < 100;
     }
-    const pending = window.mlnotesOnScreen()[1];
-    // the first frame after the page said its first screen's maths was done: what was left
-    if (window.mlnotesClaim === null) {
-      window.mlnotesClaim = {at: performance.now(), still, placed, pending: pending.length,
-                             tex: pending.slice(0, 2).map((e) => e.textContent.trim().slice(0, 40))};
+    const [shown, pending] = window.mlnotesOnScreen();
+    // the first frame after the page said its first screen's maths was done at which the
+    // observer has seen the screen, the link's target in place (the view of a frame before the
+    // browser scrolled to it is another screen's): what was left then, or typeset after the word
+    if (window.mlnotesClaim === null && viewed && still && placed) {
+      const said = performance.getEntriesByName('mlnotes-typeset-end')[0];
+      const saidAt = said ? said.startTime : performance.now();
+      const late = shown.filter((e) => !e.querySelector('mjx-math')
+                                       || (typesetAt.get(e) || 0) > saidAt);
+      window.mlnotesClaim = {at: performance.now(), saidAt, still, placed, pending: late.length,
+                             tex: late.slice(0, 2).map((e) => e.textContent.trim().slice(0, 40))};
     }
     window.mlnotesFramesAfterClaim += 1;
-    if (still && placed && !pending.length) {
+    if (viewed && still && placed && !pending.length) {
       window.mlnotesFirstScreenAt = performance.now();
     } else {
       requestAnimationFrame(tick);
@@ -223,14 +245,22 @@ window.mlnotesFramesAfterClaim = 0;
 # waited for a network round trip and then for the main thread): its assistive MathML component
 # during the page's parsing (its loader asks for it only once tex-chtml.js has run, after the
 # parsing), the font ranges the page's TeX uses (\mathbb, \mathcal) before MathJax's start-up.
+# A page with its island (the default build) fetches no MathJax before its first screen's maths.
 EARLY_FETCH_JS = r"""
 () => {
   const nav = performance.getEntriesByType('navigation')[0];
   const ready = performance.getEntriesByName('mlnotes-mathjax-ready')[0];
+  const done = performance.getEntriesByName('mlnotes-typeset-end')[0];
+  const island = document.getElementById('mlnotes-chtml');
   const at = (t) => `${(t / 1000).toFixed(2)} s`;
   const late = [];
   for (const r of performance.getEntriesByType('resource')) {
     const name = r.name.split('?')[0].split('/').slice(-2).join('/');
+    if (island && /\/mathjax4\//.test(r.name) && /\.js$/.test(r.name.split('?')[0])
+        && (!done || r.startTime < done.startTime)) {
+      late.push(`${name} requested at ${at(r.startTime)}, before the first screen's maths `
+                + `(${done ? at(done.startTime) : 'never done'}): the page's island needs no MathJax`);
+    }
     if (/\/a11y\/assistive-mml\.js/.test(r.name) && r.startTime > nav.domInteractive) {
       late.push(`${name} requested at ${at(r.startTime)}, after the page's parsing `
                 + `(${at(nav.domInteractive)})`);
@@ -318,8 +348,8 @@ def test_every_page_is_light_as_served_and_carries_no_explorer_data():
 TYPESET_SHARE_JS = r"""
 () => {
   const formulas = Math.max(1, document.querySelectorAll('.bd-article .math').length);
-  return document.querySelectorAll('.bd-article .math mjx-container:not([data-mlnotes-built]) '
-                                   + '> mjx-math').length / formulas;
+  return document.querySelectorAll('.bd-article .math :is(mjx-container:not([data-mlnotes-built]), '
+                                   + 'mjx-container[data-mlnotes-island]) > mjx-math').length / formulas;
 }
 """
 
@@ -414,7 +444,7 @@ def _first_screen(browser, site, page, mutant=None):
                         "(mlnotes-typeset-end)")
     if claim and claim["pending"]:
         problems.append(f"the page said its first screen's maths was done at {said / 1000:.2f} s "
-                        f"with {claim['pending']} formulas on the screen still TeX "
+                        f"with {claim['pending']} formulas on the screen still TeX then "
                         f"({claim['tex']})")
     if found["deferred"] is not None and (said is None or found["deferred"] < said):
         problems.append(f"page-wide marks (scroll cues, tab stops) began at "
@@ -427,7 +457,7 @@ def _first_screen(browser, site, page, mutant=None):
                         f"{FIRST_SCREEN_CPU_RATIO} times)")
     if found["seen"]:
         problems.append(f"TeX source shown before typesetting: {found['seen'][:3]}")
-    problems.extend(f"fetched late for the first batch: {late}"
+    problems.extend(f"MathJax fetched at the wrong time: {late}"
                     for late in pw_page.evaluate(EARLY_FETCH_JS))
     measures = {"first_screen_s": (found["at"] or float("nan")) / 1000, "cpu": cpu,
                 "said_s": said / 1000 if said is not None else None, "claim": claim,
@@ -578,6 +608,31 @@ def test_the_during_load_check_fails_its_mutants(static, mutant, site, browser):
     assert _marks_during_load(browser, site, (static, mutant))
 
 
+def _built_with_maths():
+    """How the book's maths was typeset at build time (book/_ext/prerender.py, with Node):
+    "island" (every formula, the first screens in place and the rest in the page's island:
+    MLNOTES_PRERENDER_MATHS=island, the default), "all" (every formula in place: =1), "top"
+    (each page's first screens, the rest typeset by MathJax in the browser: =top), or None
+    (all of it in the browser)."""
+    page = BOOK_HTML / "book" / "tsne.html"
+    html = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if 'id="mlnotes-chtml"' in html:
+        return "island"
+    if "data-mlnotes-mathjax" in html:
+        return "all"
+    return "top" if "mlnotes-chtml.css" in html else None
+
+
+BUILT = _built_with_maths()
+BUILT_ONLY = pytest.mark.skipif(
+    shutil.which("node") is None or BUILT is None,
+    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=island, top or 1 to "
+           "typeset it at build time)")
+EVERY_FORMULA_BUILT_ONLY = pytest.mark.skipif(
+    shutil.which("node") is None or BUILT not in ("all", "island"),
+    reason="not every formula typeset at build time (MLNOTES_PRERENDER_MATHS=island or 1 do)")
+
+
 # Careless versions of the page's scripts that the first-screen check must reject: the first
 # batch begins at the top of the page and works down to the link's target (its share of the
 # page's formulas and its CPU ratio both fail); the page-wide marks
@@ -591,14 +646,29 @@ FIRST_SCREEN_MUTANTS = [
                             "waiting.has(el) || el.getBoundingClientRect().bottom < 0));")),
     ("mlnotes.js", ("function mlnotesAfterFirstScreen(callback) {",
                     "function mlnotesAfterFirstScreen(callback) { return callback();")),
-    # the page says its first screen is done before its first batch is typeset
+] + ([
+    # the island (the default build): the page says its first screen is done before its
+    # formulas are put in place; MathJax loaded and started before they are; the whole island
+    # put in place at once
+    ("mlnotes-mathjax.js", ("Promise.resolve(inPlace).then(() => (all ? null : painted()))"
+                            ".then(() => watchDisplays(all)).then(() => {",
+                            "Promise.resolve().then(() => {")),
+    ("mlnotes-mathjax.js", ("const start = () => (document.getElementById(ISLAND) ? firstScreen()",
+                            "const start = () => (document.getElementById(ISLAND) ? "
+                            "loadMathJax().then(firstScreen)")),
+    ("mlnotes-mathjax.js", (": typesetNearScreen(fromIsland, inIsland);",
+                            ": fromIsland(Array.from(document.querySelectorAll("
+                            "'.math[data-mlnotes-chtml]')));")),
+] if BUILT == "island" else [
+    # typeset by MathJax in the page (=top): the page says its first screen is done before its
+    # first batch is typeset; its assistive MathML, and the font's ranges, left for MathJax to
+    # fetch
     ("mlnotes-mathjax.js", ("const firstDone = new Promise((resolve) => { firstScreen = resolve; });",
                             "const firstDone = Promise.resolve(); firstScreen = () => null;")),
-    # MathJax's assistive MathML, and the font's ranges, left for MathJax to fetch
     ("mlnotes-mathjax.js", ('preload("mathjax4/a11y/assistive-mml.js", "script");', "")),
     ("mlnotes-mathjax.js", ('preload(`mathjax4/fonts/mathjax-newcm-font/chtml/dynamic/${name}.js`, '
                             '"script");', "")),
-]
+])
 
 
 @pytest.mark.skipif(not os.environ.get("MLNOTES_FIRST_SCREEN_MUTANTS"),
@@ -671,25 +741,7 @@ def _no_script_problems(pw_page, url, html=None, top=False):
     return problems
 
 
-def _built_with_maths():
-    """How the book's maths was typeset at build time (book/_ext/prerender.py, with Node):
-    "all" (MLNOTES_PRERENDER_MATHS=1), "top" (each page's first screens, the rest in the
-    browser: MLNOTES_PRERENDER_MATHS=top), or None (all of it in the browser)."""
-    page = BOOK_HTML / "book" / "tsne.html"
-    html = page.read_text(encoding="utf-8") if page.is_file() else ""
-    if "data-mlnotes-mathjax" in html:
-        return "all"
-    return "top" if "mlnotes-chtml.css" in html else None
 
-
-BUILT = _built_with_maths()
-BUILT_ONLY = pytest.mark.skipif(
-    shutil.which("node") is None or BUILT is None,
-    reason="maths typeset in the browser (build with MLNOTES_PRERENDER_MATHS=top or 1 to typeset "
-           "it at build time)")
-ALL_BUILT_ONLY = pytest.mark.skipif(
-    shutil.which("node") is None or BUILT != "all",
-    reason="not every formula typeset at build time (MLNOTES_PRERENDER_MATHS=1 does)")
 
 
 MUTATED_PAGE = "book/tsne.html"
@@ -704,7 +756,7 @@ def test_maths_typeset_in_the_served_page_before_any_script(page, site, browser)
     the text: maths at first paint with no MathJax to start. Two mutants of the page must fail
     the same check: one formula left as TeX, and the CHTML style sheet not linked (on
     ``MUTATED_PAGE``: the check is the same for both pages)."""
-    top = BUILT == "top"
+    top = BUILT in ("top", "island")  # the first screens in place, the rest TeX in the page
     if top:  # the laptop's first screen too (the build's budget covers both)
         context = browser.new_context(viewport={"width": 1366, "height": 768},
                                       java_script_enabled=False)
@@ -742,30 +794,40 @@ def test_maths_typeset_in_the_served_page_before_any_script(page, site, browser)
     assert not missed, f"{page}: the check passed a mutant page: {missed}"
 
 
-# A formula as Sphinx writes it (TeX, for MathJax in the browser), display or inline
-SPHINX_TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
-                        r'(?:<span class="eqno">.*?</span>)?\\[(\[]', re.S)
+# A formula as Sphinx writes it (TeX, for MathJax in the browser), display or inline; its
+# opening tag's attributes (an island's formula: data-mlnotes-chtml, its place in the island)
+SPHINX_TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"([^>]*)>\n?'
+                        r'(?:<span class="eqno">[^<]*(?:<a\b[^>]*>[^<]*</a>)?</span>)?\\[(\[]')
+ISLAND_RE = re.compile(r'<script type="application/json" id="mlnotes-chtml">(.*?)</script>', re.S)
 
 
-@ALL_BUILT_ONLY
+@EVERY_FORMULA_BUILT_ONLY
 def test_every_formula_of_the_book_typeset_at_build_time():
-    """No page of the book holds a formula as TeX (book/_ext/prerender.py typesets them all
-    when the book is built; one MathJax cannot typeset would stay TeX, for the page's
-    MathJax to show its error) and each page with maths links the CHTML style sheet and loads
-    no MathJax at start."""
+    """No page of the book holds a formula as TeX for the browser's MathJax
+    (book/_ext/prerender.py typesets them all when the book is built; one MathJax cannot
+    typeset would stay TeX, for the page's MathJax to show its error): in place, or (the
+    island, the default) TeX whose typeset HTML is in the page's island, at the place it names;
+    and each page with maths links the CHTML style sheet and loads no MathJax at start."""
     pages = [BOOK_HTML / f"{f}.html" for f in toc_files() if (BOOK_HTML / f"{f}.html").is_file()]
-    left, unlinked, loading = {}, [], []
+    left, unlinked, loading, islands = {}, [], [], {}
     for page in pages:
         html = page.read_text(encoding="utf-8")
-        if SPHINX_TEX.search(html):
-            left[page.name] = len(SPHINX_TEX.findall(html))
-        if "<mjx-container" in html:
+        found = ISLAND_RE.findall(html)
+        entries = json.loads(found[0]) if len(found) == 1 else []
+        marks = [m.group(1) for m in SPHINX_TEX.finditer(html)]
+        places = [int(k) for k in re.findall(r' data-mlnotes-chtml="(\d+)"', "".join(marks))]
+        if places != list(range(len(entries))) or len(found) > 1:
+            islands[page.name] = f"{len(places)} formulas marked, {len(entries)} in the island"
+        if len(places) < len(marks):
+            left[page.name] = len(marks) - len(places)
+        if "<mjx-container" in html or found:
             if "mlnotes-chtml.css" not in html:
                 unlinked.append(page.name)
             if re.search(r'<script[^>]*\ssrc="[^"]*mathjax4/tex-chtml\.js', html):
                 loading.append(page.name)
     assert pages, f"no built book at {BOOK_HTML}"
     assert not left, f"formulas left as TeX by the build, per page: {left}"
+    assert not islands, f"islands not matching their pages' formulas: {islands}"
     assert not unlinked, f"pages without the CHTML style sheet: {unlinked}"
     assert not loading, f"pages typeset at build time that still load MathJax at start: {loading}"
 

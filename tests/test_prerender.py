@@ -4,8 +4,10 @@ A rebuild of the book over an existing ``_build`` re-reads the pages Sphinx did 
 which the build before already typeset at their top: the result must be the page a fresh build
 writes (a second pass once typeset 53 formulas at the top of umap.html instead of 34)."""
 
+import html.parser
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,7 +40,7 @@ def _display(tex, label=None):
             f'\\[{tex}\\]\n</div>')
 
 
-def _run(prerender, tmp_path, pages, budget):
+def _run(prerender, tmp_path, pages, budget, island=False):
     """One build's prerender step over ``pages`` (paths): prerender_maths.cjs's summary."""
     job = {"mathjax": str(prerender.STATIC / "mathjax4"),
            "linebreaks": str(prerender.STATIC / "mlnotes-mathjax.js"),
@@ -47,7 +49,8 @@ def _run(prerender, tmp_path, pages, budget):
            "width": prerender.COLUMN_PX, "numbered": prerender.NUMBERED_PX,
            "em": prerender.EM_PX, "ex": prerender.EX_PX, "scale": prerender.SCALE,
            "fontURL": prerender.FONT_URL, "css": str(tmp_path / "chtml.css"),
-           "files": [str(p) for p in pages], "budget": budget}
+           "files": [str(p) for p in pages], "budget": budget,
+           "island": island, "phone": prerender.PHONE_PX}
     (tmp_path / "job.json").write_text(json.dumps(job))
     run = subprocess.run(["node", str(prerender.SCRIPT), str(tmp_path / "job.json")],
                          capture_output=True, text=True, check=False)
@@ -109,3 +112,75 @@ def test_a_rebuilds_style_sheet_keeps_the_rules_it_has():
     assert merge(old, "a {\n  x: 1;\n}\n\nb {\n  y: 2;\n}\n") == old
     assert merge(old, "a {\n  w: 1;\n}\n\nc {\n}\n").split("\n\n") == [
         "a {\n  x: 1;\n  z: 2;\n}", "b {\n  y: 2;\n}", "a {\n  w: 1;\n}", "c {\n}\n"]
+
+
+ISLAND = re.compile(r'<script type="application/json" id="mlnotes-chtml">(.*?)</script>', re.S)
+
+
+@NODE
+def test_the_island_holds_each_formula_as_a_whole_build_typesets_it(tmp_path):
+    """MLNOTES_PRERENDER_MATHS=island: the first screens typeset in place, every other formula
+    kept TeX in the page, marked with its place (data-mlnotes-chtml, in the page's order) in one
+    JSON text at the end of the body: exactly the HTML a build typesetting every formula puts
+    in place (a display wide enough to break on a phone also broken for PHONE_PX, and only
+    then). Nothing in the JSON can end its script element early (no "</" nor "<!--"; a formula
+    whose text holds both), the page parses whole, and a rebuild reading it again leaves it
+    byte for byte."""
+    prerender = _load_prerender()
+    prose = "Some prose. " * 20
+    long_display = "c = " + " + ".join(f"a_{{{k}}} b_{{{k}}}" for k in range(14))
+    tricky = _inline(r"\text{&lt;/script&gt; &lt;!-- a --&gt;}")
+    body = (f'{_inline("p")} {prose}{_inline("q")} {prose}{_inline(r"x^2")}'
+            f'{_display(long_display, "wide")}{_display("d = e")}{tricky}')
+    page = '<html><body><article class="bd-article">{}</article></body></html>'.format(body)
+    island, whole = tmp_path / "island", tmp_path / "whole"
+    island.mkdir()
+    whole.mkdir()
+    (island / "p.html").write_text(page)
+    (whole / "p.html").write_text(page)
+    budget = {"chars": 300, "formulas": 2}
+    assert _run(prerender, island, [island / "p.html"], budget, island=True) == {
+        str(island / "p.html"): {"typeset": 6, "left": 0}}
+    _run(prerender, whole, [whole / "p.html"], None)
+    built = (island / "p.html").read_text()
+    everything = (whole / "p.html").read_text()
+    found = ISLAND.findall(built)
+    assert len(found) == 1 and built.rindex("</script>") < built.rindex("</body>")
+    text = found[0]
+    assert "</" not in text and "<!--" not in text, "the island's JSON could end its script"
+    entries = json.loads(text)
+    # in place: the two formulas of the top, as the whole build has them; the rest marked
+    in_place = re.findall(r"<mjx-container .*?</mjx-container>", everything, re.S)
+    dom = built[:built.index('<script type="application/json"')]
+    assert len(in_place) == 6 and dom.count("<mjx-container") == 2
+    assert re.findall(r"<mjx-container .*?</mjx-container>", dom, re.S) == in_place[:2]
+    marks = re.findall(r'<(?:span|div) class="math notranslate nohighlight"[^>]* '
+                       r'data-mlnotes-chtml="(\d+)">', built)
+    assert marks == ["0", "1", "2", "3"], marks
+    assert r"\(x^2\)" in built and r"\[d = e\]" in built  # TeX kept until put in place
+    # each entry is what the whole build put in place; the long display also broken for a phone
+    assert isinstance(entries[1], list) and len(entries[1]) == 2, "no phone form of a long display"
+    wide, narrow = entries[1]
+    assert all(e.startswith('<mjx-container data-mlnotes-island="" ')
+               for e in [e if isinstance(e, str) else e[0] for e in entries] + entries[1])
+    assert [(e if isinstance(e, str) else e[0]).replace(' data-mlnotes-island=""', "", 1)
+            for e in entries] == in_place[2:]
+    assert f'data-mlnotes-width="{prerender.PHONE_PX}"' in narrow
+    assert narrow.count("<mjx-linebox") > wide.count("<mjx-linebox")
+    assert all(isinstance(e, str) for e in (entries[0], entries[2], entries[3])), entries
+    # the page parses with one script element holding the whole island
+    scripts = []
+
+    class Scripts(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "script":
+                scripts.append("")
+
+        def handle_data(self, data):
+            if scripts and self.lasttag == "script":
+                scripts[-1] += data
+
+    Scripts().feed(built)
+    assert len(scripts) == 1 and json.loads(scripts[0]) == entries
+    _run(prerender, island, [island / "p.html"], budget, island=True)
+    assert (island / "p.html").read_text() == built, "a page read again was changed"

@@ -15,19 +15,33 @@ Display formulas are broken for the laptop's column (``COLUMN_PX``, ``NUMBERED_P
 equation number: what MathJax measures at 1366 px); em, ex and the maths' scale are those
 MathJax measures in the browser there.
 
-``MLNOTES_PRERENDER_MATHS`` (and ``node`` on the PATH) says what is typeset: ``top`` only the
-formulas of each page's first screens (``TOP_CHARS``, ``TOP_FORMULAS``; the screens below
-the places a link lands on were typeset too in a trial, which measured slower on the heaviest
-pages, even at those links, as their CHTML's parsing cost more than MathJax's start-up saved,
-benchmarks/results-first-paint.md): the page keeps its
-MathJax script, whose lazy typesetter does the rest and skips these (``data-mlnotes-built``);
-``1`` every formula: about 90 000 elements on t-SNE's page, whose parsing and layout cost more
-than MathJax's start-up and first batch saved (the API page's DOMContentLoaded went from about
-4 s to about 20 s on a 4x slower phone); ``0`` none, the browser typesets every formula lazily.
-``DEFAULT_MODE`` is ``top``: a built display too wide for the reader's column is typeset again
-for it in the page, as it comes near the screen and whenever its column changes width
-(``mlnotes-mathjax.js``, book/_static/mathjax4/README.md). Typesetting every formula adds about
-11 s of one core to a build (7 880 formulas); the first screens about 2 s (565).
+``MLNOTES_PRERENDER_MATHS`` (and ``node`` on the PATH) says what is typeset and where it goes:
+
+* ``island`` (``DEFAULT_MODE``): every formula. Those of each page's first screens
+  (``TOP_CHARS``, ``TOP_FORMULAS``) are put in place; every other one stays TeX in the page,
+  marked with its place (``data-mlnotes-chtml``) in one JSON text at the end of the body, the
+  page's island (``<script type="application/json" id="mlnotes-chtml">``), which
+  ``mlnotes-mathjax.js`` puts in place as the formulas come near the screen. The browser's
+  parser only scans that text (no element is made of it), so the page costs what a page of
+  TeX costs to parse and lay out, and no MathJax is loaded, started or run before the first
+  screen's maths shows, at the top or at a link into the page. A display that a phone's column
+  (``PHONE_PX``) breaks otherwise than the laptop's has both forms in the island. The page's
+  MathJax script is turned off; MathJax is loaded only to break a display again for a column
+  neither form fits, and for the menu on a right-click.
+* ``top``: the first screens only, in place; the page keeps its MathJax script, whose lazy
+  typesetter does the rest and skips these (``data-mlnotes-built``).
+* ``1``: every formula in place: about 90 000 elements on t-SNE's page, whose parsing and
+  layout cost more than MathJax's start-up and first batch saved (the API page's
+  DOMContentLoaded went from about 4 s to about 20 s on a 4x slower phone). The screens below
+  the places a link lands on were also tried in place: slower on the heaviest pages, even at
+  those links, for the same reason (benchmarks/results-first-paint.md).
+* ``0``: none, the browser typesets every formula lazily.
+
+A built display too wide for the reader's column is typeset again for it in the page, as it
+comes near the screen and whenever its column changes width (``mlnotes-mathjax.js``,
+book/_static/mathjax4/README.md). Typesetting every formula adds about 15 s of one core to a
+build (7 880 formulas, the phone's forms of the displays with them); the first screens alone
+about 2 s (565).
 """
 
 import json
@@ -50,14 +64,19 @@ CSS = "_static/mlnotes-chtml.css"
 # 127.3% of the text. A display in a narrower box (a theorem's: 618-726 px) that is wider than
 # it is typeset again by the page (book/_static/mlnotes-mathjax.js), as on a phone.
 COLUMN_PX, NUMBERED_PX, EM_PX, EX_PX, SCALE = 748, 685, 16, 9, 1.2726
-# MLNOTES_PRERENDER_MATHS: "top" typesets the first screens of each page only, "1" (or "all")
-# every formula, "0" none. The first screens: the formulas of the article's first TOP_CHARS
+# The width a display is also broken for when a phone's column breaks it otherwise (the island):
+# a phone's column is 358 px at 390 px (328 at 360), a theorem's or proof's box there 291-336
+# (261-306); a box narrower still has the display typeset again by the page, as any column
+# neither form fits.
+PHONE_PX = 320
+# MLNOTES_PRERENDER_MATHS (the module's docstring): "island", "top", "1" (or "all"), "0". The
+# first screens, typeset in place: the formulas of the article's first TOP_CHARS
 # characters of text (a formula counting half its TeX), at most TOP_FORMULAS of them: a
 # 390x844 phone's first screen shows about 1 500 characters of text, a 1366x768 laptop's about
 # 2 500; the rest stays TeX for the page's lazy typesetter (book/_static/mlnotes-mathjax.js).
 TOP_CHARS, TOP_FORMULAS = 4000, 80
-MODES = {"0": None, "top": "top", "1": "all", "all": "all"}
-DEFAULT_MODE = "top"  # the first screens (book/_static/mathjax4/README.md)
+MODES = {"0": None, "top": "top", "island": "island", "1": "all", "all": "all"}
+DEFAULT_MODE = "island"  # benchmarks/results-first-paint.md, book/_static/mathjax4/README.md
 FONT_URL = "mathjax4/fonts/mathjax-newcm-font/chtml/woff2"  # relative to CSS
 # Sphinx's formula (what prerender_maths.cjs replaces) and its MathJax script
 TEX = re.compile(r'<(?:span|div) class="math notranslate nohighlight"[^>]*>\n?'
@@ -119,7 +138,8 @@ def prerender(app, exception):
     value = os.environ.get("MLNOTES_PRERENDER_MATHS", DEFAULT_MODE)
     if value not in MODES:
         raise ValueError(f"MLNOTES_PRERENDER_MATHS={value!r}: use one of {sorted(MODES)} "
-                         "(top: the first screens, 1: every formula, 0: none)")
+                         "(island: every formula, the first screens in place; top: the first "
+                         "screens only; 1: every formula in place; 0: none)")
     mode = MODES[value]
     if mode is None:
         return  # see the module's docstring for why not every formula
@@ -135,7 +155,7 @@ def prerender(app, exception):
     with tempfile.TemporaryDirectory() as tmp:
         job = {"mathjax": str(STATIC / "mathjax4"), "linebreaks": str(STATIC / "mlnotes-mathjax.js"),
                "config": app.config.mathjax3_config or {}, "width": COLUMN_PX,
-               "numbered": NUMBERED_PX, "em": EM_PX,
+               "numbered": NUMBERED_PX, "phone": PHONE_PX, "island": mode == "island", "em": EM_PX,
                "ex": EX_PX, "scale": SCALE, "fontURL": FONT_URL,
                "css": str(pathlib.Path(tmp) / "chtml.css"), "files": [str(p) for p in pages],
                "budget": (None if mode == "all" else

@@ -118,14 +118,15 @@ async function main() {
       summary[file] = { typeset: 0, left: found.length };
       continue;
     }
-    if (job.budget) {
-      // the first screens: the article's top, within its budget
-      const top = firstScreens(html, found, job.budget);
+    // the first screens (the article's top, within its budget) in place; the others in the
+    // page's island (job.island) or left as TeX
+    const top = new Set(job.budget ? firstScreens(html, found, job.budget) : found);
+    if (!job.island) {
       summary[file] = { typeset: 0, left: found.length };
-      if (!top.length) continue;
-      found.length = 0;
-      found.push(...top);
+      if (!top.size) continue;
+      found.splice(0, found.length, ...found.filter((f) => top.has(f)));
     }
+    const island = [];
     let out = "";
     let at = 0;
     let done = 0;
@@ -145,13 +146,43 @@ async function main() {
       }
       done += 1;
       // data-mlnotes-built: typeset here (the page's lazy typesetter and its tests skip it)
-      chtml = chtml.replace("<mjx-container ", "<mjx-container data-mlnotes-built=\"\" ");
-      out += f.display
-        ? `${f.open}>${f.eqno}${chtml.replace("<mjx-container ",
-          `<mjx-container data-mlnotes-width="${f.eqno ? job.numbered : job.width}" `)}</div>`
+      const width = f.eqno ? job.numbered : job.width;
+      const mark = (html, w) => html.replace("<mjx-container ", "<mjx-container data-mlnotes-built=\"\" "
+        + (f.display ? `data-mlnotes-width="${w}" ` : ""));
+      chtml = mark(chtml, width);
+      if (!top.has(f)) {
+        // out of the page's DOM until it comes near the screen: the page's script puts it in
+        // (mlnotes-mathjax.js); a display also broken for a phone's column, when that differs
+        // data-mlnotes-island: put in place by the page (its browser tests count these)
+        const island1 = (html) => html.replace("<mjx-container ", "<mjx-container data-mlnotes-island=\"\" ");
+        let entry = island1(chtml);
+        if (f.display) {
+          let narrow = null;
+          try {
+            narrow = await typeset(tex, true, job.phone);
+          } catch (error) {
+            narrow = null;
+          }
+          if (narrow !== null && narrow.replace(/ data-mlnotes-[a-z]+="[^"]*"/g, "")
+              !== chtml.replace(/ data-mlnotes-[a-z]+="[^"]*"/g, "")) {
+            entry = [entry, island1(mark(narrow, job.phone))];
+          }
+        }
+        out += f.m.replace(/^(<(?:span|div)[^>]*)>/, `$1 data-mlnotes-chtml="${island.length}">`);
+        island.push(entry);
+        continue;
+      }
+      out += f.display ? `${f.open}>${f.eqno}${chtml}</div>`
         : `<span class="math notranslate nohighlight">${chtml}</span>`;
     }
     out += html.slice(at);
+    if (island.length) {
+      // one JSON text at the end of the body: the parser only scans it (no element is made);
+      // "</" and "<!--" written so that they cannot end the script
+      const json = JSON.stringify(island).replace(/<\//g, "<\\/").replace(/<!--/g, "\\u003c!--");
+      out = out.replace(/<\/body>(?![\s\S]*<\/body>)/,
+        `<script type="application/json" id="mlnotes-chtml">${json}</script>\n</body>`);
+    }
     fs.writeFileSync(file, out);
     summary[file] = { typeset: done, left: (summary[file] ? summary[file].left : found.length) - done };
   }

@@ -1,13 +1,18 @@
 /* Maths readable at first paint (issue 32).
  *
- * The formulas of each page's first screens are typeset when the book is built
- * (book/_ext/prerender.py, MLNOTES_PRERENDER_MATHS=top, the default: this copy of MathJax in
- * Node, with the line-break places below) and show at first paint; the rest is TeX, typeset in
- * the browser lazily, as follows. A built display is broken for a laptop's column: one wider
- * than the reader's (a phone) is typeset again for it as it comes near the screen, and again
- * when the column changes width (watchDisplays). A page with every formula built (=1) has
- * its MathJax script turned off; builtPage (below) loads MathJax only for those displays. A
- * page built without Node has all its TeX.
+ * Every formula is typeset when the book is built (book/_ext/prerender.py, this copy of
+ * MathJax in Node, with the line-break places below). By default (MLNOTES_PRERENDER_MATHS=
+ * island) those of each page's first screens are in place and show at first paint; the others
+ * are TeX in the page, their typeset HTML in the page's island (a JSON text at the end of its
+ * body), and are put in place as they come near the screen (fromIsland, with the batches of
+ * typesetNearScreen below). Such a page, like one built whole (=1), has its MathJax script
+ * turned off: builtPage (below) loads MathJax only for a display wider than the reader's
+ * column, which is typeset again for it as it comes near the screen and again when the column
+ * changes width (watchDisplays), and for the menu. A display a phone's column breaks
+ * otherwise than a laptop's has both forms in the island.
+ *
+ * With =top only the first screens are built; the rest is TeX, typeset by MathJax in the
+ * browser lazily, as follows; a page built without Node has all its TeX.
  *
  * The page's own MathJax configuration (_config.yml, mathjax3_config, written into the page
  * just before this script) is changed so that MathJax typesets only the formulas on or near
@@ -88,7 +93,8 @@
   const built = builtTag ? builtTag.getAttribute("data-mlnotes-mathjax") : null;
   if (built) {
     config.startup.typeset = false;
-    root.classList.add("mlnotes-maths-built");  // its text laid out near the screen (mlnotes.css)
+    // its text laid out near the screen, an island's TeX hidden until put in place (mlnotes.css)
+    root.classList.add("mlnotes-maths-built");
   }
   const lazy = !built && !all && typeof IntersectionObserver !== "undefined";
   if (lazy) {
@@ -138,7 +144,7 @@
 
   /* Typeset the formulas that come near the screen, a batch at a time; resolves once the
      formulas near the screen at the start are typeset. */
-  function typesetNearScreen() {
+  function typesetNearScreen(typesetBatch = typesetWithMathJax, formulasLeft = asTeX) {
     const waiting = new Set();
     let running = null;
     let firstScreen = null;
@@ -171,19 +177,14 @@
       const batch = Array.from(waiting);
       waiting.clear();
       batch.forEach((el) => { observer.unobserve(el); done.add(el); });
-      return rangesFor(batch).then(() => MathJax.typesetPromise(batch))
-        .catch((error) => console.error(error))
-        .then(() => {
-          watchTypeset(batch);
-          return painted();
-        })
+      return typesetBatch(batch)
         .then(() => {
           running = next();
           return running;
         });
     }
     // a formula typeset at build time (the top of the page, prerender.py) is not typeset again
-    const formulas = Array.from(document.querySelectorAll(".math")).filter(asTeX)
+    const formulas = Array.from(document.querySelectorAll(".math")).filter(formulasLeft)
       .filter((el) => !el.closest(ALWAYS.replace(/ \.math/g, "")));
     formulas.forEach((el) => observer.observe(el));
     firstDone.then(frame).then(() => {
@@ -200,9 +201,65 @@
       if (printed) return;
       printed = true;
       observer.disconnect();
-      MathJax.typesetPromise().catch((error) => console.error(error));
+      if (typesetBatch === typesetWithMathJax) {
+        MathJax.typesetPromise().catch((error) => console.error(error));
+      } else {
+        typesetBatch(formulas.filter(formulasLeft).concat(Array.from(document.querySelectorAll(ALWAYS))));
+      }
     });
     return firstDone;
+  }
+  /* A batch typeset by MathJax in the page; resolves once it is drawn with its fonts. */
+  function typesetWithMathJax(batch) {
+    return rangesFor(batch).then(() => MathJax.typesetPromise(batch))
+      .catch((error) => console.error(error))
+      .then(() => {
+        watchTypeset(batch);
+        return painted();
+      });
+  }
+
+  /* The island: a page built with MLNOTES_PRERENDER_MATHS=island (the default, book/_ext/
+     prerender.py) holds every formula typeset at build time, those of its first screens in
+     place and the others in one JSON text at the end of its body (script#mlnotes-chtml), each
+     formula's TeX marked with its place there (data-mlnotes-chtml). A formula's typeset HTML
+     is put in place as it comes near the screen (typesetNearScreen, with this for its batch):
+     the page never parses nor lays out the typeset maths of the parts nobody reads (about
+     90 000 elements on t-SNE's page), and no MathJax is loaded, started or run before the
+     first screen's maths shows, at the page's top or at a link into it. A display has two
+     typeset forms when a phone's column breaks it otherwise: broken for the laptop's column
+     and for a phone's (NARROW_BELOW: a column narrower than that takes the second). */
+  const ISLAND = "mlnotes-chtml";
+  const NARROW_BELOW = 480;
+  let island = null;
+  const inIsland = (el) => el.hasAttribute("data-mlnotes-chtml");
+  function fromIsland(batch) {
+    if (island === null) {
+      const data = document.getElementById(ISLAND);
+      try {
+        island = data ? JSON.parse(data.textContent) : [];
+      } catch (error) {
+        console.error(error);
+        island = [];
+      }
+    }
+    const todo = batch.filter((el) => el.isConnected && inIsland(el));
+    // every column read first, then the page changed (one layout, not one per formula)
+    const columns = todo.map((el) => (el.tagName === "DIV" ? el.clientWidth : 0));
+    const displays = [];
+    todo.forEach((el, k) => {
+      const entry = island[Number(el.getAttribute("data-mlnotes-chtml"))];
+      el.removeAttribute("data-mlnotes-chtml");
+      if (!entry) return;  // stays TeX: mlnotes.css shows it
+      const html = Array.isArray(entry) ? entry[columns[k] && columns[k] < NARROW_BELOW ? 1 : 0] : entry;
+      // the TeX (the text) goes; an equation number stays
+      Array.from(el.childNodes).forEach((n) => { if (n.nodeType === Node.TEXT_NODE) n.remove(); });
+      el.insertAdjacentHTML("beforeend", html);
+      const c = el.querySelector(":scope > mjx-container[display]");
+      if (c) displays.push(c);
+    });
+    if (addDisplays) addDisplays(displays);
+    return painted();
   }
 
   /* Where MathJax may break a display formula that is too wide for a phone (it picks among the
@@ -682,18 +739,26 @@
     const finish = mathsReady;
     const firstScreen = () => {
       performance.mark("mlnotes-typeset-start");
-      // the screen is drawn with its fonts first (as built, a wide display scrolls): loading
-      // and starting MathJax, about 1.5 s of a 4x slower phone, comes after
-      (all ? Promise.resolve() : painted()).then(() => watchDisplays(all)).then(() => {
+      // the island's formulas on the screen put in place (every one with "all"); the screen is
+      // drawn with its fonts first (as built, a wide display scrolls): loading and starting
+      // MathJax, about 1.5 s of a 4x slower phone, comes after
+      const inPlace = !document.getElementById(ISLAND) ? null
+        : all || typeof IntersectionObserver === "undefined"
+          ? fromIsland(Array.from(document.querySelectorAll(".math[data-mlnotes-chtml]")))
+          : typesetNearScreen(fromIsland, inIsland);
+      Promise.resolve(inPlace).then(() => (all ? null : painted())).then(() => watchDisplays(all)).then(() => {
         root.classList.remove("mlnotes-maths-pending");
         performance.mark("mlnotes-typeset-end");
         finish();
       });
     };
+    // an island's first screen at once (its formulas are hidden TeX until then), a page built
+    // whole after a frame
+    const start = () => (document.getElementById(ISLAND) ? firstScreen() : frame().then(firstScreen));
     if (document.readyState === "loading") {
-      document.addEventListener("DOMContentLoaded", () => frame().then(firstScreen));
+      document.addEventListener("DOMContentLoaded", start);
     } else {
-      frame().then(firstScreen);
+      start();
     }
   }
   if (built) builtPage();
