@@ -655,9 +655,9 @@ FIRST_SCREEN_MUTANTS = [
     # the island (the default build): the page says its first screen is done before its
     # formulas are put in place; MathJax loaded and started before they are; the whole island
     # put in place at once
-    ("mlnotes-mathjax.js", ("Promise.resolve(inPlace).then(() => (all ? null : painted()))"
-                            ".then(() => watchDisplays(all)).then(() => {",
-                            "Promise.resolve().then(() => {")),
+    ("mlnotes-mathjax.js", ("Promise.resolve(inPlace)\n        .then(() => (all ? null : painted()))\n"
+                            "        .then(() => watchDisplays(all))\n",
+                            "Promise.resolve()\n")),
     ("mlnotes-mathjax.js", ("const start = () => (document.getElementById(ISLAND) ? firstScreen()",
                             "const start = () => (document.getElementById(ISLAND) ? "
                             "loadMathJax().then(firstScreen)")),

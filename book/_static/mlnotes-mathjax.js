@@ -204,7 +204,8 @@
       if (typesetBatch === typesetWithMathJax) {
         MathJax.typesetPromise().catch((error) => console.error(error));
       } else {
-        typesetBatch(formulas.filter(formulasLeft).concat(Array.from(document.querySelectorAll(ALWAYS))));
+        typesetBatch(formulas.filter(formulasLeft)
+          .concat(Array.from(document.querySelectorAll(ALWAYS))));
       }
     });
     return firstDone;
@@ -251,7 +252,8 @@
       const entry = island[Number(el.getAttribute("data-mlnotes-chtml"))];
       el.removeAttribute("data-mlnotes-chtml");
       if (!entry) return;  // stays TeX: mlnotes.css shows it
-      const html = Array.isArray(entry) ? entry[columns[k] && columns[k] < NARROW_BELOW ? 1 : 0] : entry;
+      const narrow = columns[k] && columns[k] < NARROW_BELOW;
+      const html = Array.isArray(entry) ? entry[narrow ? 1 : 0] : entry;
       // the TeX (the text) goes; an equation number stays
       Array.from(el.childNodes).forEach((n) => { if (n.nodeType === Node.TEXT_NODE) n.remove(); });
       el.insertAdjacentHTML("beforeend", html);
@@ -746,11 +748,14 @@
         : all || typeof IntersectionObserver === "undefined"
           ? fromIsland(Array.from(document.querySelectorAll(".math[data-mlnotes-chtml]")))
           : typesetNearScreen(fromIsland, inIsland);
-      Promise.resolve(inPlace).then(() => (all ? null : painted())).then(() => watchDisplays(all)).then(() => {
-        root.classList.remove("mlnotes-maths-pending");
-        performance.mark("mlnotes-typeset-end");
-        finish();
-      });
+      Promise.resolve(inPlace)
+        .then(() => (all ? null : painted()))
+        .then(() => watchDisplays(all))
+        .then(() => {
+          root.classList.remove("mlnotes-maths-pending");
+          performance.mark("mlnotes-typeset-end");
+          finish();
+        });
     };
     // an island's first screen at once (its formulas are hidden TeX until then), a page built
     // whole after a frame
