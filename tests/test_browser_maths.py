@@ -841,9 +841,16 @@ def test_every_formula_of_the_book_typeset_at_build_time():
 # a narrower or wider column (data-mlnotes-browser, with the column's width it was typeset for in
 # data-mlnotes-column), within ``margin`` px of the screen and shown: each one that is wider than
 # its column and was not typeset for it, or that was typeset for another column than it has.
+# Shown: laid out for the reader, not in a block the browser skips (content-visibility: auto,
+# away from the screen). Measured by script, a skipped block is laid out for the script alone,
+# where the page's other skipped blocks keep their placeholder heights: a display of the island
+# found there "within the margin" was off the screen the reader had, never drawn (so never seen
+# by the page's observers) for the 11-23 s the check waited, and typeset again at once when
+# the next scroll brought it on screen.
 UNFIT_JS = r"""
 (margin) => Array.from(document.querySelectorAll('.bd-article .math > mjx-container[display]'))
   .filter(c => c.hasAttribute('data-mlnotes-built') || c.hasAttribute('data-mlnotes-browser'))
+  .filter(c => c.checkVisibility({contentVisibilityAuto: true}))
   .filter(c => { const r = c.getBoundingClientRect();
                  return c.clientWidth > 0 && r.bottom > -margin && r.top < innerHeight + margin; })
   .map(c => {
