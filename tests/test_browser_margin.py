@@ -14,12 +14,17 @@ and dark (switched as the theme's button does):
 * no note is covered: scrolled so that it sits just under the header bar and again so that it
   ends at the screen's bottom edge (the theme's script folds the Contents for a note in the
   upper two thirds of the screen only), every one of a grid of points inside it hits the note
-  itself or what is in it (``document.elementFromPoint``);
+  itself or what is in it (``document.elementFromPoint``), or the theme's "Back to top" button
+  (shown while the reader scrolls up, over whatever is at the screen's bottom right: its place
+  is tests/test_browser_back_to_top.py's);
+* the Contents stay open beside a note (the theme's script folds them to a 3rem bar whenever a
+  note is on the screen, to make room in a margin the notes no longer use);
 * it is drawn as a box: its background is not the page's, and its text has a contrast of 4.5:1
   with it.
 
 The style sheet without the "Margin notes" block (the book before it) must fail the same checks
-at 1024 and 1366 px (``test_the_margin_checks_fail_without_the_margin_block``). And every
+at 1024 and 1366 px, and without its last rule (the Contents kept open) at 1366 px
+(``test_the_margin_checks_fail_without_the_margin_block``). And every
 ``{margin}`` directive of the notebooks is a note on its page, so the pages checked are all
 those with a note.
 """
@@ -37,6 +42,7 @@ PHONE, BETWEEN, LAPTOP = 390, 1024, 1366
 HEIGHT = {PHONE: 844, BETWEEN: 768, LAPTOP: 768}
 BLOCK_START = "/* ---------- Margin notes ({margin} in the notebooks)"
 BLOCK_END = "/* ---------- end of the margin notes ---------- */"
+KEEP_OPEN = "/* The Contents sidebar stays open"
 NOTE = re.compile(r"^\s*(`{3,}|~{3,})\{margin\}", re.MULTILINE)
 
 
@@ -61,8 +67,21 @@ NOTES = _notes_in_notebooks()
 # Everything read at one place is read in one synchronous run: one layout.
 CHECK_JS = r"""async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  // two frames drawn (the theme's IntersectionObserver has seen the scroll) and every
+  // transition it started (the Contents folding: 0.4 s) at its end
+  const drawn = async () => {
+    await frame(); await frame();
+    const running = document.getAnimations().filter(a => a.playState === 'running'
+      && Number.isFinite(a.effect && a.effect.getComputedTiming().endTime));
+    if (running.length) {
+      await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                          new Promise(r => setTimeout(r, 3000))]);
+      await frame();
+    }
+  };
   const root = document.documentElement;
   const vw = root.clientWidth, vh = root.clientHeight;
+  const rem = parseFloat(getComputedStyle(root).fontSize);
   const notes = Array.from(document.querySelectorAll('.bd-article aside.margin'));
   const label = (i) => `note ${i + 1} "${(notes[i].querySelector('.sidebar-title') || notes[i])
     .textContent.trim().slice(0, 40)}"`;
@@ -122,15 +141,20 @@ CHECK_JS = r"""async () => {
         const target = where === 'under the header' ? top + 8 : vh - 8 - r.height;
         if (Math.abs(r.top - target) < 1 && round) break;
         window.scrollTo({top: window.scrollY + r.top - target, behavior: 'instant'});
-        await frame(); await frame();
+        await drawn();
       }
       const top = Math.max(0, header ? header.getBoundingClientRect().bottom : 0);
       const r = n.getBoundingClientRect();
       if (sidebar) {
         const s = sidebar.getBoundingClientRect(), st = getComputedStyle(sidebar);
-        if (st.visibility !== 'hidden' && st.display !== 'none' && s.left < vw
-            && overlap(r, s)) {
-          faults.push(`${label(i)} ${where} (${box(r)}) overlaps the Contents (${box(s)})`);
+        if (st.visibility !== 'hidden' && st.display !== 'none' && s.left < vw) {
+          if (overlap(r, s)) {
+            faults.push(`${label(i)} ${where} (${box(r)}) overlaps the Contents (${box(s)})`);
+          }
+          if (s.height < 3 * rem + 8) {
+            faults.push(`the Contents are folded (${Math.round(s.height)} px high) while `
+                        + `${label(i)} is ${where}`);
+          }
         }
       }
       // the text blocks on the screen (those laid out only near it are laid out now; off it,
@@ -221,7 +245,7 @@ def test_margin_notes_are_readable_at_every_width(page, site, browser):
 def test_the_margin_checks_fail_without_the_margin_block(site, browser):
     """mlnotes.css without its "Margin notes" block (the theme's floats, the book before the
     fix): on t-SNE's page the checks find a note under the Contents at 1366 px and notes past
-    the screen's edge at 1024 px."""
+    the screen's edge at 1024 px. Without the block's last rule only: the Contents folded."""
     css = (ROOT / "book" / "_static" / "mlnotes.css").read_text(encoding="utf-8")
     start, end = css.index(BLOCK_START), css.index(BLOCK_END) + len(BLOCK_END)
     context, tab = _open(browser, site, "book/tsne.html", LAPTOP, "light",
@@ -235,3 +259,13 @@ def test_the_margin_checks_fail_without_the_margin_block(site, browser):
     assert any("overlaps the Contents" in f or "covered by" in f for f in laptop), laptop
     assert any("reaches past" in f for f in between), between
     assert any("scrolls sideways" in f for f in between), between
+    # the notes in the column, but the theme's folding of the Contents left as it was (the page
+    # with the fewest notes: the cheapest load)
+    page = min(NOTES, key=NOTES.get)
+    context, tab = _open(browser, site, page, LAPTOP, "light",
+                         mutant=(css[css.index(KEEP_OPEN):css.index(BLOCK_END)], ""))
+    try:
+        folded = _faults(tab, f"{page} {LAPTOP} px")[1]
+    finally:
+        context.close()
+    assert folded and all("the Contents are folded" in f for f in folded), folded
