@@ -19,8 +19,8 @@ and dark (switched as the theme's button does):
   is tests/test_browser_back_to_top.py's);
 * the Contents stay open beside a note (the theme's script folds them to a 3rem bar whenever a
   note is on the screen, to make room in a margin the notes no longer use);
-* it is drawn as a box: its background is not the page's, and its text has a contrast of 4.5:1
-  with it.
+* it is drawn as a box: its background is not the page's, and its text and its links have a
+  contrast of 4.5:1 with it.
 
 The style sheet without the "Margin notes" block (the book before it) must fail the same checks
 at 1024 and 1366 px, and without its last rule (the Contents kept open) at 1366 px
@@ -100,7 +100,9 @@ CHECK_JS = r"""async () => {
     + 'blockquote, .cell_output, .cell_input, details, div.admonition, div.proof)'))
     .filter(b => !b.closest('aside.margin') && !notes.some(n => b.contains(n)));
   const luminance = (c) => {
-    const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+    // rgb(r, g, b) in 0..255, or color(srgb r g b) in 0..1 (a color-mix())
+    const scale = c.startsWith('color(') ? 1 : 255;
+    const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map(v => v / scale)
       .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
@@ -119,13 +121,21 @@ CHECK_JS = r"""async () => {
     for (let j = i + 1; j < notes.length; j += 1) {
       if (overlap(r, rects[j])) faults.push(`${label(i)} overlaps ${label(j)}`);
     }
-    const text = getComputedStyle(n.querySelector('p:not(.sidebar-title)') || n).color;
+    // the note's text and its links (the theme's link blue is its palest text)
+    const colours = new Set([n.querySelector('p:not(.sidebar-title)') || n,
+                             ...n.querySelectorAll('a')].map(e => getComputedStyle(e).color));
     if (!opaque(style.backgroundColor) || style.backgroundColor === page) {
       faults.push(`${label(i)} has the page's background (${style.backgroundColor}): no box`);
     } else {
-      const [hi, lo] = [luminance(text), luminance(style.backgroundColor)].sort((a, b) => b - a);
-      const contrast = (hi + 0.05) / (lo + 0.05);
-      if (contrast < 4.5) faults.push(`${label(i)}: text contrast ${contrast.toFixed(2)}:1`);
+      for (const text of colours) {
+        const [hi, lo] = [luminance(text), luminance(style.backgroundColor)]
+          .sort((a, b) => b - a);
+        const contrast = (hi + 0.05) / (lo + 0.05);
+        if (contrast < 4.5) {
+          faults.push(`${label(i)}: ${text} on ${style.backgroundColor}, contrast `
+                      + `${contrast.toFixed(2)}:1`);
+        }
+      }
     }
   });
   const header = document.querySelector('.bd-header-article');
