@@ -6,11 +6,13 @@ in this book that margin is the "Contents" sidebar's (from 1200 px) or off the s
 ("Margin notes") keeps each note a box in the column. Every page whose notebook has a margin
 note is loaded once and checked at 390 px (a phone), 1024 px (where the theme sends notes into
 a margin the page does not have) and 1366 px (a laptop, the Contents beside the text), light
-and dark (switched as the theme's button does):
+and dark (switched as the theme's button does; one page resized from width to width, without
+a touch screen's emulation, which changes no layout here):
 
 * the page does not scroll sideways, and no note reaches past the screen's edges;
-* no note's box overlaps a text block of the article (a paragraph, list item, formula, table,
-  code, output, figure, heading, box), another note, or the Contents sidebar where it is shown;
+* no note's box overlaps another note, a text block of the article (a paragraph, list item,
+  formula, table, code, output, figure, heading, box) on the screen with it at the two places
+  below (blocks are laid out only near the screen), or the Contents sidebar where it is shown;
 * no note is covered: scrolled so that it sits just under the header bar and again so that it
   ends at the screen's bottom edge (the theme's script folds the Contents for a note in the
   upper two thirds of the screen only), every one of a grid of points inside it hits the note
