@@ -7,7 +7,7 @@ in this book that margin is the "Contents" sidebar's (from 1200 px) or off the s
 note is loaded once and checked at 390 px (a phone), 1024 px (where the theme sends notes into
 a margin the page does not have) and 1366 px (a laptop, the Contents beside the text), light
 and dark (switched as the theme's button does; one page resized from width to width, without
-a touch screen's emulation, which changes no layout here):
+a touch screen's emulation: the notes' rules depend on the width only):
 
 * the page does not scroll sideways, and no note reaches past the screen's edges;
 * no note's box overlaps another note, a text block of the article (a paragraph, list item,
