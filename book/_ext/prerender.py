@@ -39,9 +39,8 @@ MathJax measures in the browser there.
 
 A built display too wide for the reader's column is typeset again for it in the page, as it
 comes near the screen and whenever its column changes width (``mlnotes-mathjax.js``,
-book/_static/mathjax4/README.md). Typesetting every formula adds about 15 s of one core to a
-build (7 880 formulas, the phone's forms of the displays with them); the first screens alone
-about 2 s (565).
+book/_static/mathjax4/README.md). Typesetting every formula (7 898, with the phone's forms of
+the displays) takes about 11 s of one core in a build; the first screens alone about 1.5 s (565).
 """
 
 import json
