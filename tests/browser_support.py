@@ -10,6 +10,7 @@ import functools
 import http.server
 import os
 import pathlib
+import re
 import shutil
 import threading
 
@@ -46,6 +47,9 @@ TYPESET_ALL = "localStorage.setItem('mlnotes-typeset', 'all');" + EAGER_IMAGES
 
 # TeX source as a reader would see it: a control word (\lambda, \top), an inline delimiter
 # \( \) \[ \], or a $...$ pair (the book's pages and the PDF's text are scanned with it).
+# A page's island (book/_ext/prerender.py, MLNOTES_PRERENDER_MATHS=island): the typeset HTML
+# of its formulas not in place, one JSON text at the end of its body
+ISLAND_RE = re.compile(r'<script type="application/json" id="mlnotes-chtml">(.*?)</script>', re.S)
 RAW_TEX = r"\\[A-Za-z]{2,}|\\[()\[\]]|\$[^$\s][^$]*\$|\$\$"
 
 

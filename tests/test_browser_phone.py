@@ -41,6 +41,7 @@ import pytest
 
 from browser_support import (
     BOOK_HTML,
+    ISLAND_RE,
     POLL_MS,
     ROOT,
     SEARCH_DONE_JS,
@@ -239,8 +240,7 @@ def _typeset_in_the_browser(html):
     browser: a TeX changed in the page is what the reader sees. A page built with its island
     (book/_ext/prerender.py) would put in place the formula built from the TeX before the change:
     its formulas lose their place in the island, and its MathJax script is turned on again."""
-    html = re.sub(r'<script type="application/json" id="mlnotes-chtml">.*?</script>', "", html,
-                  flags=re.S)
+    html = ISLAND_RE.sub("", html)
     html = re.sub(r' data-mlnotes-chtml="\d+"', "", html)
     return re.sub(r'<script data-mlnotes-mathjax="([^"]*)"></script>',
                   r'<script defer="defer" src="\1"></script>', html)

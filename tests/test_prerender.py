@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from browser_support import ISLAND_RE
+
 ROOT = Path(__file__).resolve().parents[1]
 NODE = pytest.mark.skipif(shutil.which("node") is None,
                           reason="no Node.js: the book's maths is typeset in the browser")
@@ -114,7 +116,6 @@ def test_a_rebuilds_style_sheet_keeps_the_rules_it_has():
         "a {\n  x: 1;\n  z: 2;\n}", "b {\n  y: 2;\n}", "a {\n  w: 1;\n}", "c {\n}\n"]
 
 
-ISLAND = re.compile(r'<script type="application/json" id="mlnotes-chtml">(.*?)</script>', re.S)
 
 
 @NODE
@@ -144,7 +145,7 @@ def test_the_island_holds_each_formula_as_a_whole_build_typesets_it(tmp_path):
     _run(prerender, whole, [whole / "p.html"], None)
     built = (island / "p.html").read_text()
     everything = (whole / "p.html").read_text()
-    found = ISLAND.findall(built)
+    found = ISLAND_RE.findall(built)
     assert len(found) == 1 and built.rindex("</script>") < built.rindex("</body>")
     text = found[0]
     assert "</" not in text and "<!--" not in text, "the island's JSON could end its script"

@@ -2,12 +2,13 @@
 
 After Sphinx has written the HTML pages, one Node process (``prerender_maths.cjs`` beside this
 file) runs the bundled MathJax 4 (``book/_static/mathjax4``, with its liteDOM adaptor) over every
-page and replaces each formula's TeX with MathJax's CHTML output and its assistive MathML, with
+page and typesets each formula's TeX as MathJax's CHTML output with its assistive MathML, with
 the pages' own configuration (``mathjax3_config``) and line-break places
-(``book/_static/mlnotes-mathjax.js``). A page then shows typeset maths at first paint, with no
-MathJax to load: its MathJax script is turned off (``data-mlnotes-mathjax`` keeps its address),
-and ``mlnotes-mathjax.js`` loads MathJax only when a display formula is wider than the reader's
-column (a phone: it is typeset again there, broken for that width) or a formula was left as TeX.
+(``book/_static/mlnotes-mathjax.js``): in place of the TeX, or in the page's island (below). A
+page then shows typeset maths at first paint, with no MathJax to load: its MathJax script is
+turned off (``data-mlnotes-mathjax`` keeps its address), and ``mlnotes-mathjax.js`` loads
+MathJax only when a display formula is wider than the reader's column (a phone: it is typeset
+again there, broken for that width) or a formula was left as TeX.
 CHTML's style sheet, for every formula of the book, is one file, ``_static/mlnotes-chtml.css``,
 that each such page links.
 
@@ -118,8 +119,9 @@ def merge_css(old, new):
 
 
 def finish_page(page, outdir, left):
-    """Link the CHTML style sheet into ``page``; with no formula ``left`` as TeX, turn its
-    MathJax script off (``mlnotes-mathjax.js`` loads it if a formula needs it)."""
+    """Link the CHTML style sheet into ``page``; with no formula ``left`` to the browser's
+    MathJax (typeset neither in place nor in the island), turn its MathJax script off
+    (``mlnotes-mathjax.js`` loads it if a formula needs it)."""
     text = page.read_text(encoding="utf-8")
     href = os.path.relpath(pathlib.Path(outdir) / CSS, page.parent).replace(os.sep, "/")
     if href not in text:
